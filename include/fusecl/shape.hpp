@@ -1,0 +1,50 @@
+// Shapes: NumPy's tuple of dimension sizes, as signed 64-bit integers.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fusecl {
+
+/// The most dimensions an array may have (NumPy allows 64; 8 covers practice
+/// and keeps generated index arithmetic short).
+inline constexpr int max_ndim = 8;
+
+class Shape {
+ public:
+  Shape() = default;  // a 0-d (scalar) shape: one element
+  Shape(std::initializer_list<std::int64_t> dims);
+  explicit Shape(std::vector<std::int64_t> dims);
+  explicit Shape(std::span<const std::int64_t> dims);
+
+  int ndim() const { return static_cast<int>(dims_.size()); }
+  /// Number of elements: the product of the dimensions (1 for a 0-d shape).
+  std::int64_t size() const;
+  /// Dimension i; negative i counts from the end, as in NumPy.
+  std::int64_t operator[](int i) const;
+  const std::vector<std::int64_t>& dims() const { return dims_; }
+  auto begin() const { return dims_.begin(); }
+  auto end() const { return dims_.end(); }
+
+  /// "(2, 3)", "(5,)", "()" — NumPy's spelling, used in error messages.
+  std::string str() const;
+
+  friend bool operator==(const Shape&, const Shape&) = default;
+
+ private:
+  std::vector<std::int64_t> dims_;
+};
+
+/// C-order (row-major) strides, in elements.
+std::vector<std::int64_t> contiguous_strides(const Shape& s);
+
+/// NumPy broadcasting of two shapes; throws ShapeError naming both.
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+
+/// Normalizes an axis (negative counts from the end); throws ShapeError if out of range.
+int normalize_axis(int axis, int ndim);
+
+}  // namespace fusecl

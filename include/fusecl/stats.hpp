@@ -1,0 +1,23 @@
+// Counters of device work, for users and for tests that pin fusion behaviour.
+#pragma once
+
+#include <cstdint>
+
+namespace fusecl {
+
+struct Stats {
+  std::uint64_t uploads = 0, downloads = 0;
+  std::uint64_t bytes_uploaded = 0, bytes_downloaded = 0;
+  std::uint64_t kernels_launched = 0;
+  std::uint64_t programs_built = 0;   // compiled from source
+  std::uint64_t programs_loaded = 0;  // created from a binary out of the disk cache
+  std::uint64_t memory_cache_hits = 0;
+  std::uint64_t disk_cache_hits = 0, disk_cache_misses = 0;
+  std::uint64_t auto_evaluations = 0;  // graphs evaluated early because they grew past the bound
+};
+
+/// A snapshot of the counters since the start or the last reset_stats().
+Stats stats();
+void reset_stats();
+
+}  // namespace fusecl

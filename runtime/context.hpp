@@ -1,0 +1,36 @@
+// The process-wide OpenCL state: one device, its context, one in-order queue
+// and a buffer pool, created once on first use and kept for the whole process.
+#pragma once
+
+#include "runtime/buffer_pool.hpp"
+#include "runtime/device_discovery.hpp"
+
+#include <memory>
+#include <span>
+
+namespace fusecl::rt {
+
+struct Runtime {
+  DeviceHandle dev;
+  std::string choice_reason;
+  cl_context ctx = nullptr;
+  cl_command_queue queue = nullptr;
+  std::unique_ptr<BufferPool> pool;
+};
+
+/// The runtime, created on first call from FUSECL_DEVICE. Never destroyed:
+/// releasing OpenCL objects from static destructors races the ICD's own
+/// teardown on several drivers.
+Runtime& runtime();
+
+/// Copies host memory into a new device buffer (blocking: the caller's memory
+/// may be reused as soon as this returns). Counts one upload.
+std::shared_ptr<DeviceBuffer> upload(const void* data, std::size_t bytes);
+
+/// Copies `bytes` from `buf` at byte `offset` into host memory, blocking. Counts one download.
+void download(const DeviceBuffer& buf, std::size_t offset, std::size_t bytes, void* dst);
+
+/// Blocks until the queue is empty.
+void finish();
+
+}  // namespace fusecl::rt

@@ -1,0 +1,33 @@
+// Finding OpenCL devices and choosing one from FUSECL_DEVICE.
+#pragma once
+
+#include "fusecl/device.hpp"
+#include "runtime/cl.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fusecl::rt {
+
+struct DeviceHandle {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  DeviceInfo info;
+};
+
+/// All devices of all platforms. Throws fusecl::Error saying how to install
+/// PoCL when there is no OpenCL platform (or no device) at all.
+std::vector<DeviceHandle> discover_devices();
+
+struct DeviceChoice {
+  std::size_t index = 0;  // into the discovered list
+  std::string reason;     // human-readable: why this one
+};
+
+/// spec is FUSECL_DEVICE's value or empty. Accepts "cpu", "gpu", "accelerator",
+/// "P:D", or a case-insensitive substring of the platform or device name.
+/// Empty: the first GPU, else the first CPU, else the first device.
+/// An unknown spec throws fusecl::Error listing every device (id, platform, name).
+DeviceChoice choose_device(const std::vector<DeviceInfo>& devices, const std::string& spec);
+
+}  // namespace fusecl::rt

@@ -1,0 +1,18 @@
+// The mutable side of fusecl::Stats: every part of the library bumps these.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace fusecl::rt {
+
+struct Counters {
+  std::atomic<std::uint64_t> uploads{0}, downloads{0}, bytes_uploaded{0}, bytes_downloaded{0};
+  std::atomic<std::uint64_t> kernels_launched{0}, programs_built{0}, programs_loaded{0};
+  std::atomic<std::uint64_t> memory_cache_hits{0}, disk_cache_hits{0}, disk_cache_misses{0};
+  std::atomic<std::uint64_t> auto_evaluations{0};
+};
+
+Counters& counters();
+
+}  // namespace fusecl::rt

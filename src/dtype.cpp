@@ -1,0 +1,33 @@
+#include "fusecl/dtype.hpp"
+#include "fusecl/op.hpp"
+
+namespace fusecl {
+
+std::string_view dtype_name(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::Int8: return "int8";
+    case DType::Int16: return "int16";
+    case DType::Int32: return "int32";
+    case DType::Int64: return "int64";
+    case DType::UInt8: return "uint8";
+    case DType::UInt16: return "uint16";
+    case DType::UInt32: return "uint32";
+    case DType::UInt64: return "uint64";
+    case DType::Float32: return "float32";
+    case DType::Float64: return "float64";
+  }
+  return "?";
+}
+
+std::string_view op_name(Op op) {
+  switch (op) {
+#define FUSECL_NAME(e, n) case Op::e: return #n;
+    FUSECL_UNARY_OPS(FUSECL_NAME) FUSECL_BINARY_OPS(FUSECL_NAME) FUSECL_TERNARY_OPS(FUSECL_NAME)
+    FUSECL_REDUCE_OPS(FUSECL_NAME) FUSECL_OTHER_OPS(FUSECL_NAME)
+#undef FUSECL_NAME
+  }
+  return "?";
+}
+
+}  // namespace fusecl
