@@ -1,0 +1,91 @@
+#include "codegen/body.hpp"
+
+namespace fusecl::codegen {
+
+namespace {
+
+std::string address(const KernelPlan& plan, std::size_t k, const std::string& pos) {
+  const Instr& in = plan.instrs[k];
+  const std::string off = "off" + std::to_string(k);
+  switch (in.access) {
+    case Access::Contiguous: return off + " + " + pos;
+    case Access::Uniform: return off;
+    case Access::Strided: {
+      std::string a = off;
+      for (int d = 0; d < plan.ndim; ++d) a += " + c" + std::to_string(d) + " * st" + std::to_string(k) + "_" + std::to_string(d);
+      return a;
+    }
+  }
+  return off;
+}
+
+std::string generate(const Instr& in, std::size_t k, const std::string& ix) {
+  const std::string g = "g" + std::to_string(k) + "_";
+  const std::string T = cl_type(in.dtype);
+  switch (in.gen) {
+    case GenKind::Arange:
+      if (is_float(in.dtype)) return "(" + g + "0 + (" + T + ")(" + ix + ") * " + g + "1)";
+      return "(" + T + ")(" + g + "0 + (" + ix + ") * " + g + "1)";
+    case GenKind::Linspace:
+      return "(((" + ix + ") == " + g + "3 - 1) ? " + g + "2 : " + g + "0 + (" + T + ")(" + ix + ") * " + g + "1)";
+    case GenKind::Eye:
+      return "(" + T + ")((((" + ix + ") % " + g + "0) - ((" + ix + ") / " + g + "0)) == " + g + "1)";
+    case GenKind::Uniform:
+      return std::string(in.dtype == DType::Float64 ? "fusecl_uniform_d" : "fusecl_uniform_f") + "((ulong)(" + ix + "), " + g + "0)";
+    case GenKind::Normal:
+      return std::string(in.dtype == DType::Float64 ? "fusecl_normal_d" : "fusecl_normal_f") + "((ulong)(" + ix + "), " + g + "0)";
+  }
+  return "0";
+}
+
+}  // namespace
+
+std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, const std::string& indent) {
+  if (plan.ndim == 0) return "";
+  std::string s = indent + "long r_ = " + pos + ";\n";
+  for (int d = plan.ndim - 1; d > 0; --d) {
+    const auto ds = std::to_string(d);
+    s += indent + "const long c" + ds + " = r_ % d" + ds + "; r_ /= d" + ds + ";\n";
+  }
+  s += indent + "const long c0 = r_;\n";
+  return s;
+}
+
+std::string emit_body(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent,
+                      HelperSet& helpers) {
+  std::string s;
+  const std::string W = std::to_string(width);
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
+    const Instr& in = plan.instrs[k];
+    const std::string T = cl_type(in.dtype, width);
+    std::string e;
+    switch (in.op) {
+      case Op::Buffer: {
+        const std::string buf = "in" + std::to_string(in.slot);
+        const std::string addr = address(plan, k, pos);
+        if (width == 1) e = buf + "[" + addr + "]";
+        else if (in.access == Access::Contiguous) e = "vload" + W + "(0, " + buf + " + " + addr + ")";
+        else e = "(" + T + ")(" + buf + "[" + addr + "])";
+        break;
+      }
+      case Op::Scalar:
+        e = width == 1 ? "s" + std::to_string(in.slot) : "(" + T + ")(s" + std::to_string(in.slot) + ")";
+        break;
+      case Op::Generate: {
+        const std::string g = generate(in, k, "(" + address(plan, k, pos) + ")");
+        e = width == 1 ? g : "(" + T + ")(" + g + ")";
+        break;
+      }
+      default: {
+        auto v = [](std::int16_t i) { return i >= 0 ? "v" + std::to_string(i) : std::string(); };
+        // Where's first operand is the bool condition; its data type is the second's.
+        const DType operand = in.op == Op::Where ? plan.instrs[std::size_t(in.b)].dtype : plan.instrs[std::size_t(in.a)].dtype;
+        e = spell(in.op, in.dtype, operand, v(in.a), v(in.b), v(in.c), width, helpers);
+      }
+    }
+    s += indent + "const " + T + " v" + std::to_string(k) + " = " + e + ";\n";
+  }
+  return s;
+}
+
+}  // namespace fusecl::codegen

@@ -1,0 +1,95 @@
+#include "codegen/kernel_plan.hpp"
+
+namespace fusecl::codegen {
+
+bool KernelPlan::uses_fp64() const {
+  for (const auto& i : instrs)
+    if (i.dtype == DType::Float64) return true;
+  for (auto d : buffer_dtypes)
+    if (d == DType::Float64) return true;
+  if (kind == KernelKind::Reduce && (reduce.acc == DType::Float64 || reduce.out == DType::Float64)) return true;
+  return false;
+}
+
+std::string signature(const KernelPlan& p) {
+  std::string s;
+  s.reserve(16 + p.instrs.size() * 10);
+  auto put = [&s](auto v) { s.append(reinterpret_cast<const char*>(&v), sizeof(v)); };
+  put(p.kind);
+  put(p.ndim);
+  put(p.width);
+  put(std::uint16_t(p.instrs.size()));
+  for (const auto& i : p.instrs) {
+    put(i.op);
+    put(i.dtype);
+    put(i.a);
+    put(i.b);
+    put(i.c);
+    put(i.slot);
+    put(i.access);
+    put(i.gen);
+  }
+  put(std::uint16_t(p.outputs.size()));
+  for (auto o : p.outputs) put(o);
+  for (auto d : p.buffer_dtypes) put(d);
+  put('|');
+  for (auto d : p.scalar_dtypes) put(d);
+  if (p.kind == KernelKind::Reduce) {
+    put(p.reduce.op);
+    put(p.reduce.acc);
+    put(p.reduce.out);
+    put(p.reduce.input);
+    put(p.reduce.reduce_ndim);
+    put(p.reduce.two_stage);
+  }
+  return s;
+}
+
+int gen_param_count(GenKind kind) {
+  switch (kind) {
+    case GenKind::Arange: return 2;    // start, step
+    case GenKind::Linspace: return 4;  // start, step, stop, count
+    case GenKind::Eye: return 2;       // cols, k
+    case GenKind::Uniform: case GenKind::Normal: return 1;  // seed
+  }
+  return 0;
+}
+
+std::vector<Param> params(const KernelPlan& p) {
+  std::vector<Param> out;
+  const bool reduce = p.kind == KernelKind::Reduce;
+  const std::size_t n_outputs = reduce ? 1 : p.outputs.size();
+  for (std::size_t i = 0; i < n_outputs; ++i) out.push_back({ParamRole::Output, std::int16_t(i)});
+  for (std::size_t i = 0; i < p.buffer_dtypes.size(); ++i) out.push_back({ParamRole::Input, std::int16_t(i)});
+  for (std::size_t i = 0; i < p.scalar_dtypes.size(); ++i) out.push_back({ParamRole::Scalar, std::int16_t(i)});
+  out.push_back({ParamRole::Count});
+  if (reduce) {
+    out.push_back({ParamRole::ReduceCount});
+    if (p.reduce.two_stage) out.push_back({ParamRole::Scratch});
+  }
+  for (int d = 0; d < p.ndim; ++d) out.push_back({ParamRole::Dim, std::int16_t(d)});
+  for (std::size_t k = 0; k < p.instrs.size(); ++k) {
+    const Instr& i = p.instrs[k];
+    if (i.op != Op::Buffer && i.op != Op::Generate) continue;
+    out.push_back({ParamRole::Offset, std::int16_t(k)});
+    if (i.access == Access::Strided)
+      for (int d = 0; d < p.ndim; ++d) out.push_back({ParamRole::Stride, std::int16_t(k), std::int16_t(d)});
+    if (i.op == Op::Generate)
+      for (int g = 0; g < gen_param_count(i.gen); ++g) out.push_back({ParamRole::GenParam, std::int16_t(k), std::int16_t(g)});
+  }
+  return out;
+}
+
+}  // namespace fusecl::codegen
+
+namespace fusecl::codegen {
+DType gen_param_dtype(GenKind kind, DType out, int g) {
+  switch (kind) {
+    case GenKind::Arange: return is_float(out) ? out : DType::Int64;
+    case GenKind::Linspace: return g == 3 ? DType::Int64 : out;
+    case GenKind::Eye: return DType::Int64;
+    case GenKind::Uniform: case GenKind::Normal: return DType::UInt64;
+  }
+  return DType::Int64;
+}
+}  // namespace fusecl::codegen

@@ -1,0 +1,100 @@
+// The code generator's input: a kernel's structure as plain data. The
+// scheduler builds it in one walk of the graph; the signature (its bytes) is
+// the memory-cache key, and the source is a pure function of it and the
+// vector width, so the two cannot drift apart. Values — buffers, sizes,
+// strides, scalars — are never part of it: they are kernel arguments.
+#pragma once
+
+#include "fusecl/dtype.hpp"
+#include "fusecl/op.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fusecl::codegen {
+
+/// How a load addresses its leaf at output position (or input position for reductions).
+enum class Access : std::uint8_t {
+  Contiguous,  // leaf[offset + i]
+  Uniform,     // leaf[offset] for every element (0-d, or broadcast along every dimension)
+  Strided,     // leaf[offset + sum(coord_d * stride_d)]
+};
+
+/// One value of the kernel body, in topological order. Loads are Buffer,
+/// Scalar and Generate instructions; the rest are elementwise ops whose
+/// operands are earlier instructions (a, b, c).
+struct Instr {
+  Op op = Op::Buffer;
+  DType dtype = DType::Float32;
+  std::int16_t a = -1, b = -1, c = -1;
+  std::int16_t slot = -1;  // Buffer: input buffer; Scalar: scalar argument; Generate: generator
+  Access access = Access::Uniform;
+  GenKind gen = GenKind::Arange;
+
+  friend bool operator==(const Instr&, const Instr&) = default;
+};
+
+enum class KernelKind : std::uint8_t { Elementwise, Reduce };
+
+/// A reduction's structure: the body's instruction `input` is reduced along
+/// the innermost `reduce_ndim` index dimensions (the scheduler permutes the
+/// reduced axes last); `ndim - reduce_ndim` outer dimensions are kept.
+struct ReduceSpec {
+  Op op = Op::Sum;
+  DType acc = DType::Float32;  // accumulator type (also the result type but for arg-reductions)
+  DType out = DType::Float32;
+  std::int16_t input = -1;
+  std::uint8_t reduce_ndim = 0;
+  bool two_stage = false;  // split the reduced range over work-groups, finished by the last group
+};
+
+struct KernelPlan {
+  KernelKind kind = KernelKind::Elementwise;
+  std::vector<Instr> instrs;
+  std::vector<std::int16_t> outputs;  // elementwise: instructions stored, in output order
+  std::vector<DType> buffer_dtypes;   // by buffer slot
+  std::vector<DType> scalar_dtypes;   // by scalar slot
+  std::uint8_t ndim = 0;              // index dimensions passed as arguments (0: none needed)
+  std::uint8_t width = 1;             // vector width of the contiguous path
+  ReduceSpec reduce;                  // kind == Reduce
+
+  bool uses_fp64() const;
+};
+
+/// Compact bytes that determine the generated source exactly.
+std::string signature(const KernelPlan& plan);
+
+/// Kernel parameters, in declaration order. The launcher fills them from the
+/// argument values the scheduler collected, by role; codegen declares them.
+enum class ParamRole : std::uint8_t {
+  Output,      // index: output number
+  Input,       // index: buffer slot
+  Scalar,      // index: scalar slot
+  Count,       // number of elements of the index space (elementwise) / outputs (reduce)
+  ReduceCount, // reduce: length of the reduced range
+  Dim,         // index: dimension
+  Offset,      // index: instruction (a Buffer or Generate load)
+  Stride,      // index: instruction, sub: dimension
+  GenParam,    // index: instruction, sub: which parameter
+  Scratch,     // reduce: partial results and the finishing counter
+};
+
+struct Param {
+  ParamRole role;
+  std::int16_t index = 0;
+  std::int16_t sub = 0;
+};
+
+std::vector<Param> params(const KernelPlan& plan);
+
+/// Number of parameters a generator of `kind` producing `dtype` takes, and
+/// whether they are integers (long) or of the dtype's float type.
+int gen_param_count(GenKind kind);
+
+}  // namespace fusecl::codegen
+
+namespace fusecl::codegen {
+/// The dtype of generator parameter g of a Generate instruction producing `out`.
+DType gen_param_dtype(GenKind kind, DType out, int g);
+}  // namespace fusecl::codegen

@@ -1,0 +1,332 @@
+#include "codegen/spelling.hpp"
+
+#include "fusecl/error.hpp"
+
+namespace fusecl::codegen {
+
+namespace {
+
+std::string scalar_name(DType t) {
+  switch (t) {
+    case DType::Bool: return "uchar";
+    case DType::Int8: return "char";
+    case DType::Int16: return "short";
+    case DType::Int32: return "int";
+    case DType::Int64: return "long";
+    case DType::UInt8: return "uchar";
+    case DType::UInt16: return "ushort";
+    case DType::UInt32: return "uint";
+    case DType::UInt64: return "ulong";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+  }
+  return "?";
+}
+
+std::string w(int width) { return width > 1 ? std::to_string(width) : ""; }
+
+// Everything the helper templates below refer to.
+struct Types {
+  std::string T, U, S;  // full type, unsigned of same size (same width), scalar type
+  int bits;
+  Kind kind;
+};
+
+Types types_of(DType t, int width) {
+  Types r;
+  r.T = cl_type(t, width);
+  r.S = scalar_name(t);
+  r.bits = size_of(t) * 8;
+  r.kind = kind_of(t);
+  const DType u = size_of(t) == 1 ? DType::UInt8 : size_of(t) == 2 ? DType::UInt16 : size_of(t) == 4 ? DType::UInt32 : DType::UInt64;
+  r.U = cl_type(u, width);
+  return r;
+}
+
+// Replaces $T, $U, $S, $B (bits), $N (helper name) in a helper template.
+std::string fill(std::string text, const Types& t, const std::string& name) {
+  auto rep = [&](const std::string& key, const std::string& val) {
+    for (std::size_t p = text.find(key); p != std::string::npos; p = text.find(key, p + val.size()))
+      text.replace(p, key.size(), val);
+  };
+  rep("$N", name);
+  rep("$T", t.T);
+  rep("$U", t.U);
+  rep("$S", t.S);
+  rep("$B", std::to_string(t.bits));
+  return text;
+}
+
+// ---- helper templates: valid for scalars and vectors alike, because `?:`,
+// comparisons and && / || work component-wise on vectors in OpenCL C. ----
+
+// Floor division that never divides by zero (0 results) or overflows (MIN / -1 wraps).
+const char* k_floordiv_signed = R"(static inline $T $N($T x, $T y) {
+  const $T ys = (y == ($T)(0) || y == ($T)(-1)) ? ($T)(1) : y;
+  const $T q = x / ys;
+  const $T r = x - q * ys;
+  const $T f = (r != ($T)(0) && ((r < ($T)(0)) != (ys < ($T)(0)))) ? q - ($T)(1) : q;
+  const $T neg = as_$T(($U)(($U)(0) - as_$U(x)));
+  return (y == ($T)(0)) ? ($T)(0) : ((y == ($T)(-1)) ? neg : f);
+}
+)";
+const char* k_floordiv_unsigned = R"(static inline $T $N($T x, $T y) {
+  const $T ys = (y == ($T)(0)) ? ($T)(1) : y;
+  return (y == ($T)(0)) ? ($T)(0) : ($T)(x / ys);
+}
+)";
+// NumPy's floor_divide on floats (npy_divmod).
+const char* k_floordiv_float = R"(static inline $T $N($T x, $T y) {
+  const $T m = fmod(x, y);
+  $T d = (x - m) / y;
+  d = (m != ($T)(0) && ((y < ($T)(0)) != (m < ($T)(0)))) ? d - ($T)(1) : d;
+  $T f = floor(d);
+  f = (d - f > ($T)(0.5)) ? f + ($T)(1) : f;
+  f = (d == ($T)(0)) ? copysign(($T)(0), x / y) : f;
+  return (y == ($T)(0)) ? x / y : f;
+}
+)";
+// NumPy's remainder: the sign of the divisor; 0 for integer division by zero.
+const char* k_mod_signed = R"(static inline $T $N($T x, $T y) {
+  const $T ys = (y == ($T)(0) || y == ($T)(-1)) ? ($T)(1) : y;
+  const $T r = x % ys;
+  const $T m = (r != ($T)(0) && ((r < ($T)(0)) != (ys < ($T)(0)))) ? r + ys : r;
+  return (y == ($T)(0) || y == ($T)(-1)) ? ($T)(0) : m;
+}
+)";
+const char* k_mod_unsigned = R"(static inline $T $N($T x, $T y) {
+  const $T ys = (y == ($T)(0)) ? ($T)(1) : y;
+  return (y == ($T)(0)) ? ($T)(0) : ($T)(x % ys);
+}
+)";
+const char* k_mod_float = R"(static inline $T $N($T x, $T y) {
+  const $T m = fmod(x, y);
+  const $T r = (m != ($T)(0) && ((m < ($T)(0)) != (y < ($T)(0)))) ? m + y : m;
+  return (m == ($T)(0)) ? copysign(($T)(0), y) : r;
+}
+)";
+// Shifts past the width give 0 (or -1 for negative values shifted right), as in NumPy.
+const char* k_shl = R"(static inline $T $N($T x, $T y) {
+  return (y < ($T)(0) || y >= ($T)($B)) ? ($T)(0) : as_$T(($U)(as_$U(x) << as_$U(y)));
+}
+)";
+const char* k_shr_signed = R"(static inline $T $N($T x, $T y) {
+  return (y < ($T)(0) || y >= ($T)($B)) ? ((x < ($T)(0)) ? ($T)(-1) : ($T)(0)) : ($T)(x >> y);
+}
+)";
+const char* k_shr_unsigned = R"(static inline $T $N($T x, $T y) {
+  return (y >= ($T)($B)) ? ($T)(0) : ($T)(x >> y);
+}
+)";
+const char* k_sign_float = R"(static inline $T $N($T x) {
+  return (x > ($T)(0)) ? ($T)(1) : ((x < ($T)(0)) ? ($T)(-1) : ((x == ($T)(0)) ? ($T)(0) : x));
+}
+)";
+const char* k_sign_int = R"(static inline $T $N($T x) {
+  return (x > ($T)(0)) ? ($T)(1) : ((x < ($T)(0)) ? ($T)(-1) : ($T)(0));
+}
+)";
+const char* k_minimum = R"(static inline $T $N($T x, $T y) {
+  return isnan(x) ? x : (isnan(y) ? y : ((x <= y) ? x : y));
+}
+)";
+const char* k_maximum = R"(static inline $T $N($T x, $T y) {
+  return isnan(x) ? x : (isnan(y) ? y : ((x >= y) ? x : y));
+}
+)";
+const char* k_fmin = R"(static inline $T $N($T x, $T y) {
+  return isnan(y) ? x : (isnan(x) ? y : ((x <= y) ? x : y));
+}
+)";
+const char* k_fmax = R"(static inline $T $N($T x, $T y) {
+  return isnan(y) ? x : (isnan(x) ? y : ((x >= y) ? x : y));
+}
+)";
+// Integer power by squaring, wrapping like NumPy; negative exponents give 0
+// except for bases 1 and -1. Scalar only (the loop length differs per element).
+const char* k_ipow = R"(static inline $T $N($T b, $T e) {
+  if (e < ($T)(0)) return (b == ($T)(1)) ? ($T)(1) : ((b == ($T)(-1)) ? (((e & ($T)(1)) != ($T)(0)) ? ($T)(-1) : ($T)(1)) : ($T)(0));
+  $WIDE r = 1, bb = ($WIDE)as_$U(b);
+  $U ee = as_$U(e);
+  while (ee != ($U)(0)) {
+    if ((ee & ($U)(1)) != ($U)(0)) r = ($WIDE)(($U)(r * bb));
+    bb = ($WIDE)(($U)(bb * bb));
+    ee = ($U)(ee >> 1);
+  }
+  return as_$T(($U)r);
+}
+)";
+
+bool is_signed_kind(DType t) { return kind_of(t) == Kind::Signed; }
+
+// Turns a comparison result (1/0 for scalars, -1/0 for vectors) into a bool (uchar 0/1).
+std::string to_bool(const std::string& mask, int width) {
+  if (width == 1) return "(uchar)(" + mask + ")";
+  return "convert_uchar" + w(width) + "(-(" + mask + "))";
+}
+
+std::string helper(HelperSet& h, const char* base, const char* tmpl, DType t, int width) {
+  Types ty = types_of(t, width);
+  const std::string name = std::string("fcl_") + base + "_" + ty.T;
+  std::string text = fill(tmpl, ty, name);
+  // Narrow types promote to int in C arithmetic; multiply them as uint so
+  // that wrapping is defined.
+  const std::string wide = size_of(t) < 4 ? "uint" : ty.U;
+  for (std::size_t p = text.find("$WIDE"); p != std::string::npos; p = text.find("$WIDE", p)) text.replace(p, 5, wide);
+  return h.use(name, text);
+}
+
+// Wrapping integer +, -, *: through the unsigned type (no undefined overflow).
+std::string int_arith(const char* op, DType t, const std::string& x, const std::string& y, int width) {
+  const Types ty = types_of(t, width);
+  const bool sgn = is_signed_kind(t);
+  const std::string ux = sgn ? "as_" + ty.U + "(" + x + ")" : "(" + x + ")";
+  const std::string uy = sgn ? "as_" + ty.U + "(" + y + ")" : "(" + y + ")";
+  std::string body;
+  if (width == 1 && size_of(t) < 4) body = "(" + ty.U + ")((uint)" + ux + " " + op + " (uint)" + uy + ")";
+  else body = "(" + ty.U + ")(" + ux + " " + op + " " + uy + ")";
+  return sgn ? "as_" + ty.T + "(" + body + ")" : body;
+}
+
+std::string call(const std::string& f, const std::string& x) { return f + "(" + x + ")"; }
+std::string call(const std::string& f, const std::string& x, const std::string& y) { return f + "(" + x + ", " + y + ")"; }
+
+const char* builtin_name(Op op) {
+  switch (op) {
+    case Op::Sqrt: return "sqrt";
+    case Op::Rsqrt: return "rsqrt";
+    case Op::Cbrt: return "cbrt";
+    case Op::Exp: return "exp";
+    case Op::Exp2: return "exp2";
+    case Op::Expm1: return "expm1";
+    case Op::Log: return "log";
+    case Op::Log2: return "log2";
+    case Op::Log10: return "log10";
+    case Op::Log1p: return "log1p";
+    case Op::Sin: return "sin";
+    case Op::Cos: return "cos";
+    case Op::Tan: return "tan";
+    case Op::Asin: return "asin";
+    case Op::Acos: return "acos";
+    case Op::Atan: return "atan";
+    case Op::Sinh: return "sinh";
+    case Op::Cosh: return "cosh";
+    case Op::Tanh: return "tanh";
+    case Op::Asinh: return "asinh";
+    case Op::Acosh: return "acosh";
+    case Op::Atanh: return "atanh";
+    case Op::Floor: return "floor";
+    case Op::Ceil: return "ceil";
+    case Op::Trunc: return "trunc";
+    case Op::Round: return "rint";  // half to even, like numpy.round
+    case Op::Atan2: return "atan2";
+    case Op::Pow: return "pow";
+    case Op::Hypot: return "hypot";
+    default: return nullptr;
+  }
+}
+
+const char* comparison(Op op) {
+  switch (op) {
+    case Op::Eq: return "==";
+    case Op::Ne: return "!=";
+    case Op::Lt: return "<";
+    case Op::Le: return "<=";
+    case Op::Gt: return ">";
+    case Op::Ge: return ">=";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+std::string cl_type(DType t, int width) { return scalar_name(t) + w(width); }
+
+std::string HelperSet::use(const std::string& name, const std::string& definition) {
+  if (index_.emplace(name, index_.size()).second) text_ += definition;
+  return name;
+}
+
+std::string HelperSet::text() const { return text_; }
+
+bool vectorizable(Op op, DType in) { return !(op == Op::Pow && !is_float(in)); }
+
+std::string spell(Op op, DType out, DType in, const std::string& x, const std::string& y, const std::string& z,
+                  int width, HelperSet& h) {
+  const std::string T = cl_type(out, width);
+  const std::string S = cl_type(in, width);
+  const Kind k = kind_of(in);
+  const bool flt = k == Kind::Float;
+  const std::string zero_in = "(" + scalar_name(in) + ")(0)";
+
+  if (const char* cmp = comparison(op)) return to_bool("(" + x + ") " + cmp + " (" + y + ")", width);
+  if (const char* b = builtin_name(op)) {
+    if (flt) return op_class(op) == OpClass::Binary ? call(b, x, y) : call(b, x);
+    if (op == Op::Pow) return call(helper(h, "ipow", k_ipow, in, width), x, y);
+    return x;  // floor/ceil/trunc/round of integers: the identity (NumPy >= 2.3)
+  }
+  switch (op) {
+    case Op::Neg:
+      if (flt) return "(-(" + x + "))";
+      return int_arith("-", in, "(" + cl_type(in, width) + ")(0)", x, width);
+    case Op::LogicalNot: return to_bool("(" + x + ") == " + zero_in, width);
+    case Op::BitNot:
+      if (k == Kind::Bool) return "(" + T + ")((" + x + ") ^ (" + T + ")(1))";
+      return "(" + T + ")(~(" + x + "))";
+    case Op::Abs:
+      if (flt) return call("fabs", x);
+      if (k == Kind::Signed) return "as_" + T + "(abs(" + x + "))";
+      return x;
+    case Op::Sign:
+      return call(helper(h, "sign", flt ? k_sign_float : k_sign_int, in, width), x);
+    case Op::IsNan: case Op::IsInf: case Op::IsFinite:
+      if (flt) return to_bool(call(op == Op::IsNan ? "isnan" : op == Op::IsInf ? "isinf" : "isfinite", x), width);
+      return "(" + T + ")(" + (op == Op::IsFinite ? "1" : "0") + ")";
+    case Op::Cast:
+      if (out == DType::Bool) return to_bool("(" + x + ") != " + zero_in, width);
+      return "convert_" + T + "(" + x + ")";
+    case Op::Add: case Op::Sub: case Op::Mul: {
+      const char* o = op == Op::Add ? "+" : op == Op::Sub ? "-" : "*";
+      if (flt) return "((" + x + ") " + o + " (" + y + "))";
+      if (k == Kind::Bool) return "(" + T + ")((" + x + ") " + (op == Op::Add ? "|" : "&") + " (" + y + "))";
+      return int_arith(o, in, x, y, width);
+    }
+    case Op::Div:
+      if (flt) return "((" + x + ") / (" + y + "))";
+      [[fallthrough]];
+    case Op::FloorDiv:
+      return call(helper(h, "floordiv", flt ? k_floordiv_float : k == Kind::Signed ? k_floordiv_signed : k_floordiv_unsigned,
+                         in, width), x, y);
+    case Op::Mod:
+      return call(helper(h, "mod", flt ? k_mod_float : k == Kind::Signed ? k_mod_signed : k_mod_unsigned, in, width), x, y);
+    case Op::LogicalAnd: case Op::LogicalOr:
+      return to_bool("((" + x + ") != " + zero_in + ") " + (op == Op::LogicalAnd ? "&&" : "||") + " ((" + y + ") != " +
+                         zero_in + ")", width);
+    case Op::BitAnd: return "(" + T + ")((" + x + ") & (" + y + "))";
+    case Op::BitOr: return "(" + T + ")((" + x + ") | (" + y + "))";
+    case Op::BitXor: return "(" + T + ")((" + x + ") ^ (" + y + "))";
+    case Op::Shl: return call(helper(h, "shl", k_shl, in, width), x, y);
+    case Op::Shr:
+      return call(helper(h, "shr", k == Kind::Signed ? k_shr_signed : k_shr_unsigned, in, width), x, y);
+    case Op::Minimum: case Op::Maximum: case Op::Fmin: case Op::Fmax: {
+      if (!flt) {
+        const bool lo = op == Op::Minimum || op == Op::Fmin;
+        return "(((" + x + ") " + (lo ? "<=" : ">=") + " (" + y + ")) ? (" + x + ") : (" + y + "))";
+      }
+      const char* tmpl = op == Op::Minimum ? k_minimum : op == Op::Maximum ? k_maximum : op == Op::Fmin ? k_fmin : k_fmax;
+      const char* base = op == Op::Minimum ? "minimum" : op == Op::Maximum ? "maximum" : op == Op::Fmin ? "fmin" : "fmax";
+      return call(helper(h, base, tmpl, in, width), x, y);
+    }
+    case Op::Where: {
+      // x is the bool condition; y and z have the result type.
+      if (width == 1) return "((" + x + ") ? (" + y + ") : (" + z + "))";
+      const DType mask = size_of(out) == 1 ? DType::Int8 : size_of(out) == 2 ? DType::Int16 : size_of(out) == 4 ? DType::Int32 : DType::Int64;
+      return "select(" + z + ", " + y + ", convert_" + cl_type(mask, width) + "(" + x + ") != (" + scalar_name(mask) + ")(0))";
+    }
+    case Op::Fma: return "fma(" + x + ", " + y + ", " + z + ")";
+    default: break;
+  }
+  throw Error("internal: no OpenCL spelling for " + std::string(op_name(op)) + " on " + std::string(dtype_name(in)));
+}
+
+}  // namespace fusecl::codegen

@@ -1,0 +1,420 @@
+// Array<T>: a lazy, typed handle to a node of the expression graph.
+//
+// Every operation returns a new Array whose value is not computed until it is
+// needed (to_host, eval). An expression *is* an Array: there is no separate
+// expression type to convert, so `(x + y).to_host()` and `Array<float> w = z;`
+// both just work. The templates here only compute result types (with the
+// constexpr rules of result_type.hpp) and forward to non-template graph
+// builders, which keeps user code quick to compile.
+#pragma once
+
+#include "fusecl/dtype.hpp"
+#include "fusecl/error.hpp"
+#include "fusecl/op.hpp"
+#include "fusecl/result_type.hpp"
+#include "fusecl/shape.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace fusecl {
+
+namespace detail {
+struct Node;
+using NodePtr = std::shared_ptr<Node>;
+
+// Graph builders (src/graph.cpp, src/api.cpp).
+NodePtr unary(Op op, const NodePtr& x);
+NodePtr binary(Op op, const NodePtr& a, const NodePtr& b);
+NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c);
+NodePtr make_cast(const NodePtr& x, DType to);
+NodePtr make_scalar(DType dtype, std::uint64_t bits);
+NodePtr node_from_host(const void* data, DType dtype, const Shape& shape);
+NodePtr empty_node(DType dtype);
+const Shape& node_shape(const NodePtr& n);
+DType node_dtype(const NodePtr& n);
+void node_to_host(const NodePtr& n, void* dst, std::size_t bytes);
+void evaluate_nodes(const std::vector<NodePtr>& nodes);
+[[noreturn]] void throw_scalar_overflow(const std::string& value, DType target);
+}  // namespace detail
+
+template <class T>
+class Array {
+  static_assert(is_element_v<T>, "fusecl::Array<T>: T must be bool, a fixed-width integer type, float or double");
+
+ public:
+  using value_type = T;
+
+  /// An empty one-dimensional array (shape (0,)).
+  Array() : node_(detail::empty_node(dtype_of_v<T>)) {}
+  /// Wraps a graph node of dtype T (library use; users build arrays with from_host and operations).
+  explicit Array(detail::NodePtr node) : node_(std::move(node)) {}
+
+  const Shape& shape() const { return detail::node_shape(node_); }
+  std::int64_t size() const { return shape().size(); }
+  int ndim() const { return shape().ndim(); }
+  static constexpr DType dtype() { return dtype_of_v<T>; }
+
+  /// Evaluates (if needed) and copies the values to a new host vector, in C order.
+  std::vector<T> to_host() const {
+    std::vector<std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>> out(static_cast<std::size_t>(size()));
+    detail::node_to_host(node_, out.data(), out.size() * sizeof(T));
+    if constexpr (std::is_same_v<T, bool>) return std::vector<bool>(out.begin(), out.end());
+    else return out;
+  }
+  /// Evaluates (if needed) and copies the values into caller memory of exactly size() elements.
+  void to_host(std::span<T> dst) const {
+    if (static_cast<std::int64_t>(dst.size()) != size())
+      throw Error("to_host: destination has " + std::to_string(dst.size()) + " elements, array " + shape().str() +
+                  " has " + std::to_string(size()));
+    detail::node_to_host(node_, dst.data(), dst.size() * sizeof(T));
+  }
+
+  /// The values converted to U (C conversion rules; bool is "nonzero").
+  template <class U>
+  Array<U> astype() const {
+    return Array<U>(detail::make_cast(node_, dtype_of_v<U>));
+  }
+
+  const detail::NodePtr& node() const { return node_; }
+
+ private:
+  detail::NodePtr node_;
+};
+
+template <class T>
+inline constexpr bool is_array_v = false;
+template <class T>
+inline constexpr bool is_array_v<Array<T>> = true;
+
+/// An operand of a free function or operator: an Array or a C++ arithmetic scalar.
+template <class X>
+inline constexpr bool is_operand_v = is_array_v<X> || std::is_arithmetic_v<X>;
+
+// ---- host data in ---------------------------------------------------------------------
+
+/// Copies host data to the device (the caller's memory is free as soon as this returns).
+template <class T>
+Array<T> from_host(std::span<const T> data, const Shape& shape) {
+  if (static_cast<std::int64_t>(data.size()) != shape.size())
+    throw ShapeError("from_host: " + std::to_string(data.size()) + " values do not fill shape " + shape.str());
+  return Array<T>(detail::node_from_host(data.data(), dtype_of_v<T>, shape));
+}
+template <class T>
+Array<T> from_host(const std::vector<T>& data, const Shape& shape) {
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<std::uint8_t> bytes(data.begin(), data.end());
+    if (static_cast<std::int64_t>(bytes.size()) != shape.size())
+      throw ShapeError("from_host: " + std::to_string(bytes.size()) + " values do not fill shape " + shape.str());
+    return Array<bool>(detail::node_from_host(bytes.data(), DType::Bool, shape));
+  } else {
+    return from_host(std::span<const T>(data), shape);
+  }
+}
+template <class T>
+Array<T> from_host(const std::vector<T>& data) {
+  return from_host(data, Shape{static_cast<std::int64_t>(data.size())});
+}
+template <class T>
+Array<T> from_host(std::span<const T> data) {
+  return from_host(data, Shape{static_cast<std::int64_t>(data.size())});
+}
+
+// ---- operand resolution (NEP 50: C++ scalars are weak) -------------------------------
+
+namespace detail {
+
+template <class X>
+struct operand {
+  using scalar = canonical_t<X>;
+  static constexpr bool array = false;
+};
+template <class T>
+struct operand<Array<T>> {
+  using scalar = T;
+  static constexpr bool array = true;
+};
+
+/// The dtype two operands are computed in.
+template <class X, class Y>
+constexpr DType common_dtype() {
+  using A = operand<X>;
+  using B = operand<Y>;
+  constexpr DType da = dtype_of_v<typename A::scalar>, db = dtype_of_v<typename B::scalar>;
+  if constexpr (A::array && B::array) return promote(da, db);
+  else if constexpr (A::array) return promote_weak(da, weak_kind_v<typename B::scalar>);
+  else if constexpr (B::array) return promote_weak(db, weak_kind_v<typename A::scalar>);
+  else return promote(da, db);
+}
+
+template <class X, class Y, class Z>
+constexpr DType common_dtype3() {
+  // Arrays first, then weak scalars against them (NumPy's result_type).
+  using A = operand<X>;
+  using B = operand<Y>;
+  using C = operand<Z>;
+  constexpr bool any_array = A::array || B::array || C::array;
+  DType strong = DType::Bool;
+  bool have = false;
+  auto add_strong = [&](bool arr, DType d) {
+    if (arr || !any_array) {
+      strong = have ? promote(strong, d) : d;
+      have = true;
+    }
+  };
+  add_strong(A::array, dtype_of_v<typename A::scalar>);
+  add_strong(B::array, dtype_of_v<typename B::scalar>);
+  add_strong(C::array, dtype_of_v<typename C::scalar>);
+  if (!A::array && any_array) strong = promote_weak(strong, weak_kind_v<typename A::scalar>);
+  if (!B::array && any_array) strong = promote_weak(strong, weak_kind_v<typename B::scalar>);
+  if (!C::array && any_array) strong = promote_weak(strong, weak_kind_v<typename C::scalar>);
+  return strong;
+}
+
+template <class T>
+std::uint64_t bits_of(T v) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof(T));
+  return b;
+}
+
+/// The node of an operand; a scalar becomes a kernel argument of dtype D
+/// (an integer that does not fit D is an error, as in NumPy 2).
+template <DType D, class X>
+NodePtr to_node(const X& x) {
+  if constexpr (is_array_v<X>) {
+    return x.node();
+  } else {
+    using R = type_of_t<D>;
+    using S = canonical_t<X>;
+    if constexpr (std::is_integral_v<S> && !std::is_same_v<S, bool> && std::is_integral_v<R> && !std::is_same_v<R, bool>) {
+      if (!std::in_range<R>(x)) throw_scalar_overflow(std::to_string(x), D);
+    }
+    return make_scalar(D, bits_of(static_cast<R>(x)));
+  }
+}
+
+template <Op OP, class X>
+auto apply_unary(const X& x) {
+  constexpr DType in = dtype_of_v<typename operand<X>::scalar>;
+  static_assert(unary_supported(OP, in), "fusecl: this operation is not defined for this element type");
+  return Array<type_of_t<unary_result(OP, in)>>(unary(OP, x.node()));
+}
+
+template <Op OP, class X, class Y>
+auto apply_binary(const X& x, const Y& y) {
+  static_assert(is_array_v<X> || is_array_v<Y>, "fusecl: at least one operand must be an Array");
+  constexpr DType P = common_dtype<X, Y>();
+  static_assert(binary_supported(OP, P, P), "fusecl: this operation is not defined for these element types");
+  return Array<type_of_t<binary_result(OP, P, P)>>(binary(OP, to_node<P>(x), to_node<P>(y)));
+}
+
+}  // namespace detail
+
+template <class X, class Y>
+inline constexpr bool binary_operands_v =
+    is_operand_v<X> && is_operand_v<Y> && (is_array_v<X> || is_array_v<Y>);
+
+// ---- operators --------------------------------------------------------------------------
+
+#define FUSECL_BINARY_OPERATOR(SYM, OP)                                                 \
+  template <class X, class Y, std::enable_if_t<binary_operands_v<X, Y>, int> = 0>   \
+  auto operator SYM(const X& x, const Y& y) {                                         \
+    return detail::apply_binary<Op::OP>(x, y);                                        \
+  }
+FUSECL_BINARY_OPERATOR(+, Add)
+FUSECL_BINARY_OPERATOR(-, Sub)
+FUSECL_BINARY_OPERATOR(*, Mul)
+FUSECL_BINARY_OPERATOR(/, Div)
+FUSECL_BINARY_OPERATOR(%, Mod)
+FUSECL_BINARY_OPERATOR(==, Eq)
+FUSECL_BINARY_OPERATOR(!=, Ne)
+FUSECL_BINARY_OPERATOR(<, Lt)
+FUSECL_BINARY_OPERATOR(<=, Le)
+FUSECL_BINARY_OPERATOR(>, Gt)
+FUSECL_BINARY_OPERATOR(>=, Ge)
+FUSECL_BINARY_OPERATOR(&&, LogicalAnd)
+FUSECL_BINARY_OPERATOR(||, LogicalOr)
+FUSECL_BINARY_OPERATOR(&, BitAnd)
+FUSECL_BINARY_OPERATOR(|, BitOr)
+FUSECL_BINARY_OPERATOR(^, BitXor)
+FUSECL_BINARY_OPERATOR(<<, Shl)
+FUSECL_BINARY_OPERATOR(>>, Shr)
+#undef FUSECL_BINARY_OPERATOR
+
+template <class T>
+auto operator-(const Array<T>& x) { return detail::apply_unary<Op::Neg>(x); }
+template <class T>
+auto operator!(const Array<T>& x) { return detail::apply_unary<Op::LogicalNot>(x); }
+template <class T>
+auto operator~(const Array<T>& x) { return detail::apply_unary<Op::BitNot>(x); }
+template <class T>
+Array<T> operator+(const Array<T>& x) { return x; }
+
+// Compound assignment keeps the left side's type (NumPy's in-place casting).
+#define FUSECL_COMPOUND(SYM, BASE)                                                       \
+  template <class T, class Y, std::enable_if_t<is_operand_v<Y>, int> = 0>              \
+  Array<T>& operator SYM(Array<T>& x, const Y& y) {                                    \
+    x = (x BASE y).template astype<T>();                                                \
+    return x;                                                                           \
+  }
+FUSECL_COMPOUND(+=, +)
+FUSECL_COMPOUND(-=, -)
+FUSECL_COMPOUND(*=, *)
+FUSECL_COMPOUND(/=, /)
+FUSECL_COMPOUND(%=, %)
+FUSECL_COMPOUND(&=, &)
+FUSECL_COMPOUND(|=, |)
+FUSECL_COMPOUND(^=, ^)
+FUSECL_COMPOUND(<<=, <<)
+FUSECL_COMPOUND(>>=, >>)
+#undef FUSECL_COMPOUND
+
+// ---- elementwise functions ---------------------------------------------------------------
+
+#define FUSECL_UNARY_FUNCTION(NAME, OP)                \
+  template <class T>                                   \
+  auto NAME(const Array<T>& x) {                       \
+    return detail::apply_unary<Op::OP>(x);             \
+  }
+FUSECL_UNARY_FUNCTION(negative, Neg)
+FUSECL_UNARY_FUNCTION(logical_not, LogicalNot)
+FUSECL_UNARY_FUNCTION(invert, BitNot)
+FUSECL_UNARY_FUNCTION(abs, Abs)
+FUSECL_UNARY_FUNCTION(sqrt, Sqrt)
+FUSECL_UNARY_FUNCTION(rsqrt, Rsqrt)
+FUSECL_UNARY_FUNCTION(cbrt, Cbrt)
+FUSECL_UNARY_FUNCTION(exp, Exp)
+FUSECL_UNARY_FUNCTION(exp2, Exp2)
+FUSECL_UNARY_FUNCTION(expm1, Expm1)
+FUSECL_UNARY_FUNCTION(log, Log)
+FUSECL_UNARY_FUNCTION(log2, Log2)
+FUSECL_UNARY_FUNCTION(log10, Log10)
+FUSECL_UNARY_FUNCTION(log1p, Log1p)
+FUSECL_UNARY_FUNCTION(sin, Sin)
+FUSECL_UNARY_FUNCTION(cos, Cos)
+FUSECL_UNARY_FUNCTION(tan, Tan)
+FUSECL_UNARY_FUNCTION(asin, Asin)
+FUSECL_UNARY_FUNCTION(acos, Acos)
+FUSECL_UNARY_FUNCTION(atan, Atan)
+FUSECL_UNARY_FUNCTION(sinh, Sinh)
+FUSECL_UNARY_FUNCTION(cosh, Cosh)
+FUSECL_UNARY_FUNCTION(tanh, Tanh)
+FUSECL_UNARY_FUNCTION(asinh, Asinh)
+FUSECL_UNARY_FUNCTION(acosh, Acosh)
+FUSECL_UNARY_FUNCTION(atanh, Atanh)
+FUSECL_UNARY_FUNCTION(floor, Floor)
+FUSECL_UNARY_FUNCTION(ceil, Ceil)
+FUSECL_UNARY_FUNCTION(round, Round)
+FUSECL_UNARY_FUNCTION(trunc, Trunc)
+FUSECL_UNARY_FUNCTION(sign, Sign)
+FUSECL_UNARY_FUNCTION(isnan, IsNan)
+FUSECL_UNARY_FUNCTION(isinf, IsInf)
+FUSECL_UNARY_FUNCTION(isfinite, IsFinite)
+#undef FUSECL_UNARY_FUNCTION
+
+#define FUSECL_BINARY_FUNCTION(NAME, OP)                                                \
+  template <class X, class Y, std::enable_if_t<binary_operands_v<X, Y>, int> = 0>   \
+  auto NAME(const X& x, const Y& y) {                                                 \
+    return detail::apply_binary<Op::OP>(x, y);                                        \
+  }
+FUSECL_BINARY_FUNCTION(add, Add)
+FUSECL_BINARY_FUNCTION(subtract, Sub)
+FUSECL_BINARY_FUNCTION(multiply, Mul)
+FUSECL_BINARY_FUNCTION(floor_divide, FloorDiv)
+FUSECL_BINARY_FUNCTION(remainder, Mod)
+FUSECL_BINARY_FUNCTION(mod, Mod)
+FUSECL_BINARY_FUNCTION(equal, Eq)
+FUSECL_BINARY_FUNCTION(not_equal, Ne)
+FUSECL_BINARY_FUNCTION(less, Lt)
+FUSECL_BINARY_FUNCTION(less_equal, Le)
+FUSECL_BINARY_FUNCTION(greater, Gt)
+FUSECL_BINARY_FUNCTION(greater_equal, Ge)
+FUSECL_BINARY_FUNCTION(logical_and, LogicalAnd)
+FUSECL_BINARY_FUNCTION(logical_or, LogicalOr)
+FUSECL_BINARY_FUNCTION(bitwise_and, BitAnd)
+FUSECL_BINARY_FUNCTION(bitwise_or, BitOr)
+FUSECL_BINARY_FUNCTION(bitwise_xor, BitXor)
+FUSECL_BINARY_FUNCTION(left_shift, Shl)
+FUSECL_BINARY_FUNCTION(right_shift, Shr)
+FUSECL_BINARY_FUNCTION(atan2, Atan2)
+FUSECL_BINARY_FUNCTION(pow, Pow)
+FUSECL_BINARY_FUNCTION(hypot, Hypot)
+FUSECL_BINARY_FUNCTION(fmin, Fmin)
+FUSECL_BINARY_FUNCTION(fmax, Fmax)
+FUSECL_BINARY_FUNCTION(minimum, Minimum)
+FUSECL_BINARY_FUNCTION(maximum, Maximum)
+#undef FUSECL_BINARY_FUNCTION
+
+/// NumPy's true_divide: integers are divided as floats (`/` on integer arrays
+/// is floor division, like C++ and like NumPy's `//`).
+template <class X, class Y, std::enable_if_t<binary_operands_v<X, Y>, int> = 0>
+auto true_divide(const X& x, const Y& y) {
+  constexpr DType P = float_for(detail::common_dtype<X, Y>());
+  using R = type_of_t<P>;
+  return Array<R>(detail::binary(Op::Div, detail::make_cast(detail::to_node<detail::common_dtype<X, Y>()>(x), P),
+                                 detail::make_cast(detail::to_node<detail::common_dtype<X, Y>()>(y), P)));
+}
+
+/// where(cond, a, b): a where cond is true (nonzero), else b.
+template <class C, class X, class Y,
+          std::enable_if_t<is_operand_v<C> && is_operand_v<X> && is_operand_v<Y>, int> = 0>
+auto where(const C& cond, const X& a, const Y& b) {
+  static_assert(is_array_v<C> || is_array_v<X> || is_array_v<Y>, "fusecl::where: at least one operand must be an Array");
+  constexpr DType P = detail::common_dtype<X, Y>();
+  constexpr DType CD = detail::operand<C>::array ? dtype_of_v<typename detail::operand<C>::scalar> : DType::Bool;
+  return Array<type_of_t<P>>(detail::ternary(Op::Where, detail::to_node<CD>(cond), detail::to_node<P>(a), detail::to_node<P>(b)));
+}
+
+/// fma(a, b, c) = a * b + c with a single rounding (floats; integers compute in float).
+template <class X, class Y, class Z, std::enable_if_t<is_operand_v<X> && is_operand_v<Y> && is_operand_v<Z>, int> = 0>
+auto fma(const X& a, const Y& b, const Z& c) {
+  constexpr DType P = detail::common_dtype3<X, Y, Z>();
+  constexpr DType F = float_for(P);
+  return Array<type_of_t<F>>(detail::ternary(Op::Fma, detail::to_node<P>(a), detail::to_node<P>(b), detail::to_node<P>(c)));
+}
+
+/// clip(x, lo, hi) = minimum(maximum(x, lo), hi), as NumPy defines it.
+template <class X, class L, class H, std::enable_if_t<is_array_v<X> && is_operand_v<L> && is_operand_v<H>, int> = 0>
+auto clip(const X& x, const L& lo, const H& hi) {
+  return minimum(maximum(x, lo), hi);
+}
+
+// ---- evaluation ------------------------------------------------------------------------
+
+/// Evaluates the arrays (elementwise ones of one shape in one kernel); each then
+/// holds its device buffer and no graph. Returns when the work is queued.
+template <class... A>
+void eval(const A&... arrays) {
+  static_assert((is_array_v<A> && ...), "fusecl::eval takes arrays");
+  detail::evaluate_nodes({arrays.node()...});
+}
+
+/// Blocks until all queued device work is done.
+void finish();
+
+/// The OpenCL C source of the kernel that would compute x.
+template <class T>
+std::string kernel_source(const Array<T>& x);
+std::string kernel_source_of_node(const detail::NodePtr& n);
+template <class T>
+std::string kernel_source(const Array<T>& x) { return kernel_source_of_node(x.node()); }
+
+/// x's expression graph in Graphviz dot syntax.
+std::string to_dot_of_node(const detail::NodePtr& n);
+template <class T>
+std::string to_dot(const Array<T>& x) { return to_dot_of_node(x.node()); }
+
+/// Fusion on (default) or off. Off, every operation runs as its own kernel as
+/// soon as it is written (eager evaluation, for comparison and debugging).
+/// FUSECL_FUSION=0 in the environment turns it off from the start.
+void set_fusion(bool on);
+bool fusion();
+
+}  // namespace fusecl

@@ -1,0 +1,86 @@
+// The non-template side of the public API: host transfers, evaluation,
+// introspection (kernel_source, to_dot) and the fusion switch.
+#include "fusecl/array.hpp"
+
+#include "runtime/context.hpp"
+#include "src/materialize.hpp"
+#include "src/node.hpp"
+#include "src/scalar_value.hpp"
+
+#include <sstream>
+#include <unordered_map>
+
+namespace fusecl {
+
+namespace detail {
+
+NodePtr node_from_host(const void* data, DType dtype, const Shape& shape) {
+  const std::size_t bytes = std::size_t(shape.size()) * std::size_t(size_of(dtype));
+  return make_buffer(rt::upload(data, bytes), dtype, shape);
+}
+
+NodePtr empty_node(DType dtype) {
+  return make_buffer(std::make_shared<rt::DeviceBuffer>(), dtype, Shape{0});
+}
+
+const Shape& node_shape(const NodePtr& n) { return n->shape; }
+DType node_dtype(const NodePtr& n) { return n->dtype; }
+
+void node_to_host(const NodePtr& n, void* dst, std::size_t bytes) {
+  evaluate({n});
+  if (bytes == 0) return;
+  rt::download(*n->buffer, 0, bytes, dst);
+}
+
+void evaluate_nodes(const std::vector<NodePtr>& nodes) { evaluate(nodes); }
+
+void throw_scalar_overflow(const std::string& value, DType target) {
+  throw Error("scalar " + value + " is out of bounds for " + std::string(dtype_name(target)) +
+              " (NumPy 2 raises OverflowError here too; cast the array first, e.g. x.astype<std::int64_t>())");
+}
+
+}  // namespace detail
+
+void finish() { rt::finish(); }
+
+std::string kernel_source_of_node(const detail::NodePtr& n) { return detail::kernel_source_of(n); }
+
+void set_fusion(bool on) { detail::set_fusion_enabled(on); }
+bool fusion() { return detail::fusion_enabled(); }
+
+std::string to_dot_of_node(const detail::NodePtr& root) {
+  using detail::Node;
+  std::ostringstream s;
+  s << "digraph fusecl {\n  node [shape=box, fontname=\"monospace\"];\n";
+  std::unordered_map<const Node*, int> ids;
+  std::vector<const Node*> stack{root.get()};
+  ids[root.get()] = 0;
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    const int id = ids[n];
+    s << "  n" << id << " [label=\"" << op_name(n->op);
+    if (n->op == Op::Cast) s << " -> " << dtype_name(n->dtype);
+    if (n->op == Op::Scalar) s << " " << detail::scalar_to_string(n->dtype, n->bits);
+    s << "\\n" << dtype_name(n->dtype) << " " << n->shape.str();
+    if (n->op == Op::View) {
+      s << "\\nstrides (";
+      for (std::size_t i = 0; i < n->strides.size(); ++i) s << (i ? ", " : "") << n->strides[i];
+      s << ") offset " << n->offset;
+    }
+    s << "\"";
+    if (detail::is_leaf(*n)) s << ", style=filled, fillcolor=\"#e8f0fe\"";
+    if (detail::is_barrier(*n)) s << ", style=filled, fillcolor=\"#fde8e8\"";
+    s << "];\n";
+    for (std::size_t i = 0; i < n->inputs.size(); ++i) {
+      const Node* in = n->inputs[i].get();
+      auto [it, fresh] = ids.try_emplace(in, int(ids.size()));
+      if (fresh) stack.push_back(in);
+      s << "  n" << it->second << " -> n" << id << " [label=\"" << i << "\"];\n";
+    }
+  }
+  s << "}\n";
+  return s.str();
+}
+
+}  // namespace fusecl

@@ -1,0 +1,124 @@
+#include "src/node.hpp"
+
+#include "fusecl/error.hpp"
+#include "fusecl/result_type.hpp"
+#include "runtime/stats_counters.hpp"
+#include "src/materialize.hpp"
+#include "src/scalar_value.hpp"
+#include "src/views.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace fusecl::detail {
+
+std::uint32_t max_fused_ops() {
+  static const std::uint32_t bound = [] {
+    const char* v = std::getenv("FUSECL_MAX_FUSED_OPS");
+    if (!v || !*v) return 256u;
+    const long n = std::strtol(v, nullptr, 10);
+    return n >= 2 ? std::uint32_t(n) : 256u;
+  }();
+  return bound;
+}
+
+NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape shape) {
+  auto n = std::make_shared<Node>();
+  n->op = Op::Buffer;
+  n->dtype = dtype;
+  n->shape = std::move(shape);
+  n->buffer = std::move(buf);
+  n->weight = 1;
+  return n;
+}
+
+NodePtr make_scalar(DType dtype, std::uint64_t bits) {
+  auto n = std::make_shared<Node>();
+  n->op = Op::Scalar;
+  n->dtype = dtype;
+  n->bits = bits;
+  n->weight = 1;
+  return n;
+}
+
+NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen) {
+  auto n = std::make_shared<Node>();
+  n->op = Op::Generate;
+  n->dtype = dtype;
+  n->shape = std::move(shape);
+  n->gen = gen;
+  n->weight = 1;
+  return n;
+}
+
+namespace {
+std::uint32_t weight_of(const Node& n) { return is_barrier(n) || n.op == Op::View ? 1 : n.weight; }
+}  // namespace
+
+NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
+  Shape shape;
+  for (const auto& in : inputs) shape = broadcast_shapes(shape, in->shape);
+  for (auto& in : inputs)
+    if (in->shape.ndim() != 0 && in->shape != shape) in = broadcast_to(in, shape);
+
+  // Keep kernels buildable and graphs bounded: past the bound, evaluate the
+  // heaviest input now (it becomes a buffer) and fuse only what is left.
+  auto total = [&] {
+    std::uint64_t w = 1;
+    for (const auto& in : inputs) w += weight_of(*in);
+    return w;
+  };
+  while (total() > max_fused_ops()) {
+    auto heaviest = std::max_element(inputs.begin(), inputs.end(),
+                                     [](const NodePtr& a, const NodePtr& b) { return weight_of(*a) < weight_of(*b); });
+    if (weight_of(**heaviest) <= 1) break;
+    rt::counters().auto_evaluations++;
+    evaluate({*heaviest});
+  }
+  auto n = std::make_shared<Node>();
+  n->op = op;
+  n->dtype = out;
+  n->shape = std::move(shape);
+  n->weight = std::uint32_t(std::min<std::uint64_t>(total(), 0xffffffffu));
+  n->inputs = std::move(inputs);
+  if (!fusion_enabled()) evaluate({n});  // eager mode: one kernel per operation
+  return n;
+}
+
+NodePtr make_cast(const NodePtr& x, DType to) {
+  if (x->dtype == to) return x;
+  if (x->op == Op::Scalar) {
+    // Casting a scalar argument is the host's job: it stays one kernel argument.
+    auto n = make_scalar(to, 0);
+    n->bits = cast_scalar_bits(x->dtype, x->bits, to);
+    return n;
+  }
+  return make_elementwise(Op::Cast, to, {x});
+}
+
+NodePtr unary(Op op, const NodePtr& x) {
+  if (!unary_supported(op, x->dtype))
+    throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(x->dtype)));
+  const DType compute = unary_compute(op, x->dtype);
+  return make_elementwise(op, unary_result(op, x->dtype), {make_cast(x, compute)});
+}
+
+NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
+  if (!binary_supported(op, a->dtype, b->dtype))
+    throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(a->dtype)) +
+                " and " + std::string(dtype_name(b->dtype)));
+  const DType compute = binary_compute(op, a->dtype, b->dtype);
+  return make_elementwise(op, binary_result(op, a->dtype, b->dtype), {make_cast(a, compute), make_cast(b, compute)});
+}
+
+NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
+  if (op == Op::Where) {
+    const DType out = promote(b->dtype, c->dtype);
+    return make_elementwise(op, out, {make_cast(a, DType::Bool), make_cast(b, out), make_cast(c, out)});
+  }
+  const DType out = float_for(promote(promote(a->dtype, b->dtype), c->dtype));  // Fma
+  return make_elementwise(op, out, {make_cast(a, out), make_cast(b, out), make_cast(c, out)});
+}
+
+}  // namespace fusecl::detail

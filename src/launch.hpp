@@ -1,0 +1,22 @@
+// Runs a scheduled kernel: fetches the built kernel from the cache (building
+// it on a miss), sets its arguments by role and enqueues it.
+#pragma once
+
+#include "runtime/kernel_cache.hpp"
+#include "src/scheduler.hpp"
+
+namespace fusecl::detail {
+
+/// The build options fusecl uses on the current device.
+std::string build_options();
+
+/// The device's preferred vector size in bytes (FUSECL_VECTOR_BYTES overrides).
+int vector_bytes();
+
+/// Renders the program text of a plan (what the cache hashes and builds).
+rt::KernelSource kernel_source(const codegen::KernelPlan& plan);
+
+/// Enqueues the kernel writing into `outputs` (one per plan output).
+void launch(const ScheduledKernel& k, const std::vector<std::shared_ptr<rt::DeviceBuffer>>& outputs);
+
+}  // namespace fusecl::detail

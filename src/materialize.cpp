@@ -1,0 +1,98 @@
+#include "src/materialize.hpp"
+
+#include "fusecl/error.hpp"
+#include "runtime/context.hpp"
+#include "src/launch.hpp"
+#include "src/scheduler.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace fusecl::detail {
+
+namespace {
+
+bool& fusion_flag() {
+  static bool on = [] {
+    const char* v = std::getenv("FUSECL_FUSION");
+    return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0 || std::strcmp(v, "false") == 0));
+  }();
+  return on;
+}
+
+// The node now holds its result; the graph below it is released.
+void become_buffer(Node& n, std::shared_ptr<rt::DeviceBuffer> buf) {
+  n.op = Op::Buffer;
+  n.buffer = std::move(buf);
+  n.inputs.clear();
+  n.strides.clear();
+  n.axes.clear();
+  n.offset = 0;
+  n.weight = 1;
+}
+
+std::shared_ptr<rt::DeviceBuffer> allocate(const Node& n) {
+  return rt::runtime().pool->allocate(std::size_t(n.shape.size()) * std::size_t(size_of(n.dtype)));
+}
+
+void evaluate_dependencies(const NodePtr& root) {
+  auto deps = unevaluated_barriers(root);
+  if (!deps.empty()) evaluate(deps);
+}
+
+}  // namespace
+
+bool fusion_enabled() { return fusion_flag(); }
+void set_fusion_enabled(bool on) { fusion_flag() = on; }
+
+void evaluate(const std::vector<NodePtr>& roots) {
+  // Distinct, not yet evaluated.
+  std::vector<NodePtr> todo;
+  for (const auto& r : roots)
+    if (r->op != Op::Buffer && std::none_of(todo.begin(), todo.end(), [&](const NodePtr& t) { return t.get() == r.get(); }))
+      todo.push_back(r);
+  for (const auto& r : todo) evaluate_dependencies(r);
+
+  // Elementwise roots of one shape share one kernel; each reduction has its own.
+  while (!todo.empty()) {
+    NodePtr first = todo.front();
+    if (first->op == Op::Buffer) {  // evaluated as another root's dependency
+      todo.erase(todo.begin());
+      continue;
+    }
+    if (op_class(first->op) == OpClass::Reduce) {
+      auto k = plan_reduce(first, vector_bytes());
+      auto out = allocate(*first);
+      launch(k, {out});
+      become_buffer(*first, out);
+      todo.erase(todo.begin());
+      continue;
+    }
+    if (first->op == Op::Concat) throw Error("concatenate: not yet implemented");
+    std::vector<NodePtr> group;
+    for (auto it = todo.begin(); it != todo.end();) {
+      const Node& n = **it;
+      if (n.op != Op::Buffer && op_class(n.op) != OpClass::Reduce && n.op != Op::Concat && n.shape == first->shape) {
+        group.push_back(*it);
+        it = todo.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    auto k = plan_elementwise(group, vector_bytes());
+    std::vector<std::shared_ptr<rt::DeviceBuffer>> outs;
+    for (const auto& g : group) outs.push_back(allocate(*g));
+    launch(k, outs);
+    for (std::size_t i = 0; i < group.size(); ++i) become_buffer(*group[i], outs[i]);
+  }
+}
+
+std::string kernel_source_of(const NodePtr& x) {
+  if (x->op == Op::Buffer) return "";
+  evaluate_dependencies(x);
+  auto k = op_class(x->op) == OpClass::Reduce ? plan_reduce(x, vector_bytes()) : plan_elementwise({x}, vector_bytes());
+  return kernel_source(k.plan).source;
+}
+
+}  // namespace fusecl::detail

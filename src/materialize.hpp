@@ -1,0 +1,25 @@
+// Evaluation: turns nodes into Buffer nodes by running the kernels the
+// scheduler plans, in dependency order.
+#pragma once
+
+#include "src/node.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fusecl::detail {
+
+/// Evaluates every node (elementwise roots of one shape share one kernel);
+/// afterwards each is a Buffer node. Nodes that are already buffers cost nothing.
+void evaluate(const std::vector<NodePtr>& roots);
+
+/// The OpenCL C source of the kernel that would compute x (its dependencies,
+/// such as reductions it reads, are evaluated first so the source is the final one).
+std::string kernel_source_of(const NodePtr& x);
+
+/// Fusion on/off (FUSECL_FUSION=0 or set_fusion(false)): off, every operation
+/// is evaluated as soon as it is made — one kernel each, like an eager library.
+bool fusion_enabled();
+void set_fusion_enabled(bool on);
+
+}  // namespace fusecl::detail

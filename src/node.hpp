@@ -1,0 +1,87 @@
+// The lazy expression graph. An Array holds a shared_ptr to a Node; operations
+// make new nodes; evaluation turns a node into a Buffer node in place, so every
+// array that refers to it sees the result and the graph below it is released.
+#pragma once
+
+#include "fusecl/dtype.hpp"
+#include "fusecl/op.hpp"
+#include "fusecl/shape.hpp"
+#include "runtime/buffer_pool.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace fusecl::detail {
+
+struct Node;
+using NodePtr = std::shared_ptr<Node>;
+
+/// Parameters of a Generate node.
+struct GenParams {
+  GenKind kind = GenKind::Arange;
+  double start = 0, step = 1;  // Arange, Linspace (Linspace: last element exactly `stop`)
+  double stop = 0;
+  std::int64_t k = 0;          // Eye: diagonal offset
+  std::uint64_t seed = 0;      // Uniform, Normal
+};
+
+struct Node {
+  Op op;
+  DType dtype;
+  Shape shape;
+  std::vector<NodePtr> inputs;
+
+  // Scalar: the value, as the bit pattern of `dtype` (a kernel argument, never source text).
+  std::uint64_t bits = 0;
+  // Generate.
+  GenParams gen;
+  // View: NumPy-style strides (elements, may be 0 or negative) and offset over
+  // the flat C-order storage of inputs[0], which is never elementwise (views
+  // are pushed through elementwise nodes when they are made; see views.cpp).
+  std::vector<std::int64_t> strides;
+  std::int64_t offset = 0;
+  // Reduce: normalized axes of inputs[0] that are reduced.
+  std::vector<int> axes;
+  // Concat.
+  int axis = 0;
+  // Buffer: the device memory, C-order contiguous, shape.size() elements of dtype.
+  std::shared_ptr<rt::DeviceBuffer> buffer;
+
+  // Elementwise operations fused below this node, counting shared ones once
+  // per path (an over-estimate that is cheap to keep and errs towards
+  // evaluating early). Bounds the size of generated kernels.
+  std::uint32_t weight = 0;
+};
+
+/// Nodes that are leaves of a kernel: their values are read, not computed.
+inline bool is_leaf(const Node& n) { return n.op == Op::Buffer || n.op == Op::Scalar || n.op == Op::Generate; }
+
+/// Nodes that end fusion: computed by a kernel of their own before their readers.
+inline bool is_barrier(const Node& n) {
+  return op_class(n.op) == OpClass::Reduce || n.op == Op::Contiguous || n.op == Op::Concat;
+}
+
+NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape shape);
+/// A scalar in `dtype` from the bit pattern of that dtype's C++ type.
+NodePtr make_scalar(DType dtype, std::uint64_t bits);
+NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen);
+
+/// Elementwise node of `op` whose inputs already have the computation dtype;
+/// broadcasts them to one shape. Evaluates inputs early if the graph grows
+/// past max_fused_ops().
+NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs);
+NodePtr make_cast(const NodePtr& x, DType to);
+
+/// The graph-size bound: FUSECL_MAX_FUSED_OPS, default 256.
+std::uint32_t max_fused_ops();
+
+// Type-resolving builders used by the typed API: they apply NumPy's rules,
+// insert casts, and validate (e.g. bitwise ops on floats).
+NodePtr unary(Op op, const NodePtr& x);
+NodePtr binary(Op op, const NodePtr& a, const NodePtr& b);
+NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c);
+DType unary_result(Op op, DType x);
+DType binary_result(Op op, DType a, DType b);
+
+}  // namespace fusecl::detail

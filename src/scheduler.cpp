@@ -1,0 +1,280 @@
+#include "src/scheduler.hpp"
+
+#include "codegen/spelling.hpp"
+#include "fusecl/error.hpp"
+#include "src/views.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+namespace fusecl::detail {
+
+using codegen::Access;
+using codegen::Instr;
+
+const NodePtr& body_root(const NodePtr& root) { return root->op == Op::Contiguous ? root->inputs[0] : root; }
+
+std::vector<NodePtr> unevaluated_barriers(const NodePtr& root) {
+  std::vector<NodePtr> out;
+  std::vector<const Node*> seen;
+  std::vector<NodePtr> stack;
+  if (op_class(root->op) == OpClass::Reduce) stack.push_back(root->inputs[0]);
+  else stack.push_back(body_root(root));
+  while (!stack.empty()) {
+    NodePtr n = stack.back();
+    stack.pop_back();
+    if (std::find(seen.begin(), seen.end(), n.get()) != seen.end()) continue;
+    seen.push_back(n.get());
+    if (is_barrier(*n)) {
+      out.push_back(n);
+      continue;
+    }
+    if (n->op == Op::View && is_barrier(*n->inputs[0])) {
+      out.push_back(n->inputs[0]);
+      continue;
+    }
+    if (is_elementwise(n->op))
+      for (const auto& in : n->inputs) stack.push_back(in);
+  }
+  return out;
+}
+
+namespace {
+
+// Walks a kernel body once, producing hash-consed instructions and the
+// arguments they read. Load layouts are recorded in the body's logical shape
+// and permuted / collapsed afterwards.
+class BodyBuilder {
+ public:
+  explicit BodyBuilder(const Shape& logical) : logical_(logical) {}
+
+  std::int16_t visit(const NodePtr& n) {
+    if (auto it = memo_.find(n.get()); it != memo_.end()) return it->second;
+    std::int16_t r;
+    if (n->op == Op::Scalar) {
+      r = scalar(*n);
+    } else if (n->op == Op::View) {
+      const Node& target = *n->inputs[0];
+      if (target.op == Op::Scalar) r = scalar(target);
+      else r = load(target, n->strides, n->offset, n->shape);
+    } else if (n->op == Op::Buffer || n->op == Op::Generate) {
+      r = load(*n, contiguous_strides(n->shape), 0, n->shape);
+    } else if (is_elementwise(n->op)) {
+      Instr in;
+      in.op = n->op;
+      in.dtype = n->dtype;
+      if (n->inputs.size() > 0) in.a = visit(n->inputs[0]);
+      if (n->inputs.size() > 1) in.b = visit(n->inputs[1]);
+      if (n->inputs.size() > 2) in.c = visit(n->inputs[2]);
+      r = add(in);
+    } else {
+      throw Error("internal: unevaluated " + std::string(op_name(n->op)) + " inside a kernel body");
+    }
+    memo_[n.get()] = r;
+    return r;
+  }
+
+  codegen::KernelPlan plan;
+  KernelArgs args;
+  std::vector<std::vector<std::int64_t>> logical_strides;  // by instruction, for loads
+
+ private:
+  std::int16_t add(const Instr& in) {
+    for (std::size_t i = 0; i < plan.instrs.size(); ++i)
+      if (plan.instrs[i] == in && in.op != Op::Buffer && in.op != Op::Generate && in.op != Op::Scalar) return std::int16_t(i);
+    if (plan.instrs.size() >= 32000) throw Error("internal: kernel body too large");
+    plan.instrs.push_back(in);
+    args.offsets.push_back(0);
+    args.strides.emplace_back();
+    args.gen_params.push_back({});
+    logical_strides.emplace_back();
+    return std::int16_t(plan.instrs.size() - 1);
+  }
+
+  std::int16_t scalar(const Node& s) {
+    auto [it, fresh] = scalar_slots_.try_emplace(&s, std::int16_t(plan.scalar_dtypes.size()));
+    if (fresh) {
+      plan.scalar_dtypes.push_back(s.dtype);
+      args.scalars.push_back(s.bits);
+    }
+    Instr in;
+    in.op = Op::Scalar;
+    in.dtype = s.dtype;
+    in.slot = it->second;
+    // One instruction per scalar slot.
+    for (std::size_t i = 0; i < plan.instrs.size(); ++i)
+      if (plan.instrs[i].op == Op::Scalar && plan.instrs[i].slot == in.slot) return std::int16_t(i);
+    return add(in);
+  }
+
+  std::int16_t load(const Node& target, const std::vector<std::int64_t>& strides, std::int64_t offset, const Shape& shape) {
+    // Strides over the body's logical shape: a 0-d value is broadcast everywhere.
+    std::vector<std::int64_t> st(std::size_t(logical_.ndim()), 0);
+    if (shape.ndim() != 0) {
+      if (shape != logical_) throw Error("internal: load of shape " + shape.str() + " in a body of shape " + logical_.str());
+      st = strides;
+    }
+    for (const auto& [key, idx] : loads_)
+      if (key.target == &target && key.offset == offset && logical_strides[std::size_t(idx)] == st) return idx;
+    Instr in;
+    in.op = target.op;
+    in.dtype = target.dtype;
+    if (target.op == Op::Buffer) {
+      auto [it, fresh] = buffer_slots_.try_emplace(target.buffer.get(), std::int16_t(plan.buffer_dtypes.size()));
+      if (fresh) {
+        plan.buffer_dtypes.push_back(target.dtype);
+        args.inputs.push_back(target.buffer);
+      }
+      in.slot = it->second;
+    } else {
+      in.gen = target.gen.kind;
+    }
+    const std::int16_t idx = add(in);
+    args.offsets[std::size_t(idx)] = offset;
+    logical_strides[std::size_t(idx)] = st;
+    if (target.op == Op::Generate) args.gen_params[std::size_t(idx)] = gen_args(target);
+    loads_.push_back({LoadKey{&target, offset}, idx});
+    return idx;
+  }
+
+  static std::array<std::uint64_t, 4> gen_args(const Node& g);
+
+  struct LoadKey {
+    const Node* target;
+    std::int64_t offset;
+  };
+  Shape logical_;
+  std::unordered_map<const Node*, std::int16_t> memo_;
+  std::unordered_map<const Node*, std::int16_t> scalar_slots_;
+  std::unordered_map<const rt::DeviceBuffer*, std::int16_t> buffer_slots_;
+  std::vector<std::pair<LoadKey, std::int16_t>> loads_;
+};
+
+template <class T>
+std::uint64_t bits_of(T v) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof v);
+  return b;
+}
+
+std::uint64_t float_bits(DType t, double v) { return t == DType::Float32 ? bits_of(float(v)) : bits_of(v); }
+
+std::array<std::uint64_t, 4> BodyBuilder::gen_args(const Node& g) {
+  const GenParams& p = g.gen;
+  switch (p.kind) {
+    case GenKind::Arange:
+      if (is_float(g.dtype)) return {float_bits(g.dtype, p.start), float_bits(g.dtype, p.step), 0, 0};
+      return {bits_of(std::int64_t(p.start)), bits_of(std::int64_t(p.step)), 0, 0};
+    case GenKind::Linspace:
+      return {float_bits(g.dtype, p.start), float_bits(g.dtype, p.step), float_bits(g.dtype, p.stop),
+              bits_of(std::int64_t(g.shape.size()))};
+    case GenKind::Eye: return {bits_of(std::int64_t(g.shape.dims().at(1))), bits_of(p.k), 0, 0};
+    case GenKind::Uniform: case GenKind::Normal: return {p.seed, 0, 0, 0};
+  }
+  return {};
+}
+
+// Index dimensions after permuting by `perm` and merging neighbours that every
+// load walks through as one (and dropping size-1 ones). `groups[i]` says which
+// dimensions may merge (reductions keep kept and reduced dimensions apart).
+struct IndexSpace {
+  std::vector<std::int64_t> dims;
+  std::vector<int> group;
+};
+
+IndexSpace collapse(BodyBuilder& b, const Shape& logical, const std::vector<int>& perm, const std::vector<int>& group) {
+  IndexSpace sp;
+  std::vector<std::vector<std::int64_t>> st(b.plan.instrs.size());
+  auto is_load = [&](std::size_t k) { return b.plan.instrs[k].op == Op::Buffer || b.plan.instrs[k].op == Op::Generate; };
+  for (std::size_t pi = 0; pi < perm.size(); ++pi) {
+    const int i = perm[pi], g = group[pi];
+    const std::int64_t d = logical.dims()[std::size_t(i)];
+    if (d == 1) continue;
+    // Dimension i folds into the one before it when, for every load, the outer
+    // stride equals this stride times this size.
+    bool merge = !sp.dims.empty() && sp.group.back() == g;
+    for (std::size_t k = 0; merge && k < st.size(); ++k)
+      if (is_load(k) && st[k].back() != b.logical_strides[k][std::size_t(i)] * d) merge = false;
+    for (std::size_t k = 0; k < st.size(); ++k) {
+      if (!is_load(k)) continue;
+      const std::int64_t s = b.logical_strides[k][std::size_t(i)];
+      if (merge) st[k].back() = s;
+      else st[k].push_back(s);
+    }
+    if (merge) {
+      sp.dims.back() *= d;
+    } else {
+      sp.dims.push_back(d);
+      sp.group.push_back(g);
+    }
+  }
+  // Classify each load on the collapsed space.
+  std::vector<std::int64_t> contiguous(sp.dims.size());
+  std::int64_t acc = 1;
+  for (std::size_t i = sp.dims.size(); i-- > 0;) {
+    contiguous[i] = acc;
+    acc *= sp.dims[i];
+  }
+  bool strided = false;
+  for (std::size_t k = 0; k < st.size(); ++k) {
+    Instr& in = b.plan.instrs[k];
+    if (in.op != Op::Buffer && in.op != Op::Generate) continue;
+    const bool zero = std::all_of(st[k].begin(), st[k].end(), [](std::int64_t s) { return s == 0; });
+    if (zero) in.access = Access::Uniform;
+    else if (st[k] == contiguous) in.access = Access::Contiguous;
+    else {
+      in.access = Access::Strided;
+      strided = true;
+      b.args.strides[k] = st[k];
+    }
+  }
+  if (!strided) {
+    for (auto& s : b.args.strides) s.clear();
+  }
+  return sp;
+}
+
+int choose_width(const codegen::KernelPlan& plan, int vector_bytes) {
+  if (plan.ndim != 0) return 1;
+  int widest = 1;
+  for (const auto& in : plan.instrs) {
+    if (in.op == Op::Generate) return 1;
+    if (op_class(in.op) != OpClass::Leaf) {
+      const DType operand = in.op == Op::Where ? plan.instrs[std::size_t(in.b)].dtype : plan.instrs[std::size_t(in.a)].dtype;
+      if (!codegen::vectorizable(in.op, operand)) return 1;
+    }
+    widest = std::max(widest, size_of(in.dtype));
+  }
+  int w = std::clamp(vector_bytes / widest, 1, 16);
+  int p = 1;
+  while (p * 2 <= w) p *= 2;
+  return p;
+}
+
+}  // namespace
+
+ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, int vector_bytes) {
+  const Shape& shape = roots.front()->shape;
+  BodyBuilder b(shape);
+  for (const auto& r : roots) {
+    const NodePtr& body = body_root(r);
+    std::int16_t v = b.visit(body);
+    // A 0-d or uniform value still needs its own output slot per root.
+    b.plan.outputs.push_back(v);
+  }
+  std::vector<int> perm(std::size_t(shape.ndim())), group(std::size_t(shape.ndim()), 0);
+  for (int i = 0; i < shape.ndim(); ++i) perm[std::size_t(i)] = i;
+  IndexSpace sp = collapse(b, shape, perm, group);
+  const bool strided = std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) { return i.access == Access::Strided && (i.op == Op::Buffer || i.op == Op::Generate); });
+  b.plan.ndim = strided ? std::uint8_t(sp.dims.size()) : 0;
+  if (strided) b.args.dims = sp.dims;
+  b.plan.width = std::uint8_t(choose_width(b.plan, vector_bytes));
+  b.args.count = shape.size();
+  return {std::move(b.plan), std::move(b.args)};
+}
+
+ScheduledKernel plan_reduce(const NodePtr&, int) { throw Error("reductions: not yet"); }
+
+}  // namespace fusecl::detail

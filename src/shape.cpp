@@ -1,0 +1,69 @@
+#include "fusecl/shape.hpp"
+
+#include "fusecl/error.hpp"
+
+#include <algorithm>
+
+namespace fusecl {
+
+namespace {
+void validate(const std::vector<std::int64_t>& dims) {
+  if (dims.size() > static_cast<std::size_t>(max_ndim))
+    throw ShapeError("fusecl supports at most " + std::to_string(max_ndim) + " dimensions, got " +
+                     std::to_string(dims.size()));
+  for (auto d : dims)
+    if (d < 0) throw ShapeError("negative dimension " + std::to_string(d) + " in a shape");
+}
+}  // namespace
+
+Shape::Shape(std::initializer_list<std::int64_t> dims) : dims_(dims) { validate(dims_); }
+Shape::Shape(std::vector<std::int64_t> dims) : dims_(std::move(dims)) { validate(dims_); }
+Shape::Shape(std::span<const std::int64_t> dims) : dims_(dims.begin(), dims.end()) { validate(dims_); }
+
+std::int64_t Shape::size() const {
+  std::int64_t n = 1;
+  for (auto d : dims_) n *= d;
+  return n;
+}
+
+std::int64_t Shape::operator[](int i) const { return dims_.at(static_cast<std::size_t>(normalize_axis(i, ndim()))); }
+
+std::string Shape::str() const {
+  std::string s = "(";
+  for (std::size_t i = 0; i < dims_.size(); ++i) s += (i ? ", " : "") + std::to_string(dims_[i]);
+  if (dims_.size() == 1) s += ",";
+  return s + ")";
+}
+
+std::vector<std::int64_t> contiguous_strides(const Shape& s) {
+  std::vector<std::int64_t> st(static_cast<std::size_t>(s.ndim()));
+  std::int64_t acc = 1;
+  for (int i = s.ndim() - 1; i >= 0; --i) {
+    st[static_cast<std::size_t>(i)] = acc;
+    acc *= std::max<std::int64_t>(s.dims()[static_cast<std::size_t>(i)], 1);
+  }
+  return st;
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  const int n = std::max(a.ndim(), b.ndim());
+  std::vector<std::int64_t> out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const int ia = a.ndim() - n + i, ib = b.ndim() - n + i;
+    const std::int64_t da = ia >= 0 ? a.dims()[static_cast<std::size_t>(ia)] : 1;
+    const std::int64_t db = ib >= 0 ? b.dims()[static_cast<std::size_t>(ib)] : 1;
+    if (da != db && da != 1 && db != 1)
+      throw ShapeError("operands could not be broadcast together with shapes " + a.str() + " " + b.str());
+    out[static_cast<std::size_t>(i)] = da == 1 ? db : da;
+  }
+  return Shape(std::move(out));
+}
+
+int normalize_axis(int axis, int ndim) {
+  if (axis < -ndim || axis >= ndim)
+    throw ShapeError("axis " + std::to_string(axis) + " is out of bounds for an array of dimension " +
+                     std::to_string(ndim));
+  return axis < 0 ? axis + ndim : axis;
+}
+
+}  // namespace fusecl

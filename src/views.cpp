@@ -1,0 +1,248 @@
+#include "src/views.hpp"
+
+#include "fusecl/error.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+namespace fusecl::detail {
+
+namespace {
+
+Strided base_layout(const Node& x) {
+  if (x.op == Op::View) return layout_of_view(x);
+  return {x.shape, contiguous_strides(x.shape), 0};
+}
+
+bool is_identity(const Strided& s, const Node& target) {
+  return s.offset == 0 && s.shape == target.shape && s.strides == contiguous_strides(target.shape);
+}
+
+NodePtr make_view(const NodePtr& target, Strided s) {
+  if (is_identity(s, *target)) return target;
+  auto n = std::make_shared<Node>();
+  n->op = Op::View;
+  n->dtype = target->dtype;
+  n->shape = std::move(s.shape);
+  n->strides = std::move(s.strides);
+  n->offset = s.offset;
+  n->inputs = {target};
+  return n;
+}
+
+// Pushes f through elementwise nodes down to what they load; null if some
+// layout cannot express it.
+NodePtr push_view(const NodePtr& x, const ViewFn& f, std::unordered_map<const Node*, NodePtr>& memo) {
+  if (auto it = memo.find(x.get()); it != memo.end()) return it->second;
+  NodePtr result;
+  if (is_elementwise(x->op)) {
+    auto n = std::make_shared<Node>(*x);
+    for (auto& in : n->inputs) {
+      if (in->shape.ndim() == 0) continue;  // 0-d inputs are uniform: nothing to remap
+      in = push_view(in, f, memo);
+      if (!in) return memo[x.get()] = nullptr;
+    }
+    // The view's shape: that of any remapped input, or f applied to our own shape.
+    auto own = f(Strided{x->shape, contiguous_strides(x->shape), 0});
+    if (!own) return memo[x.get()] = nullptr;
+    n->shape = own->shape;
+    result = n;
+  } else {
+    const NodePtr& target = x->op == Op::View ? x->inputs[0] : x;
+    auto s = f(base_layout(*x));
+    if (s) result = make_view(target, std::move(*s));
+  }
+  return memo[x.get()] = result;
+}
+
+}  // namespace
+
+Strided layout_of_view(const Node& view) { return {view.shape, view.strides, view.offset}; }
+
+NodePtr apply_view(const NodePtr& x, const ViewFn& f) {
+  std::unordered_map<const Node*, NodePtr> memo;
+  if (auto r = push_view(x, f, memo)) return r;
+  auto c = std::make_shared<Node>();
+  c->op = Op::Contiguous;
+  c->dtype = x->dtype;
+  c->shape = x->shape;
+  c->inputs = {x};
+  memo.clear();
+  auto r = push_view(c, f, memo);
+  if (!r) throw Error("internal: view not expressible even on contiguous memory");
+  return r;
+}
+
+std::optional<Strided> reshape_strided(const Strided& s, const Shape& to) {
+  if (s.shape.size() != to.size())
+    throw ShapeError("cannot reshape array of size " + std::to_string(s.shape.size()) + " into shape " + to.str());
+  Strided out{to, contiguous_strides(to), s.offset};
+  if (to.size() == 0) return out;
+  // Drop size-1 dimensions of the source; they carry no stride information.
+  std::vector<std::int64_t> od, os;
+  for (int i = 0; i < s.shape.ndim(); ++i)
+    if (s.shape.dims()[std::size_t(i)] != 1) {
+      od.push_back(s.shape.dims()[std::size_t(i)]);
+      os.push_back(s.strides[std::size_t(i)]);
+    }
+  const auto& nd = to.dims();
+  const std::size_t on = od.size(), nn = nd.size();
+  std::vector<std::int64_t> ns(nn, 0);
+  std::size_t oi = 0, oj = 1, ni = 0, nj = 1;
+  while (ni < nn && oi < on) {
+    std::int64_t np = nd[ni], op = od[oi];
+    while (np != op) {
+      if (np < op) np *= nd[nj++];
+      else op *= od[oj++];
+    }
+    // The source dimensions of this group must be laid out one after another.
+    for (std::size_t ok = oi; ok + 1 < oj; ++ok)
+      if (os[ok] != od[ok + 1] * os[ok + 1]) return std::nullopt;
+    ns[nj - 1] = os[oj - 1];
+    for (std::size_t nk = nj - 1; nk > ni; --nk) ns[nk - 1] = ns[nk] * nd[nk];
+    ni = nj++;
+    oi = oj++;
+  }
+  // Trailing size-1 dimensions: any stride works.
+  for (std::size_t nk = ni; nk < nn; ++nk) ns[nk] = 1;
+  out.strides = std::move(ns);
+  return out;
+}
+
+NodePtr broadcast_to(const NodePtr& x, const Shape& shape) {
+  if (x->shape == shape) return x;
+  const Shape from = x->shape;
+  if (from.ndim() > shape.ndim())
+    throw ShapeError("cannot broadcast shape " + from.str() + " to " + shape.str());
+  for (int i = 0; i < from.ndim(); ++i) {
+    auto d = from.dims()[std::size_t(i)], t = shape.dims()[std::size_t(shape.ndim() - from.ndim() + i)];
+    if (d != t && d != 1) throw ShapeError("cannot broadcast shape " + from.str() + " to " + shape.str());
+  }
+  return apply_view(x, [shape](const Strided& s) -> std::optional<Strided> {
+    const int lead = shape.ndim() - s.shape.ndim();
+    std::vector<std::int64_t> st(std::size_t(shape.ndim()), 0);
+    for (int i = 0; i < s.shape.ndim(); ++i)
+      st[std::size_t(lead + i)] = s.shape.dims()[std::size_t(i)] == 1 ? 0 : s.strides[std::size_t(i)];
+    return Strided{shape, std::move(st), s.offset};
+  });
+}
+
+NodePtr reshape(const NodePtr& x, std::vector<std::int64_t> dims) {
+  int infer = -1;
+  std::int64_t known = 1;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == -1) {
+      if (infer >= 0) throw ShapeError("can only specify one unknown dimension in reshape");
+      infer = int(i);
+    } else if (dims[i] < 0) {
+      throw ShapeError("negative dimension " + std::to_string(dims[i]) + " in reshape");
+    } else {
+      known *= dims[i];
+    }
+  }
+  if (infer >= 0) {
+    if (known == 0 || x->shape.size() % known != 0)
+      throw ShapeError("cannot reshape array of size " + std::to_string(x->shape.size()) + " into shape with -1");
+    dims[std::size_t(infer)] = x->shape.size() / known;
+  }
+  Shape to(dims);
+  if (to.size() != x->shape.size())
+    throw ShapeError("cannot reshape array of size " + std::to_string(x->shape.size()) + " into shape " + to.str());
+  if (to == x->shape) return x;
+  return apply_view(x, [to](const Strided& s) { return reshape_strided(s, to); });
+}
+
+NodePtr permute(const NodePtr& x, std::vector<int> axes) {
+  const int n = x->shape.ndim();
+  if (int(axes.size()) != n)
+    throw ShapeError("axes don't match array: " + std::to_string(axes.size()) + " axes for shape " + x->shape.str());
+  std::vector<bool> seen(std::size_t(n), false);
+  for (auto& a : axes) {
+    a = normalize_axis(a, n);
+    if (seen[std::size_t(a)]) throw ShapeError("repeated axis in transpose of shape " + x->shape.str());
+    seen[std::size_t(a)] = true;
+  }
+  return apply_view(x, [axes](const Strided& s) -> std::optional<Strided> {
+    std::vector<std::int64_t> d, st;
+    for (int a : axes) {
+      d.push_back(s.shape.dims()[std::size_t(a)]);
+      st.push_back(s.strides[std::size_t(a)]);
+    }
+    return Strided{Shape(std::move(d)), std::move(st), s.offset};
+  });
+}
+
+NodePtr transpose(const NodePtr& x) {
+  std::vector<int> axes(std::size_t(x->shape.ndim()));
+  std::iota(axes.rbegin(), axes.rend(), 0);
+  return permute(x, axes);
+}
+
+NodePtr slice(const NodePtr& x, const std::vector<SliceSpec>& spec) {
+  const int n = x->shape.ndim();
+  if (int(spec.size()) > n)
+    throw ShapeError("too many indices (" + std::to_string(spec.size()) + ") for array of shape " + x->shape.str());
+  struct Resolved { std::int64_t start, len, step; };
+  std::vector<Resolved> r;
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t dim = x->shape.dims()[std::size_t(i)];
+    SliceSpec s = i < int(spec.size()) ? spec[std::size_t(i)] : SliceSpec{};
+    if (s.step == 0) throw ShapeError("slice step cannot be zero");
+    // Python's slice.indices().
+    std::int64_t lo = s.step > 0 ? 0 : -1, hi = s.step > 0 ? dim : dim - 1;
+    auto clampi = [&](std::optional<std::int64_t> v, std::int64_t dflt) {
+      if (!v) return dflt;
+      std::int64_t t = *v < 0 ? *v + dim : *v;
+      return std::clamp(t, lo, hi);
+    };
+    const std::int64_t start = clampi(s.start, s.step > 0 ? 0 : dim - 1);
+    const std::int64_t stop = clampi(s.stop, s.step > 0 ? dim : -1);
+    std::int64_t len = 0;
+    if (s.step > 0 && stop > start) len = (stop - start + s.step - 1) / s.step;
+    if (s.step < 0 && start > stop) len = (start - stop - s.step - 1) / (-s.step);
+    r.push_back({len ? start : 0, len, s.step});
+  }
+  return apply_view(x, [r](const Strided& s) -> std::optional<Strided> {
+    Strided o{s.shape, s.strides, s.offset};
+    std::vector<std::int64_t> d;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      o.offset += r[i].start * s.strides[i];
+      o.strides[i] = s.strides[i] * r[i].step;
+      d.push_back(r[i].len);
+    }
+    o.shape = Shape(std::move(d));
+    return o;
+  });
+}
+
+NodePtr expand_dims(const NodePtr& x, int axis) {
+  auto d = x->shape.dims();
+  const int a = normalize_axis(axis, x->shape.ndim() + 1);
+  d.insert(d.begin() + a, 1);
+  return reshape(x, d);
+}
+
+NodePtr squeeze(const NodePtr& x, std::optional<int> axis) {
+  std::vector<std::int64_t> d;
+  const int n = x->shape.ndim();
+  const int only = axis ? normalize_axis(*axis, n) : -1;
+  if (axis && x->shape.dims()[std::size_t(only)] != 1)
+    throw ShapeError("cannot select an axis to squeeze out which has size not equal to one (axis " +
+                     std::to_string(*axis) + " of shape " + x->shape.str() + ")");
+  for (int i = 0; i < n; ++i) {
+    const auto di = x->shape.dims()[std::size_t(i)];
+    if (di == 1 && (only < 0 || i == only)) continue;
+    d.push_back(di);
+  }
+  return reshape(x, d);
+}
+
+NodePtr flip(const NodePtr& x, std::optional<int> axis) {
+  std::vector<SliceSpec> spec(std::size_t(x->shape.ndim()));
+  if (axis) spec[std::size_t(normalize_axis(*axis, x->shape.ndim()))].step = -1;
+  else for (auto& s : spec) s.step = -1;
+  return slice(x, spec);
+}
+
+}  // namespace fusecl::detail
