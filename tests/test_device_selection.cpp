@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 
 using fusecl::DeviceInfo;
 using fusecl::rt::choose_device;
@@ -155,4 +156,12 @@ TEST_CASE("discovery fills sane values for every device", "[device][opencl]") {
   for (std::size_t i = 1; i < all.size(); ++i)
     CHECK(std::pair(all[i - 1].platform_index, all[i - 1].device_index) <
           std::pair(all[i].platform_index, all[i].device_index));
+}
+
+TEST_CASE("the runtime's device is the one choose_device picks", "[device][opencl]") {
+  const char* spec = std::getenv("FUSECL_DEVICE");
+  const std::vector<DeviceInfo> all = fusecl::devices();
+  const auto expected = choose_device(all, spec ? spec : "");
+  CHECK(fusecl::device().id() == all[expected.index].id());
+  CHECK(fusecl::device_choice_reason() == expected.reason);
 }
