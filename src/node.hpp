@@ -81,7 +81,5 @@ std::uint32_t max_fused_ops();
 NodePtr unary(Op op, const NodePtr& x);
 NodePtr binary(Op op, const NodePtr& a, const NodePtr& b);
 NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c);
-DType unary_result(Op op, DType x);
-DType binary_result(Op op, DType a, DType b);
 
 }  // namespace fusecl::detail
