@@ -18,6 +18,7 @@ std::string signature(const KernelPlan& p) {
   put(p.kind);
   put(p.ndim);
   put(p.width);
+  put(p.out_strided);
   put(std::uint16_t(p.instrs.size()));
   for (const auto& i : p.instrs) {
     put(i.op);
@@ -39,8 +40,11 @@ std::string signature(const KernelPlan& p) {
     put(p.reduce.acc);
     put(p.reduce.out);
     put(p.reduce.input);
-    put(p.reduce.reduce_ndim);
+    put(p.reduce.divisor);
+    put(p.reduce.post_sqrt);
+    put(p.reduce.strategy);
     put(p.reduce.two_stage);
+    put(p.reduce.local_size);
   }
   return s;
 }
@@ -65,9 +69,16 @@ std::vector<Param> params(const KernelPlan& p) {
   out.push_back({ParamRole::Count});
   if (reduce) {
     out.push_back({ParamRole::ReduceCount});
-    if (p.reduce.two_stage) out.push_back({ParamRole::Scratch});
+    if (p.reduce.two_stage) {
+      out.push_back({ParamRole::Scratch});
+      out.push_back({ParamRole::Groups});
+    }
   }
   for (int d = 0; d < p.ndim; ++d) out.push_back({ParamRole::Dim, std::int16_t(d)});
+  if (p.out_strided) {
+    out.push_back({ParamRole::OutOffset});
+    for (int d = 0; d < p.ndim; ++d) out.push_back({ParamRole::OutStride, std::int16_t(d)});
+  }
   for (std::size_t k = 0; k < p.instrs.size(); ++k) {
     const Instr& i = p.instrs[k];
     if (i.op != Op::Buffer && i.op != Op::Generate) continue;

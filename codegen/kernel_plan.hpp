@@ -40,13 +40,21 @@ enum class KernelKind : std::uint8_t { Elementwise, Reduce };
 /// A reduction's structure: the body's instruction `input` is reduced along
 /// the innermost `reduce_ndim` index dimensions (the scheduler permutes the
 /// reduced axes last); `ndim - reduce_ndim` outer dimensions are kept.
+enum class ReduceStrategy : std::uint8_t {
+  GroupPerOutput,   // a work-group per output (per part of one, when split), tree in local memory
+  ThreadPerOutput,  // a work-item per output, sequential over the reduced range (short or strided ranges)
+};
+
 struct ReduceSpec {
   Op op = Op::Sum;
-  DType acc = DType::Float32;  // accumulator type (also the result type but for arg-reductions)
+  DType acc = DType::Float32;  // accumulator type: the input's (the graph casts it), also the result's but for arg-reductions
   DType out = DType::Float32;
-  std::int16_t input = -1;
-  std::uint8_t reduce_ndim = 0;
-  bool two_stage = false;  // split the reduced range over work-groups, finished by the last group
+  std::int16_t input = -1;      // the instruction reduced
+  std::int16_t divisor = -1;    // Mean: scalar slot of the divisor
+  bool post_sqrt = false;       // std
+  ReduceStrategy strategy = ReduceStrategy::GroupPerOutput;
+  bool two_stage = false;       // the reduced range is split over `groups` work-groups; the last one finishes
+  std::uint16_t local_size = 256;
 };
 
 struct KernelPlan {
@@ -57,6 +65,7 @@ struct KernelPlan {
   std::vector<DType> scalar_dtypes;   // by scalar slot
   std::uint8_t ndim = 0;              // index dimensions passed as arguments (0: none needed)
   std::uint8_t width = 1;             // vector width of the contiguous path
+  bool out_strided = false;           // elementwise: the output is stored through offset + strides (concatenate)
   ReduceSpec reduce;                  // kind == Reduce
 
   bool uses_fp64() const;
@@ -77,7 +86,10 @@ enum class ParamRole : std::uint8_t {
   Offset,      // index: instruction (a Buffer or Generate load)
   Stride,      // index: instruction, sub: dimension
   GenParam,    // index: instruction, sub: which parameter
-  Scratch,     // reduce: partial results and the finishing counter
+  Scratch,     // reduce: partial results and the finishing counters
+  Groups,      // reduce: work-groups per output
+  OutOffset,   // strided output: offset
+  OutStride,   // strided output: index: dimension
 };
 
 struct Param {

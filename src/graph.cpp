@@ -122,3 +122,68 @@ NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
 }
 
 }  // namespace fusecl::detail
+
+namespace fusecl::detail {
+
+NodePtr make_reduce(Op op, const NodePtr& x, std::vector<int> axes, bool all_axes, bool keepdims) {
+  return make_reduce_ex(op, x, std::move(axes), all_axes, keepdims, 0, false);
+}
+
+NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool all_axes, bool keepdims, int ddof,
+                       bool post_sqrt) {
+  const int nd = x_in->shape.ndim();
+  if (all_axes) {
+    axes.clear();
+    for (int i = 0; i < nd; ++i) axes.push_back(i);
+  }
+  for (auto& a : axes) a = normalize_axis(a, nd);
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    throw ShapeError("duplicate value in 'axis' for " + std::string(op_name(op)) + " of shape " + x_in->shape.str());
+  if ((op == Op::ArgMin || op == Op::ArgMax) && !all_axes && axes.size() != 1)
+    throw ShapeError(std::string(op_name(op)) + " takes one axis or none (the flattened array)");
+  std::int64_t count = 1;
+  std::vector<std::int64_t> out;
+  for (int i = 0; i < nd; ++i) {
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), i);
+    if (reduced) count *= x_in->shape.dims()[std::size_t(i)];
+    if (!reduced) out.push_back(x_in->shape.dims()[std::size_t(i)]);
+    else if (keepdims) out.push_back(1);
+  }
+  const bool no_identity = op == Op::Min || op == Op::Max || op == Op::ArgMin || op == Op::ArgMax;
+  if (no_identity && count == 0)
+    throw Error("zero-size array to reduction operation " + std::string(op_name(op)) + " which has no identity (shape " +
+                x_in->shape.str() + ")");
+
+  NodePtr x = make_cast(x_in, reduce_compute(op, x_in->dtype));
+  if (x->weight > max_fused_ops()) {
+    rt::counters().auto_evaluations++;
+    evaluate({x});
+  }
+  auto n = std::make_shared<Node>();
+  n->op = op;
+  n->dtype = (op == Op::ArgMin || op == Op::ArgMax) ? DType::Int64 : x->dtype;
+  n->shape = Shape(std::move(out));
+  n->axes = std::move(axes);
+  n->divisor = double(count) - double(ddof);
+  n->post_sqrt = post_sqrt;
+  n->weight = 1;
+  n->inputs = {x};
+  if (!fusion_enabled()) evaluate({n});
+  return n;
+}
+
+}  // namespace fusecl::detail
+
+namespace fusecl::detail {
+
+NodePtr make_moment(const NodePtr& x_in, std::vector<int> axes, bool all_axes, bool keepdims, int ddof, bool sqrt) {
+  NodePtr x = make_cast(x_in, moment_dtype(x_in->dtype));
+  NodePtr m = make_reduce(Op::Mean, x, axes, all_axes, true);
+  NodePtr d = binary(Op::Sub, x, m);
+  // The mean of squared deviations, divided by n - ddof instead of n; std
+  // takes the square root in the same kernel.
+  return make_reduce_ex(Op::Mean, binary(Op::Mul, d, d), std::move(axes), all_axes, keepdims, ddof, sqrt);
+}
+
+}  // namespace fusecl::detail

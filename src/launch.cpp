@@ -19,14 +19,24 @@ std::string build_options() {
   return o;
 }
 
-int vector_bytes() {
-  static const int bytes = [] {
-    if (const char* v = std::getenv("FUSECL_VECTOR_BYTES"); v && *v) return std::clamp(std::atoi(v), 1, 128);
+const DeviceTuning& device_tuning() {
+  static const DeviceTuning t = [] {
+    const auto& info = rt::runtime().dev.info;
+    const bool cpu = info.type == "CPU";
+    DeviceTuning d;
     // CPUs (PoCL) gain most from explicit wide vectors (one AVX-512 register,
     // or two AVX2 ones); GPUs want 16-byte loads per work-item.
-    return rt::runtime().dev.info.type == "CPU" ? 64 : 16;
+    d.vector_bytes = cpu ? 64 : 16;
+    if (const char* v = std::getenv("FUSECL_VECTOR_BYTES"); v && *v) d.vector_bytes = std::clamp(std::atoi(v), 1, 128);
+    // CPU work-groups run as loops on one core: small groups, one or two per core.
+    d.local_size = int(std::min<std::size_t>(cpu ? 16 : 256, info.max_work_group_size));
+    int pow2 = 1;
+    while (pow2 * 2 <= d.local_size) pow2 *= 2;
+    d.local_size = pow2;
+    d.target_groups = int(std::max(1u, info.compute_units)) * (cpu ? 2 : 4);
+    return d;
   }();
-  return bytes;
+  return t;
 }
 
 rt::KernelSource kernel_source(const codegen::KernelPlan& plan) {
@@ -48,6 +58,21 @@ void set_bits(cl_kernel k, cl_uint i, DType t, std::uint64_t bits) { set_arg(k, 
 void set_long(cl_kernel k, cl_uint i, std::int64_t v) {
   cl_long l = v;
   set_arg(k, i, sizeof l, &l);
+}
+
+// Two-stage reductions keep partials and per-output counters here. The
+// counters must start at zero; every kernel leaves them at zero again, and the
+// in-order queue runs one kernel at a time, so one buffer serves them all.
+std::shared_ptr<rt::DeviceBuffer> scratch(std::size_t bytes) {
+  static std::shared_ptr<rt::DeviceBuffer> buf;
+  if (!buf || buf->bytes < bytes) {
+    auto& rt = rt::runtime();
+    buf.reset();
+    buf = rt.pool->allocate(std::max<std::size_t>(bytes, 1 << 16));
+    const cl_uchar zero = 0;
+    rt::check(clEnqueueFillBuffer(rt.queue, buf->mem, &zero, 1, 0, buf->capacity, 0, nullptr, nullptr), "clEnqueueFillBuffer");
+  }
+  return buf;
 }
 
 }  // namespace
@@ -81,12 +106,23 @@ void launch(const ScheduledKernel& sk, const std::vector<std::shared_ptr<rt::Dev
         set_bits(k, ai, codegen::gen_param_dtype(in.gen, in.dtype, p.sub), a.gen_params[idx][std::size_t(p.sub)]);
         break;
       }
-      case codegen::ParamRole::Scratch: throw Error("internal: scratch argument outside a reduction");
+      case codegen::ParamRole::Scratch: set_mem(k, ai, scratch(a.scratch_bytes)); break;
+      case codegen::ParamRole::Groups: set_long(k, ai, a.groups); break;
+      case codegen::ParamRole::OutOffset: set_long(k, ai, a.out_offset); break;
+      case codegen::ParamRole::OutStride: set_long(k, ai, a.out_strides.at(idx)); break;
     }
   }
-  const std::size_t local = std::min<std::size_t>(256, rt.dev.info.max_work_group_size);
-  const std::size_t work = std::size_t((a.count + plan.width - 1) / plan.width);
-  const std::size_t global = (work + local - 1) / local * local;
+  std::size_t local = std::min<std::size_t>(256, rt.dev.info.max_work_group_size);
+  std::size_t global;
+  if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
+    local = plan.reduce.local_size;
+    global = std::size_t(a.count) * std::size_t(a.groups) * local;
+  } else {
+    if (plan.kind == codegen::KernelKind::Reduce) local = plan.reduce.local_size;
+    const std::size_t work = plan.kind == codegen::KernelKind::Reduce ? std::size_t(a.count)
+                                                                      : std::size_t((a.count + plan.width - 1) / plan.width);
+    global = (work + local - 1) / local * local;
+  }
   rt::check(clEnqueueNDRangeKernel(rt.queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
   rt::counters().kernels_launched++;
 }

@@ -10,8 +10,9 @@ namespace fusecl::detail {
 /// The build options fusecl uses on the current device.
 std::string build_options();
 
-/// The device's preferred vector size in bytes (FUSECL_VECTOR_BYTES overrides).
-int vector_bytes();
+/// What the scheduler needs to know of the current device (vector size:
+/// FUSECL_VECTOR_BYTES overrides).
+const DeviceTuning& device_tuning();
 
 /// Renders the program text of a plan (what the cache hashes and builds).
 rt::KernelSource kernel_source(const codegen::KernelPlan& plan);

@@ -62,14 +62,27 @@ void evaluate(const std::vector<NodePtr>& roots) {
       continue;
     }
     if (op_class(first->op) == OpClass::Reduce) {
-      auto k = plan_reduce(first, vector_bytes());
+      auto k = plan_reduce(first, device_tuning());
       auto out = allocate(*first);
       launch(k, {out});
       become_buffer(*first, out);
       todo.erase(todo.begin());
       continue;
     }
-    if (first->op == Op::Concat) throw Error("concatenate: not yet implemented");
+    if (first->op == Op::Concat) {
+      // One kernel per input, each writing its slab of the output in place.
+      auto out = allocate(*first);
+      const auto strides = contiguous_strides(first->shape);
+      std::int64_t start = 0;
+      for (const auto& in : first->inputs) {
+        OutLayout lay{start * strides[std::size_t(first->axis)], strides};
+        if (in->shape.size() > 0) launch(plan_elementwise({in}, device_tuning(), &lay), {out});
+        start += in->shape.dims()[std::size_t(first->axis)];
+      }
+      become_buffer(*first, out);
+      todo.erase(todo.begin());
+      continue;
+    }
     std::vector<NodePtr> group;
     for (auto it = todo.begin(); it != todo.end();) {
       const Node& n = **it;
@@ -80,7 +93,7 @@ void evaluate(const std::vector<NodePtr>& roots) {
         ++it;
       }
     }
-    auto k = plan_elementwise(group, vector_bytes());
+    auto k = plan_elementwise(group, device_tuning());
     std::vector<std::shared_ptr<rt::DeviceBuffer>> outs;
     for (const auto& g : group) outs.push_back(allocate(*g));
     launch(k, outs);
@@ -91,7 +104,7 @@ void evaluate(const std::vector<NodePtr>& roots) {
 std::string kernel_source_of(const NodePtr& x) {
   if (x->op == Op::Buffer) return "";
   evaluate_dependencies(x);
-  auto k = op_class(x->op) == OpClass::Reduce ? plan_reduce(x, vector_bytes()) : plan_elementwise({x}, vector_bytes());
+  auto k = op_class(x->op) == OpClass::Reduce ? plan_reduce(x, device_tuning()) : plan_elementwise({x}, device_tuning());
   return kernel_source(k.plan).source;
 }
 

@@ -41,8 +41,12 @@ struct Node {
   // are pushed through elementwise nodes when they are made; see views.cpp).
   std::vector<std::int64_t> strides;
   std::int64_t offset = 0;
-  // Reduce: normalized axes of inputs[0] that are reduced.
+  // Reduce: normalized, sorted axes of inputs[0] that are reduced; Mean
+  // divides by `divisor` (the reduced count, less ddof for var/std) and then
+  // takes the square root if `post_sqrt` (std).
   std::vector<int> axes;
+  double divisor = 1;
+  bool post_sqrt = false;
   // Concat.
   int axis = 0;
   // Buffer: the device memory, C-order contiguous, shape.size() elements of dtype.
@@ -72,6 +76,13 @@ NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen);
 /// past max_fused_ops().
 NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs);
 NodePtr make_cast(const NodePtr& x, DType to);
+
+/// A reduction of x over `axes` (any order, negative allowed; empty: all axes),
+/// with NumPy's result dtypes; `ddof` and `sqrt` serve var and std.
+NodePtr make_reduce(Op op, const NodePtr& x, std::vector<int> axes, bool all_axes, bool keepdims);
+NodePtr make_reduce_ex(Op op, const NodePtr& x, std::vector<int> axes, bool all_axes, bool keepdims, int ddof,
+                       bool post_sqrt);
+NodePtr make_moment(const NodePtr& x, std::vector<int> axes, bool all_axes, bool keepdims, int ddof, bool sqrt);
 
 /// The graph-size bound: FUSECL_MAX_FUSED_OPS, default 256.
 std::uint32_t max_fused_ops();

@@ -20,7 +20,7 @@ std::vector<NodePtr> unevaluated_barriers(const NodePtr& root) {
   std::vector<NodePtr> out;
   std::vector<const Node*> seen;
   std::vector<NodePtr> stack;
-  if (op_class(root->op) == OpClass::Reduce) stack.push_back(root->inputs[0]);
+  if (op_class(root->op) == OpClass::Reduce || root->op == Op::Concat) stack = root->inputs;
   else stack.push_back(body_root(root));
   while (!stack.empty()) {
     NodePtr n = stack.back();
@@ -184,8 +184,10 @@ struct IndexSpace {
   std::vector<int> group;
 };
 
-IndexSpace collapse(BodyBuilder& b, const Shape& logical, const std::vector<int>& perm, const std::vector<int>& group) {
+IndexSpace collapse(BodyBuilder& b, const Shape& logical, const std::vector<int>& perm, const std::vector<int>& group,
+                    std::vector<std::int64_t>* out_strides = nullptr) {
   IndexSpace sp;
+  std::vector<std::int64_t> ost;
   std::vector<std::vector<std::int64_t>> st(b.plan.instrs.size());
   auto is_load = [&](std::size_t k) { return b.plan.instrs[k].op == Op::Buffer || b.plan.instrs[k].op == Op::Generate; };
   for (std::size_t pi = 0; pi < perm.size(); ++pi) {
@@ -197,6 +199,11 @@ IndexSpace collapse(BodyBuilder& b, const Shape& logical, const std::vector<int>
     bool merge = !sp.dims.empty() && sp.group.back() == g;
     for (std::size_t k = 0; merge && k < st.size(); ++k)
       if (is_load(k) && st[k].back() != b.logical_strides[k][std::size_t(i)] * d) merge = false;
+    if (merge && out_strides && ost.back() != (*out_strides)[std::size_t(i)] * d) merge = false;
+    if (out_strides) {
+      if (merge) ost.back() = (*out_strides)[std::size_t(i)];
+      else ost.push_back((*out_strides)[std::size_t(i)]);
+    }
     for (std::size_t k = 0; k < st.size(); ++k) {
       if (!is_load(k)) continue;
       const std::int64_t s = b.logical_strides[k][std::size_t(i)];
@@ -233,6 +240,7 @@ IndexSpace collapse(BodyBuilder& b, const Shape& logical, const std::vector<int>
   if (!strided) {
     for (auto& s : b.args.strides) s.clear();
   }
+  if (out_strides) *out_strides = std::move(ost);
   return sp;
 }
 
@@ -255,7 +263,7 @@ int choose_width(const codegen::KernelPlan& plan, int vector_bytes) {
 
 }  // namespace
 
-ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, int vector_bytes) {
+ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const DeviceTuning& tuning, const OutLayout* out_layout) {
   const Shape& shape = roots.front()->shape;
   BodyBuilder b(shape);
   for (const auto& r : roots) {
@@ -266,15 +274,86 @@ ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, int vector_b
   }
   std::vector<int> perm(std::size_t(shape.ndim())), group(std::size_t(shape.ndim()), 0);
   for (int i = 0; i < shape.ndim(); ++i) perm[std::size_t(i)] = i;
-  IndexSpace sp = collapse(b, shape, perm, group);
-  const bool strided = std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) { return i.access == Access::Strided && (i.op == Op::Buffer || i.op == Op::Generate); });
+  std::vector<std::int64_t> ost;
+  if (out_layout) ost = out_layout->strides;
+  IndexSpace sp = collapse(b, shape, perm, group, out_layout ? &ost : nullptr);
+  const bool strided = out_layout || std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) {
+    return i.access == Access::Strided && (i.op == Op::Buffer || i.op == Op::Generate);
+  });
   b.plan.ndim = strided ? std::uint8_t(sp.dims.size()) : 0;
   if (strided) b.args.dims = sp.dims;
-  b.plan.width = std::uint8_t(choose_width(b.plan, vector_bytes));
+  if (out_layout) {
+    b.plan.out_strided = true;
+    b.args.out_offset = out_layout->offset;
+    b.args.out_strides = std::move(ost);
+  }
+  b.plan.width = std::uint8_t(choose_width(b.plan, tuning.vector_bytes));
   b.args.count = shape.size();
   return {std::move(b.plan), std::move(b.args)};
 }
 
-ScheduledKernel plan_reduce(const NodePtr&, int) { throw Error("reductions: not yet"); }
+ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning) {
+  const NodePtr& x = root->inputs[0];
+  const Shape& logical = x->shape;
+  BodyBuilder b(logical);
+  auto& rs = b.plan.reduce;
+  b.plan.kind = codegen::KernelKind::Reduce;
+  rs.op = root->op;
+  rs.acc = x->dtype;
+  rs.out = root->dtype;
+  rs.input = b.visit(x);
+  rs.post_sqrt = root->post_sqrt;
+  if (root->op == Op::Mean) {
+    rs.divisor = std::int16_t(b.plan.scalar_dtypes.size());
+    b.plan.scalar_dtypes.push_back(rs.acc);
+    b.args.scalars.push_back(float_bits(rs.acc, root->divisor));
+  }
+
+  // Index space: kept axes first, reduced axes last, never merged across.
+  std::vector<int> perm, group;
+  std::int64_t n = 1, m = 1;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; i < logical.ndim(); ++i) {
+      const bool reduced = std::binary_search(root->axes.begin(), root->axes.end(), i);
+      if (reduced != (pass == 1)) continue;
+      perm.push_back(i);
+      group.push_back(pass);
+      (reduced ? m : n) *= logical.dims()[std::size_t(i)];
+    }
+  IndexSpace sp = collapse(b, logical, perm, group);
+  const bool strided = std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) {
+    return i.access == Access::Strided && (i.op == Op::Buffer || i.op == Op::Generate);
+  });
+  b.plan.ndim = strided ? std::uint8_t(sp.dims.size()) : 0;
+  if (strided) b.args.dims = sp.dims;
+  b.args.count = n;
+  b.args.reduce_count = m;
+
+  // A work-item per output where the reduced range is short, or strided while
+  // there are enough outputs to fill the device (then neighbouring work-items
+  // read neighbouring elements); otherwise a work-group per output, split over
+  // several groups when there are too few outputs to keep the device busy.
+  const int L = tuning.local_size;
+  rs.local_size = std::uint16_t(L);
+  const bool arg = rs.op == Op::ArgMin || rs.op == Op::ArgMax;
+  if (m <= 16 || (strided && n >= std::int64_t(tuning.target_groups) * 64)) {
+    rs.strategy = codegen::ReduceStrategy::ThreadPerOutput;
+    b.plan.width = 1;
+  } else {
+    rs.strategy = codegen::ReduceStrategy::GroupPerOutput;
+    b.plan.width = arg ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes));
+    std::int64_t g = 1;
+    if (n < tuning.target_groups) {
+      const std::int64_t want = (tuning.target_groups + n - 1) / n;
+      const std::int64_t useful = std::max<std::int64_t>(1, m / (std::int64_t(L) * b.plan.width * 8));
+      g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
+    }
+    rs.two_stage = g > 1;
+    b.args.groups = g;
+    if (rs.two_stage)
+      b.args.scratch_bytes = std::size_t((n * 4 + 7) / 8 * 8 + (arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
+  }
+  return {std::move(b.plan), std::move(b.args)};
+}
 
 }  // namespace fusecl::detail

@@ -22,6 +22,17 @@ struct KernelArgs {
   std::vector<std::int64_t> offsets;                      // by instruction (loads)
   std::vector<std::vector<std::int64_t>> strides;         // by instruction (strided loads)
   std::vector<std::array<std::uint64_t, 4>> gen_params;   // by instruction (generators), bits
+  std::int64_t out_offset = 0;                            // strided output
+  std::vector<std::int64_t> out_strides;
+  std::int64_t groups = 1;                                // reduce: work-groups per output
+  std::size_t scratch_bytes = 0;                          // reduce, two-stage: partials and counters
+};
+
+/// What the scheduler needs to know of the device.
+struct DeviceTuning {
+  int vector_bytes = 16;   // preferred bytes per vector load
+  int local_size = 256;    // work-group size for reductions
+  int target_groups = 64;  // work-groups that keep the whole device busy
 };
 
 struct ScheduledKernel {
@@ -38,9 +49,16 @@ const NodePtr& body_root(const NodePtr& root);
 
 /// One elementwise kernel computing every root (all of one shape) into
 /// contiguous outputs. `vector_bytes` is the device's preferred vector size.
-ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, int vector_bytes);
+/// With `out_layout`, the single root is stored through that offset and those
+/// strides (in the root's shape) instead of contiguously.
+struct OutLayout {
+  std::int64_t offset = 0;
+  std::vector<std::int64_t> strides;
+};
+ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const DeviceTuning& tuning,
+                                 const OutLayout* out_layout = nullptr);
 
 /// One reduction kernel for a Reduce node.
-ScheduledKernel plan_reduce(const NodePtr& root, int vector_bytes);
+ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning);
 
 }  // namespace fusecl::detail

@@ -245,4 +245,42 @@ NodePtr flip(const NodePtr& x, std::optional<int> axis) {
   return slice(x, spec);
 }
 
+// The public API's entry points.
+NodePtr view_reshape(const NodePtr& x, std::vector<std::int64_t> shape) { return reshape(x, std::move(shape)); }
+NodePtr view_permute(const NodePtr& x, std::vector<int> axes) { return permute(x, std::move(axes)); }
+NodePtr view_transpose(const NodePtr& x) { return transpose(x); }
+NodePtr view_slice(const NodePtr& x, const std::vector<Slice>& per_axis) { return slice(x, per_axis); }
+NodePtr view_broadcast(const NodePtr& x, const Shape& shape) { return broadcast_to(x, shape); }
+NodePtr view_expand_dims(const NodePtr& x, int axis) { return expand_dims(x, axis); }
+NodePtr view_squeeze(const NodePtr& x, std::optional<int> axis) { return squeeze(x, axis); }
+NodePtr view_flip(const NodePtr& x, std::optional<int> axis) { return flip(x, axis); }
+
+NodePtr make_concat(const std::vector<NodePtr>& xs, int axis) {
+  if (xs.empty()) throw Error("concatenate: need at least one array");
+  const Shape& first = xs.front()->shape;
+  if (first.ndim() == 0) throw ShapeError("concatenate: zero-dimensional arrays cannot be concatenated");
+  const int a = normalize_axis(axis, first.ndim());
+  DType dtype = xs.front()->dtype;
+  std::vector<std::int64_t> dims = first.dims();
+  dims[std::size_t(a)] = 0;
+  for (const auto& x : xs) {
+    bool ok = x->shape.ndim() == first.ndim();
+    for (int i = 0; ok && i < first.ndim(); ++i)
+      if (i != a && x->shape.dims()[std::size_t(i)] != first.dims()[std::size_t(i)]) ok = false;
+    if (!ok)
+      throw ShapeError("concatenate: all the input array dimensions except for the concatenation axis must match exactly, got " +
+                       first.str() + " and " + x->shape.str());
+    dims[std::size_t(a)] += x->shape.dims()[std::size_t(a)];
+    dtype = promote(dtype, x->dtype);
+  }
+  auto n = std::make_shared<Node>();
+  n->op = Op::Concat;
+  n->dtype = dtype;
+  n->shape = Shape(std::move(dims));
+  n->axis = a;
+  n->weight = 1;
+  for (const auto& x : xs) n->inputs.push_back(make_cast(x, dtype));
+  return n;
+}
+
 }  // namespace fusecl::detail

@@ -4,6 +4,7 @@
 // the code generator only ever sees views directly on what it loads.
 #pragma once
 
+#include "fusecl/views.hpp"
 #include "src/node.hpp"
 
 #include <functional>
@@ -33,10 +34,7 @@ NodePtr broadcast_to(const NodePtr& x, const Shape& shape);
 NodePtr reshape(const NodePtr& x, std::vector<std::int64_t> shape);  // one -1 allowed
 NodePtr permute(const NodePtr& x, std::vector<int> axes);
 NodePtr transpose(const NodePtr& x);  // reverses the axes
-struct SliceSpec {
-  std::optional<std::int64_t> start, stop;
-  std::int64_t step = 1;
-};
+using SliceSpec = fusecl::Slice;
 NodePtr slice(const NodePtr& x, const std::vector<SliceSpec>& per_axis);  // missing trailing axes: whole
 NodePtr expand_dims(const NodePtr& x, int axis);
 NodePtr squeeze(const NodePtr& x, std::optional<int> axis);

@@ -6,5 +6,8 @@
 #include "fusecl/device.hpp"
 #include "fusecl/dtype.hpp"
 #include "fusecl/error.hpp"
+#include "fusecl/generate.hpp"
+#include "fusecl/reduce.hpp"
 #include "fusecl/shape.hpp"
 #include "fusecl/stats.hpp"
+#include "fusecl/views.hpp"

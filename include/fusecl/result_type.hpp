@@ -60,3 +60,28 @@ constexpr DType binary_result(Op op, DType a, DType b) {
 }
 
 }  // namespace fusecl
+
+namespace fusecl {
+
+/// The dtype a reduction's input is cast to (NumPy: sums of small integers
+/// accumulate in 64 bits, means of integers in float64, all/any test truth).
+constexpr DType reduce_compute(Op op, DType in) {
+  switch (op) {
+    case Op::Sum: case Op::Prod:
+      if (in == DType::Bool || kind_of(in) == Kind::Signed) return DType::Int64;
+      if (kind_of(in) == Kind::Unsigned) return DType::UInt64;
+      return in;
+    case Op::Mean: return is_float(in) ? in : DType::Float64;
+    case Op::All: case Op::Any: return DType::Bool;
+    default: return in;
+  }
+}
+
+constexpr DType reduce_result(Op op, DType in) {
+  return (op == Op::ArgMin || op == Op::ArgMax) ? DType::Int64 : reduce_compute(op, in);
+}
+
+/// var and stddev compute in floating point (float64 for integers).
+constexpr DType moment_dtype(DType in) { return is_float(in) ? in : DType::Float64; }
+
+}  // namespace fusecl

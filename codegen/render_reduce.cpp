@@ -1,0 +1,221 @@
+// Reduction kernels. The reduced value is the plan's body evaluated at flat
+// position p = o * m + r of the index space [kept dims..., reduced dims...]
+// (o: output, r: position in the reduced range), so whatever produces the
+// input is fused into the loads of the reduction.
+//
+// Accuracy: float sums accumulate per work-item with Kahan compensation and
+// combine across work-items and work-groups in a tree, so the error is
+// O((log2 L + log2 G) u) * sum|x| instead of O(n u) * sum|x| for a running sum.
+#include "codegen/body.hpp"
+
+#include "fusecl/error.hpp"
+
+namespace fusecl::codegen {
+
+namespace {
+
+const char* k_argmax_better = R"(static inline int $N($T a, long ia, $T b, long ib) {
+  if (ib < 0) return 0;
+  if (ia < 0) return 1;
+$NAN  return (b $CMP a) || (b == a && ib < ia);
+}
+)";
+
+std::string replace_all(std::string s, const std::string& key, const std::string& val) {
+  for (std::size_t p = s.find(key); p != std::string::npos; p = s.find(key, p + val.size())) s.replace(p, key.size(), val);
+  return s;
+}
+
+std::string identity(Op op, DType t) {
+  const std::string T = cl_type(t);
+  const bool flt = is_float(t);
+  switch (op) {
+    case Op::Prod: case Op::All: return "(" + T + ")(1)";
+    case Op::Min: case Op::ArgMin:
+      if (flt) return "(" + T + ")(INFINITY)";
+      if (t == DType::Bool) return "(uchar)(1)";
+      return "(" + T + ")(" + (T == "char" ? "CHAR_MAX" : T == "short" ? "SHRT_MAX" : T == "int" ? "INT_MAX" : T == "long" ? "LONG_MAX"
+                              : T == "uchar" ? "UCHAR_MAX" : T == "ushort" ? "USHRT_MAX" : T == "uint" ? "UINT_MAX" : "ULONG_MAX") + ")";
+    case Op::Max: case Op::ArgMax:
+      if (flt) return "(" + T + ")(-INFINITY)";
+      if (kind_of(t) != Kind::Signed) return "(" + T + ")(0)";
+      return "(" + T + ")(" + (T == "char" ? "CHAR_MIN" : T == "short" ? "SHRT_MIN" : T == "int" ? "INT_MIN" : "LONG_MIN") + ")";
+    default: return "(" + T + ")(0)";
+  }
+}
+
+// The op combining two accumulators (arg-reductions compare instead).
+Op combine_op(Op op) {
+  switch (op) {
+    case Op::Sum: case Op::Mean: return Op::Add;
+    case Op::Prod: return Op::Mul;
+    case Op::Min: return Op::Minimum;
+    case Op::Max: return Op::Maximum;
+    case Op::All: return Op::BitAnd;
+    case Op::Any: return Op::BitOr;
+    default: return Op::Add;
+  }
+}
+
+bool is_arg(Op op) { return op == Op::ArgMin || op == Op::ArgMax; }
+
+struct Emitter {
+  const KernelPlan& plan;
+  const ReduceSpec& rs;
+  HelperSet& helpers;
+  bool kahan, arg;
+  std::string A;  // accumulator type
+  std::string better;
+
+  std::string combine(const std::string& a, const std::string& b, int width) const {
+    return spell(combine_op(rs.op), rs.acc, rs.acc, a, b, "", width, helpers);
+  }
+
+  // Folds value expression `v` (at reduced position `r`) into acc[/comp/idx] (scalars).
+  std::string accumulate(const std::string& v, const std::string& r, const std::string& ind) const {
+    if (arg) return ind + "if (" + better + "(acc, idx, " + v + ", " + r + ")) { acc = " + v + "; idx = " + r + "; }\n";
+    if (kahan)
+      return ind + "{ const " + A + " y_ = " + v + " - comp; const " + A + " t_ = acc + y_; comp = (t_ - acc) - y_; acc = t_; }\n";
+    return ind + "acc = " + combine("acc", v, 1) + ";\n";
+  }
+
+  std::string finish_value(const std::string& acc) const {
+    std::string v = acc;
+    if (rs.op == Op::Mean) v = "(" + v + ") / s" + std::to_string(rs.divisor);
+    if (rs.post_sqrt) v = "sqrt(" + v + ")";
+    return v;
+  }
+
+  // Tree reduction of sh[0..L) (and shi) into sh[0]; every work-item of the group takes part.
+  std::string tree(const std::string& ind) const {
+    const std::string L = std::to_string(rs.local_size);
+    std::string s = ind + "sh[lid] = acc;" + (arg ? " shi[lid] = idx;" : "") + "\n";
+    s += ind + "barrier(CLK_LOCAL_MEM_FENCE);\n";
+    s += ind + "for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n";
+    if (arg) {
+      s += ind + "  if (lid < s_ && " + better + "(sh[lid], shi[lid], sh[lid + s_], shi[lid + s_])) { sh[lid] = sh[lid + s_]; shi[lid] = shi[lid + s_]; }\n";
+    } else {
+      s += ind + "  if (lid < s_) sh[lid] = " + combine("sh[lid]", "sh[lid + s_]", 1) + ";\n";
+    }
+    s += ind + "  barrier(CLK_LOCAL_MEM_FENCE);\n" + ind + "}\n";
+    return s;
+  }
+
+  std::string store(const std::string& ind, const std::string& acc, const std::string& idx) const {
+    return ind + "out0[o] = " + (arg ? idx : finish_value(acc)) + ";\n";
+  }
+};
+
+std::string lane(int j) {
+  static const char* hex = "0123456789abcdef";
+  return std::string(".s") + hex[j];
+}
+
+}  // namespace
+
+std::string render_reduce(const KernelPlan& plan, const std::string& name) {
+  const ReduceSpec& rs = plan.reduce;
+  HelperSet helpers;
+  Emitter e{plan, rs, helpers, false, is_arg(rs.op), cl_type(rs.acc), ""};
+  e.kahan = is_float(rs.acc) && (rs.op == Op::Sum || rs.op == Op::Mean);
+  if (e.arg) {
+    std::string nan = is_float(rs.acc) ? "  if (isnan(a)) return isnan(b) && ib < ia;\n  if (isnan(b)) return 1;\n" : "";
+    std::string t = replace_all(k_argmax_better, "$NAN", nan);
+    t = replace_all(t, "$CMP", rs.op == Op::ArgMax ? ">" : "<");
+    const std::string fname = std::string(rs.op == Op::ArgMax ? "fcl_argmax_better_" : "fcl_argmin_better_") + e.A;
+    e.better = helpers.use(fname, replace_all(replace_all(t, "$N", fname), "$T", e.A));
+  }
+  const int W = plan.width;
+  const std::string Ws = std::to_string(W);
+  const std::string AW = cl_type(rs.acc, W);
+  const std::string v = "v" + std::to_string(rs.input);
+  const std::string L = std::to_string(rs.local_size);
+
+  std::string sig;
+  const auto ps = params(plan);
+  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+
+  std::string b;
+  auto init = [&](const std::string& ind) {
+    std::string s = ind + e.A + " acc = " + identity(rs.op, rs.acc) + ";\n";
+    if (e.kahan) s += ind + e.A + " comp = (" + e.A + ")(0);\n";
+    if (e.arg) s += ind + "long idx = -1;\n";
+    return s;
+  };
+  auto scalar_step = [&](const std::string& ind) {
+    return ind + "const long p = o * m + r;\n" + emit_coordinates(plan, "p", ind) + emit_body(plan, 1, "p", ind, helpers) +
+           e.accumulate(v, "r", ind);
+  };
+
+  if (rs.strategy == ReduceStrategy::ThreadPerOutput) {
+    b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n";
+    b += init("  ");
+    b += "  for (long r = 0; r < m; ++r) {\n" + scalar_step("    ") + "  }\n";
+    if (e.kahan) b += "  acc = acc - comp;\n";
+    b += e.store("  ", "acc", "idx");
+    return program_prelude(plan) + helpers.text() + "\n__kernel void " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+  }
+
+  b += "  const int lid = (int)get_local_id(0);\n";
+  if (rs.two_stage) {
+    b += "  const long o = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n";
+    b += "  const long chunk = ((m + groups - 1) / groups + " + Ws + " - 1) / " + Ws + " * " + Ws + ";\n";
+    b += "  const long r_begin = min(m, part * chunk), r_end = min(m, r_begin + chunk);\n";
+  } else {
+    b += "  const long o = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
+  }
+  b += "  __local " + e.A + " sh[" + L + "];\n";
+  if (e.arg) b += "  __local long shi[" + L + "];\n";
+  b += init("  ");
+  if (W > 1) {
+    b += "  {\n    " + AW + " accv = (" + AW + ")(" + identity(rs.op, rs.acc) + ");\n";
+    if (e.kahan) b += "    " + AW + " compv = (" + AW + ")(0);\n";
+    b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
+    b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";
+    b += "      const long p = o * m + r_begin + q * " + Ws + ";\n";
+    b += emit_body(plan, W, "p", "      ", helpers);
+    if (e.kahan)
+      b += "      { const " + AW + " y_ = " + v + " - compv; const " + AW + " t_ = accv + y_; compv = (t_ - accv) - y_; accv = t_; }\n";
+    else
+      b += "      accv = " + e.combine("accv", v, W) + ";\n";
+    b += "    }\n";
+    for (int j = 0; j < W; ++j) {
+      if (e.kahan) b += "    acc += accv" + lane(j) + " - compv" + lane(j) + ";\n";
+      else b += "    acc = " + e.combine("acc", "accv" + lane(j), 1) + ";\n";
+    }
+    b += "    for (long r = r_begin + nvec * " + Ws + " + lid; r < r_end; r += " + L + ") {\n" + scalar_step("      ") + "    }\n  }\n";
+  } else {
+    b += "  for (long r = r_begin + lid; r < r_end; r += " + L + ") {\n" + scalar_step("    ") + "  }\n";
+  }
+  if (e.kahan) b += "  acc = acc - comp;\n";
+  b += e.tree("  ");
+  if (!rs.two_stage) {
+    b += "  if (lid == 0) {\n" + e.store("    ", "sh[0]", "shi[0]") + "  }\n";
+  } else {
+    // Partials go to scratch; the last group of an output (counted with an
+    // atomic) combines them and resets the counter for the next launch.
+    b += "  __global volatile uint* counters = (__global volatile uint*)scratch;\n";
+    b += "  __global volatile long* pidx = (__global volatile long*)(scratch + (n * 4 + 7) / 8 * 8);\n";
+    b += "  __global volatile " + e.A + "* pval = (__global volatile " + e.A + "*)(scratch + (n * 4 + 7) / 8 * 8 + " +
+         (e.arg ? "n * groups * 8" : "0") + ");\n";
+    b += "  __local int is_last;\n";
+    b += "  if (lid == 0) {\n    pval[o * groups + part] = sh[0];\n";
+    if (e.arg) b += "    pidx[o * groups + part] = shi[0];\n";
+    b += "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n";
+    b += "    is_last = atomic_inc(&counters[o]) == (uint)(groups - 1);\n  }\n";
+    b += "  barrier(CLK_LOCAL_MEM_FENCE);\n  if (!is_last) return;\n";
+    b += "  mem_fence(CLK_GLOBAL_MEM_FENCE);\n";
+    b += "  acc = " + identity(rs.op, rs.acc) + ";\n";
+    if (e.arg) b += "  idx = -1;\n";
+    b += "  for (long k = lid; k < groups; k += " + L + ") {\n";
+    if (e.arg) b += "    const " + e.A + " pv = pval[o * groups + k]; const long pi = pidx[o * groups + k];\n    if (" + e.better + "(acc, idx, pv, pi)) { acc = pv; idx = pi; }\n";
+    else b += "    acc = " + e.combine("acc", "pval[o * groups + k]", 1) + ";\n";
+    b += "  }\n";
+    b += e.tree("  ");
+    b += "  if (lid == 0) {\n" + e.store("    ", "sh[0]", "shi[0]") + "    counters[o] = 0;\n  }\n";
+  }
+  return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name +
+         "(\n    " + sig + ")\n{\n" + b + "}\n";
+}
+
+}  // namespace fusecl::codegen
