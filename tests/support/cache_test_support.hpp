@@ -1,0 +1,55 @@
+// Helpers for the kernel-cache tests: private temporary folders, file bytes,
+// running the fusecl-cache tool, and a disk cache that records its warnings.
+#pragma once
+
+#include "runtime/disk_cache.hpp"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fusecl::test {
+
+/// A fresh folder (mode 0700) under the system temp folder, removed with everything in it.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::vector<unsigned char> read_bytes(const std::filesystem::path& p);
+void write_bytes(const std::filesystem::path& p, const std::vector<unsigned char>& bytes);
+
+/// Lines a DiskCache sent to its sink.
+struct Diagnostics {
+  std::vector<std::string> lines;
+  std::size_t warnings() const;                        // lines starting "fusecl: warning:"
+  bool any_contains(const std::string& text) const;
+};
+
+/// Read-write settings for `dir` whose diagnostics go to `diag` (which must outlive them).
+rt::DiskCacheSettings settings_for(const std::filesystem::path& dir, Diagnostics& diag);
+
+/// What running a command gave.
+struct CommandResult {
+  int exit_code = -1;  // -1: it did not exit normally
+  std::string out, err;
+};
+
+/// Runs the built fusecl-cache with `args` (already shell-quoted where needed).
+CommandResult run_cache_tool(const std::string& args);
+
+/// Single-quotes `s` for /bin/sh.
+std::string shell_quote(const std::string& s);
+
+/// Every file (not folder) under `dir`, recursively.
+std::vector<std::filesystem::path> files_under(const std::filesystem::path& dir);
+
+}  // namespace fusecl::test
