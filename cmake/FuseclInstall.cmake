@@ -10,6 +10,20 @@ if(FUSECL_SANITIZE)
   target_link_options(fusecl INTERFACE -fsanitize=address,undefined)
 endif()
 
+# With a shared libfusecl, an installed tool (fusecl-info) must find it in
+# any prefix, not only in the loader's default folders: look next door, in
+# ../lib relative to the program.
+if(BUILD_SHARED_LIBS)
+  file(RELATIVE_PATH bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
+  get_property(tool_targets DIRECTORY ${PROJECT_SOURCE_DIR}/tools PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(tool IN LISTS tool_targets)
+    get_target_property(type ${tool} TYPE)
+    if(type STREQUAL "EXECUTABLE")
+      set_property(TARGET ${tool} APPEND PROPERTY INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
+    endif()
+  endforeach()
+endif()
+
 install(TARGETS fusecl EXPORT fuseclTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
