@@ -24,13 +24,14 @@ set_tests_properties(install_and_build_examples PROPERTIES
 
 if(FUSECL_SANITIZE)
   # ASan reports leaks at exit; lsan.supp silences those PoCL makes itself
-  # (it says which and why). UBSan stops at the first error and prints where.
+  # (it says which and why). UBSan already stops at the first error
+  # (-fno-sanitize-recover); print_stacktrace makes it say where it came from.
   # The options are put in front of any the caller already exported, so a
   # developer can still override one (ASan takes the last value given).
   set(FUSECL_SANITIZER_ENV_MODS
     "ASAN_OPTIONS=string_prepend:detect_leaks=1:check_initialization_order=1:strict_init_order=1:"
     "LSAN_OPTIONS=string_prepend:suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan.supp:"
-    "UBSAN_OPTIONS=string_prepend:print_stacktrace=1:halt_on_error=1:")
+    "UBSAN_OPTIONS=string_prepend:print_stacktrace=1:")
 
   # ENVIRONMENT_MODIFICATION rather than ENVIRONMENT, which would replace the
   # FUSECL_CACHE_DIR the tests already get.
