@@ -34,6 +34,7 @@ if (($# > 0)); then shift; fi
 
 case "$command" in
   demo)
+    [[ -f examples/demo.cpp ]] || die "examples/demo.cpp does not exist in this checkout; nothing was done."
     ./scripts/setup.sh
     build -DFUSECL_BUILD_EXAMPLES=ON
     log "running build/examples/demo"
