@@ -9,7 +9,8 @@
 //    IsNan, IsInf, IsFinite) look at their operands in promote(a, b) (for the
 //    unary ones, x's own dtype) and give a bool, which is then cast to `out`.
 //  - Cast is cast(x, out) (value.hpp).
-//  - Where picks a or b by c's truthiness and casts the pick to `out`.
+//  - Where(cond, x, y), i.e. ref_ternary(Op::Where, cond, x, y, out), picks x
+//    or y by cond's truthiness and casts the pick to `out`.
 //  - Everything else casts its operands to `out` first and computes in `out`:
 //    `out` decides the meaning, so Div with an integer `out` is floor division
 //    and Div with a float `out` is true division (np.divide on integers gets
@@ -37,12 +38,17 @@
 //    with the quotient snapped to an integer; a zero remainder takes the
 //    divisor's sign; b == 0 gives a / b resp. NaN). Minimum/Maximum return the
 //    first NaN operand if there is one, else `a <= b ? a : b` resp.
-//    `a >= b ? a : b`; Fmin/Fmax ignore a NaN unless both are NaN.
+//    `a >= b ? a : b` (for equal zeros of opposite sign NumPy's answer
+//    depends on its SIMD path; close_enough() treats +0 and -0 as equal);
+//    Fmin/Fmax ignore a NaN unless both are NaN.
 //  - Transcendental functions (exp, sin, pow, atan2, hypot, rsqrt, ...) are
 //    evaluated in long double and rounded once to `out`. On x86-64 that is 64
 //    bits of precision, so the reference sits within half an ulp (plus a hair)
 //    of the exact result for float32 and float64 alike; tolerance_ulps()
-//    (ulp.hpp) adds that half ulp to the OpenCL bounds.
+//    (ulp.hpp) adds that half ulp to the OpenCL bounds. (Where long double is
+//    double, as on MSVC and Apple arm64, the float64 reference is only as
+//    good as libm, typically within 1 ulp.) Zeros, infinities and NaN in pow
+//    are taken from pow in `out`'s type: glibc's x87 powl gets some wrong.
 //
 // Operations that make no sense for `out` (sin with an integer `out`, Shl on
 // floats, ...) throw std::invalid_argument naming the op and dtype.
