@@ -50,7 +50,7 @@ TEST_CASE("uniform draws are the documented exact functions of the block", "[phi
   }
 }
 
-TEST_CASE("uniform draws lie in [0, 1) on the 2^-24 / 2^-53 grid", "[philox]") {
+TEST_CASE("uniform draws lie in 0 <= u < 1 on the 2^-24 / 2^-53 grid", "[philox]") {
   for (std::uint64_t i = 0; i < 100'000; ++i) {
     const float f = uniform_f32(i, kSeed);
     const double d = uniform_f64(i, kSeed);
