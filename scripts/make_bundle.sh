@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Packs a Release build (configured with -DFUSECL_PORTABLE_BUNDLE=ON) into one
+# folder that runs on another x86-64 Linux machine without Debian's packages:
+# the programs, plus the OpenCL ICD loader and Google Benchmark's shared library
+# they link. Used to run the suite on a lent GPU machine.
+#   scripts/make_bundle.sh BUILD_DIR OUT_DIR
+# Then, there: LD_LIBRARY_PATH=OUT_DIR/lib OUT_DIR/bin/<program>
+set -euo pipefail
+build=${1:?usage: make_bundle.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: make_bundle.sh BUILD_DIR OUT_DIR}
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/lib"
+for p in tools/fusecl-info tools/fusecl-cache examples/demo examples/monte_carlo_pi examples/list_devices \
+         tests/fusecl_tests bench/fusecl-bench; do
+  [ -x "$build/$p" ] && cp "$build/$p" "$out/bin/"
+done
+# The shared libraries the programs need that a bare machine may lack.
+for lib in $(ldd "$out"/bin/* 2>/dev/null | awk '/=> \//{print $3}' | sort -u); do
+  case "$(basename "$lib")" in
+    libOpenCL.so*|libbenchmark*.so*) cp -L "$lib" "$out/lib/" ;;
+  esac
+done
+for f in bench/report.py bench/gpu_frameworks.py bench/compare.sh; do
+  [ -f "$f" ] && cp "$f" "$out/"
+done
+du -sh "$out"
