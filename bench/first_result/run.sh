@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Cold against warm time to first result, each in a fresh process, under the
+# driver-cache settings that matter:
+#   PoCL:   POCL_KERNEL_CACHE=0 (PoCL caches nothing) and =1 (its own cache on)
+#   NVIDIA: CUDA_CACHE_DISABLE=1 (no driver cache) and unset (its own cache on)
+# and, for each, fusecl's disk cache on (cold: empty folder; warm: second run)
+# against off (FUSECL_CACHE=off: only the driver's cache can help).
+#   bench/first_result/run.sh PATH/TO/fusecl-first-result [FUSECL_DEVICE] [runs]
+# Prints a Markdown table; the raw JSON lines go to stderr.
+set -euo pipefail
+prog=${1:?usage: run.sh PATH/TO/fusecl-first-result [device] [runs]}
+device=${2:-}
+runs=${3:-3}
+[ -n "$device" ] && export FUSECL_DEVICE=$device
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+field() { sed -n "s/.*\"$1\": \"\\{0,1\\}\([^,\"}]*\).*/\1/p"; }
+
+# time_runs LABEL ENV... : runs `runs` times (warm) after one cold run, in a fresh fusecl cache folder.
+measure() {
+  local label=$1; shift
+  local dir="$tmp/cache-$RANDOM$RANDOM"
+  # Each setting starts with empty fusecl and driver caches.
+  rm -rf "$tmp/pocl" "$tmp/nv"
+  local envs=(FUSECL_CACHE_DIR="$dir" POCL_CACHE_DIR="$tmp/pocl" CUDA_CACHE_PATH="$tmp/nv" "$@")
+  local cold warm_list=() line
+  line=$(env "${envs[@]}" "$prog"); echo "$label cold: $line" >&2
+  cold=$(echo "$line" | field total_ms)
+  for _ in $(seq "$runs"); do
+    line=$(env "${envs[@]}" "$prog"); echo "$label warm: $line" >&2
+    warm_list+=("$(echo "$line" | field total_ms)")
+  done
+  local warm; warm=$(printf '%s\n' "${warm_list[@]}" | median)
+  local loaded; loaded=$(echo "$line" | field programs_loaded)
+  printf '| %s | %.1f | %.1f | %.1fx | %s |\n' "$label" "$cold" "$warm" "$(awk -v c="$cold" -v w="$warm" 'BEGIN{print c / w}')" "$loaded"
+}
+
+info=$("$prog" 2>/dev/null | head -1)
+echo "device: $(echo "$info" | field device), driver $(echo "$info" | field driver); $(date -u +%F); median of $runs warm runs"
+echo
+echo "| setting | cold ms | warm ms | cold/warm | warm run loaded from fusecl's cache |"
+echo "| --- | ---: | ---: | ---: | ---: |"
+case "$(echo "$info" | field device)" in
+  *NVIDIA*|*H100*|*H200*|*Tesla*|*GeForce*)
+    measure "driver cache off (CUDA_CACHE_DISABLE=1), fusecl cache on" CUDA_CACHE_DISABLE=1
+    measure "driver cache off (CUDA_CACHE_DISABLE=1), fusecl cache off" CUDA_CACHE_DISABLE=1 FUSECL_CACHE=off
+    measure "driver cache on, fusecl cache on"
+    measure "driver cache on, fusecl cache off (driver cache alone)" FUSECL_CACHE=off
+    ;;
+  *)
+    measure "driver cache off (POCL_KERNEL_CACHE=0), fusecl cache on" POCL_KERNEL_CACHE=0
+    measure "driver cache off (POCL_KERNEL_CACHE=0), fusecl cache off" POCL_KERNEL_CACHE=0 FUSECL_CACHE=off
+    measure "driver cache on, fusecl cache on" POCL_KERNEL_CACHE=1
+    measure "driver cache on, fusecl cache off (driver cache alone)" POCL_KERNEL_CACHE=1 FUSECL_CACHE=off
+    ;;
+esac
