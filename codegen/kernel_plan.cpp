@@ -20,16 +20,8 @@ std::string signature(const KernelPlan& p) {
   put(p.width);
   put(p.out_strided);
   put(std::uint16_t(p.instrs.size()));
-  for (const auto& i : p.instrs) {
-    put(i.op);
-    put(i.dtype);
-    put(i.a);
-    put(i.b);
-    put(i.c);
-    put(i.slot);
-    put(i.access);
-    put(i.gen);
-  }
+  // Instr has no padding (asserted in kernel_plan.hpp), so its bytes are its fields.
+  s.append(reinterpret_cast<const char*>(p.instrs.data()), p.instrs.size() * sizeof(Instr));
   put(std::uint16_t(p.outputs.size()));
   for (auto o : p.outputs) put(o);
   for (auto d : p.buffer_dtypes) put(d);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace fusecl::codegen {
@@ -34,6 +35,9 @@ struct Instr {
 
   friend bool operator==(const Instr&, const Instr&) = default;
 };
+
+// signature() hashes instructions as raw bytes: there must be no padding.
+static_assert(std::has_unique_object_representations_v<Instr>, "Instr must have no padding bytes");
 
 enum class KernelKind : std::uint8_t { Elementwise, Reduce };
 

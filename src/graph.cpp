@@ -13,6 +13,11 @@
 
 namespace fusecl::detail {
 
+std::uint32_t next_walk_epoch() {
+  static std::uint32_t epoch = 0;
+  return ++epoch;
+}
+
 std::uint32_t max_fused_ops() {
   static const std::uint32_t bound = [] {
     const char* v = std::getenv("FUSECL_MAX_FUSED_OPS");

@@ -56,7 +56,15 @@ struct Node {
   // per path (an over-estimate that is cheap to keep and errs towards
   // evaluating early). Bounds the size of generated kernels.
   std::uint32_t weight = 0;
+
+  // Scratch for graph walks (single-threaded): a walk takes a fresh epoch and
+  // marks the nodes it has seen, instead of allocating a visited set.
+  std::uint32_t mark = 0;
+  std::int16_t mark_value = -1;
 };
+
+/// A number no node is marked with yet.
+std::uint32_t next_walk_epoch();
 
 /// Nodes that are leaves of a kernel: their values are read, not computed.
 inline bool is_leaf(const Node& n) { return n.op == Op::Buffer || n.op == Op::Scalar || n.op == Op::Generate; }

@@ -18,15 +18,15 @@ const NodePtr& body_root(const NodePtr& root) { return root->op == Op::Contiguou
 
 std::vector<NodePtr> unevaluated_barriers(const NodePtr& root) {
   std::vector<NodePtr> out;
-  std::vector<const Node*> seen;
+  const std::uint32_t epoch = next_walk_epoch();
   std::vector<NodePtr> stack;
   if (op_class(root->op) == OpClass::Reduce || root->op == Op::Concat) stack = root->inputs;
   else stack.push_back(body_root(root));
   while (!stack.empty()) {
     NodePtr n = stack.back();
     stack.pop_back();
-    if (std::find(seen.begin(), seen.end(), n.get()) != seen.end()) continue;
-    seen.push_back(n.get());
+    if (n->mark == epoch) continue;
+    n->mark = epoch;
     if (is_barrier(*n)) {
       out.push_back(n);
       continue;
@@ -48,10 +48,16 @@ namespace {
 // and permuted / collapsed afterwards.
 class BodyBuilder {
  public:
-  explicit BodyBuilder(const Shape& logical) : logical_(logical) {}
+  explicit BodyBuilder(const Shape& logical) : logical_(logical), epoch_(next_walk_epoch()) {
+    plan.instrs.reserve(32);
+    args.offsets.reserve(32);
+    args.strides.reserve(32);
+    args.gen_params.reserve(32);
+    logical_strides.reserve(32);
+  }
 
   std::int16_t visit(const NodePtr& n) {
-    if (auto it = memo_.find(n.get()); it != memo_.end()) return it->second;
+    if (n->mark == epoch_) return n->mark_value;
     std::int16_t r;
     if (n->op == Op::Scalar) {
       r = scalar(*n);
@@ -72,7 +78,8 @@ class BodyBuilder {
     } else {
       throw Error("internal: unevaluated " + std::string(op_name(n->op)) + " inside a kernel body");
     }
-    memo_[n.get()] = r;
+    n->mark = epoch_;
+    n->mark_value = r;
     return r;
   }
 
@@ -146,7 +153,7 @@ class BodyBuilder {
     std::int64_t offset;
   };
   Shape logical_;
-  std::unordered_map<const Node*, std::int16_t> memo_;
+  std::uint32_t epoch_;
   std::unordered_map<const Node*, std::int16_t> scalar_slots_;
   std::unordered_map<const rt::DeviceBuffer*, std::int16_t> buffer_slots_;
   std::vector<std::pair<LoadKey, std::int16_t>> loads_;
