@@ -19,24 +19,34 @@ std::string build_options() {
   return o;
 }
 
-const DeviceTuning& device_tuning() {
-  static const DeviceTuning t = [] {
-    const auto& info = rt::runtime().dev.info;
-    const bool cpu = info.type == "CPU";
-    DeviceTuning d;
-    // CPUs (PoCL) gain most from explicit wide vectors (one AVX-512 register,
-    // or two AVX2 ones); GPUs want 16-byte loads per work-item.
-    d.vector_bytes = cpu ? 64 : 16;
-    if (const char* v = std::getenv("FUSECL_VECTOR_BYTES"); v && *v) d.vector_bytes = std::clamp(std::atoi(v), 1, 128);
-    // CPU work-groups run as loops on one core: small groups, one or two per core.
-    d.local_size = int(std::min<std::size_t>(cpu ? 16 : 256, info.max_work_group_size));
-    int pow2 = 1;
-    while (pow2 * 2 <= d.local_size) pow2 *= 2;
-    d.local_size = pow2;
-    d.target_groups = int(std::max(1u, info.compute_units)) * (cpu ? 2 : 4);
-    return d;
-  }();
+namespace {
+DeviceTuning default_tuning() {
+  const auto& info = rt::runtime().dev.info;
+  const bool cpu = info.type == "CPU";
+  DeviceTuning d;
+  // CPUs (PoCL) gain most from explicit wide vectors (one AVX-512 register,
+  // or two AVX2 ones); GPUs want 16-byte loads per work-item.
+  d.vector_bytes = cpu ? 64 : 16;
+  if (const char* v = std::getenv("FUSECL_VECTOR_BYTES"); v && *v) d.vector_bytes = std::clamp(std::atoi(v), 1, 128);
+  // CPU work-groups run as loops on one core: small groups, one or two per core.
+  d.local_size = int(std::min<std::size_t>(cpu ? 16 : 256, info.max_work_group_size));
+  int pow2 = 1;
+  while (pow2 * 2 <= d.local_size) pow2 *= 2;
+  d.local_size = pow2;
+  d.target_groups = int(std::max(1u, info.compute_units)) * (cpu ? 2 : 4);
+  return d;
+}
+
+DeviceTuning& tuning() {
+  static DeviceTuning t = default_tuning();
   return t;
+}
+}  // namespace
+
+const DeviceTuning& device_tuning() { return tuning(); }
+
+void set_vector_bytes(int bytes) {
+  tuning().vector_bytes = bytes > 0 ? std::clamp(bytes, 1, 128) : default_tuning().vector_bytes;
 }
 
 rt::KernelSource kernel_source(const codegen::KernelPlan& plan) {

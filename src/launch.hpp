@@ -14,6 +14,10 @@ std::string build_options();
 /// FUSECL_VECTOR_BYTES overrides).
 const DeviceTuning& device_tuning();
 
+/// Overrides the vector size for later kernels (benchmarks sweep it; 0 restores
+/// the device's default). Kernels of each width are cached separately.
+void set_vector_bytes(int bytes);
+
 /// Renders the program text of a plan (what the cache hashes and builds).
 rt::KernelSource kernel_source(const codegen::KernelPlan& plan);
 
