@@ -104,6 +104,7 @@ class DiskCache {
   void warn_once(Trouble t, const std::string& msg);
   bool ensure_folder(const std::filesystem::path& sub);
   void check_folder_safety();
+  void write_failed(const std::string& what, int e);
   bool write_atomically(const std::filesystem::path& final_path, std::span<const unsigned char> bytes);
   bool remove_path(const std::filesystem::path& p);
 
