@@ -23,9 +23,14 @@ struct DeviceBuffer {
   std::size_t capacity = 0;  // the size class actually allocated
 };
 
+/// Not thread-safe: fusecl drives the device from one thread at a time.
 class BufferPool {
  public:
-  BufferPool(cl_context ctx, std::uint64_t max_cached_bytes);
+  /// Keeps at most `max_cached_bytes` of unused buffers for reuse. Requests
+  /// over `max_alloc_bytes` (the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE) are
+  /// refused with a clear message instead of an opaque CL_INVALID_BUFFER_SIZE.
+  /// Retains `ctx` for the pool's lifetime.
+  BufferPool(cl_context ctx, std::uint64_t max_cached_bytes, std::uint64_t max_alloc_bytes);
   ~BufferPool();
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
@@ -38,17 +43,23 @@ class BufferPool {
   /// Releases every cached (unused) buffer.
   void trim();
 
-  /// The size class a request of `bytes` is rounded up to.
+  /// The size class a request of `bytes` is rounded up to: a power of two up
+  /// to 1 MiB (at least 256 bytes), above that a multiple of 1/8 of the largest
+  /// power of two not above the request, so no more than 12.5% is wasted where
+  /// waste costs real memory. 0 for 0 (zero-byte buffers allocate nothing).
   static std::size_t size_class(std::size_t bytes);
 
   std::uint64_t bytes_in_use() const { return in_use_; }
   std::uint64_t bytes_cached() const { return cached_; }
   std::uint64_t allocations() const { return allocations_; }  // clCreateBuffer calls so far
+  std::uint64_t max_cached_bytes() const { return max_cached_; }
+  std::uint64_t max_alloc_bytes() const { return max_alloc_; }
 
  private:
-  void give_back(DeviceBuffer* b);
+  void give_back(DeviceBuffer* b) noexcept;
+  cl_mem create(std::size_t capacity, std::size_t bytes);
   cl_context ctx_;
-  std::uint64_t max_cached_;
+  std::uint64_t max_cached_, max_alloc_;
   std::uint64_t in_use_ = 0, cached_ = 0, allocations_ = 0;
   std::multimap<std::size_t, cl_mem> free_;  // capacity -> buffer
   std::shared_ptr<bool> alive_;               // lets buffers outliving the pool release themselves

@@ -5,8 +5,10 @@
 #include "runtime/buffer_pool.hpp"
 #include "runtime/device_discovery.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 
 namespace fusecl::rt {
 
@@ -32,5 +34,10 @@ void download(const DeviceBuffer& buf, std::size_t offset, std::size_t bytes, vo
 
 /// Blocks until the queue is empty.
 void finish();
+
+/// How many bytes of unused buffers the pool keeps: a quarter of the device's
+/// global memory, or FUSECL_POOL_MAX_BYTES (`env_value`, null when unset) if
+/// that is smaller. Throws fusecl::Error if `env_value` is not a byte count.
+std::uint64_t pool_cache_cap(std::uint64_t global_mem_bytes, const char* env_value);
 
 }  // namespace fusecl::rt

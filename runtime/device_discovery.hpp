@@ -16,8 +16,13 @@ struct DeviceHandle {
 };
 
 /// All devices of all platforms. Throws fusecl::Error saying how to install
-/// PoCL when there is no OpenCL platform (or no device) at all.
-std::vector<DeviceHandle> discover_devices();
+/// PoCL when there is no OpenCL platform (or no device) at all. A platform
+/// whose queries fail is left out; if `skipped` is given, it receives one line
+/// per platform that contributed no device, saying why (for fusecl-info).
+std::vector<DeviceHandle> discover_devices(std::vector<std::string>* skipped = nullptr);
+
+/// The DeviceInfo of each handle, in order (what choose_device takes).
+std::vector<DeviceInfo> infos_of(const std::vector<DeviceHandle>& handles);
 
 struct DeviceChoice {
   std::size_t index = 0;  // into the discovered list

@@ -1,0 +1,116 @@
+// fusecl-info: lists the OpenCL devices fusecl can see and which one it would
+// use. It only discovers and chooses; it creates no context, so a driver that
+// fails to set up a device cannot hide the others from the listing.
+#include "fusecl/error.hpp"
+#include "runtime/byte_size.hpp"
+#include "runtime/device_discovery.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* kUsage =
+    "Usage: fusecl-info [--help]\n"
+    "\n"
+    "Lists every OpenCL device on this machine with what fusecl knows about it,\n"
+    "and marks with '*' the one fusecl would use.\n"
+    "\n"
+    "Environment:\n"
+    "  FUSECL_DEVICE          which device fusecl uses: cpu, gpu or accelerator (the\n"
+    "                         first device of that type), P:D (device D of platform P,\n"
+    "                         as listed here), or part of a platform or device name\n"
+    "                         (case-insensitive). Unset: the first GPU, else the first CPU.\n"
+    "  FUSECL_POOL_MAX_BYTES  most bytes of unused device buffers fusecl keeps for\n"
+    "                         reuse (never more than a quarter of the device's memory).\n";
+
+using fusecl::DeviceInfo;
+using fusecl::VectorWidths;
+using fusecl::rt::exact_bytes;
+
+const char* yes_no(bool b) { return b ? "yes" : "no"; }
+
+void field(const char* label, const std::string& value) { std::printf("      %-24s%s\n", label, value.c_str()); }
+
+void widths_row(const char* label, const VectorWidths& w) {
+  std::printf("        %-22s%6u%6u%6u%6u%6u%7u\n", label, w.char_, w.short_, w.int_, w.long_, w.float_, w.double_);
+}
+
+void print_device(const DeviceInfo& d, bool chosen) {
+  std::printf("%s %s  [%s] %s / %s\n", chosen ? "*" : " ", d.id().c_str(), d.type.c_str(), d.platform_name.c_str(),
+              d.name.c_str());
+  field("platform version", d.platform_version);
+  field("vendor", d.vendor);
+  field("device version", d.version);
+  field("driver version", d.driver_version);
+  field("OpenCL C version", d.opencl_c_version);
+  field("compute units", std::to_string(d.compute_units));
+  field("global memory", exact_bytes(d.global_mem_bytes));
+  field("max allocation", exact_bytes(d.max_alloc_bytes));
+  field("local memory", exact_bytes(d.local_mem_bytes));
+  field("max work-group size", std::to_string(d.max_work_group_size));
+  field("max parameter size", exact_bytes(d.max_parameter_size));
+  field("fp64", yes_no(d.fp64));
+  field("correctly rounded sqrt", std::string(yes_no(d.correctly_rounded_sqrt)) + " (float divide and sqrt)");
+  field("denormals", std::string(yes_no(d.denormals)) + " (float)");
+  std::printf("      %-24s%6s%6s%6s%6s%6s%7s\n", "vector widths", "char", "short", "int", "long", "float", "double");
+  widths_row("preferred", d.preferred);
+  widths_row("native", d.native);
+  std::printf("\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    std::fprintf(stderr, "fusecl-info: unknown argument '%s'\n\n%s", argv[i], kUsage);
+    return 2;
+  }
+
+  std::vector<std::string> skipped;
+  std::vector<DeviceInfo> devices;
+  try {
+    devices = fusecl::rt::infos_of(fusecl::rt::discover_devices(&skipped));
+  } catch (const fusecl::Error& e) {
+    std::fprintf(stderr, "fusecl-info: %s\n", e.what());
+    return 1;
+  }
+
+  const char* spec = std::getenv("FUSECL_DEVICE");
+  std::optional<fusecl::rt::DeviceChoice> choice;
+  std::string choice_error;
+  try {
+    choice = fusecl::rt::choose_device(devices, spec ? spec : "");
+  } catch (const fusecl::Error& e) {
+    // Still list the devices: they are what the user needs to fix the spec.
+    choice_error = e.what();
+  }
+
+  if (spec)
+    std::printf("OpenCL devices (FUSECL_DEVICE=%s):\n\n", spec);
+  else
+    std::printf("OpenCL devices (FUSECL_DEVICE is not set):\n\n");
+  for (std::size_t i = 0; i < devices.size(); ++i) print_device(devices[i], choice && choice->index == i);
+
+  if (!skipped.empty()) {
+    std::printf("Platforms without a usable device:\n");
+    for (const std::string& s : skipped) std::printf("  %s\n", s.c_str());
+    std::printf("\n");
+  }
+
+  if (!choice) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "fusecl-info: %s\n", choice_error.c_str());
+    return 1;
+  }
+  std::printf("fusecl uses %s: %s\n", devices[choice->index].id().c_str(), choice->reason.c_str());
+  return 0;
+}
