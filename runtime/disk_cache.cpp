@@ -1,5 +1,7 @@
 #include "runtime/disk_cache.hpp"
 
+#include "runtime/byte_size.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -241,7 +243,7 @@ void DiskCache::store(const CacheKey& key, const EntryMetadata& meta, std::span<
       return;
     const std::vector<unsigned char> bytes = encode_entry(key, meta, binary);
     if (!write_atomically(entry_path(key), bytes)) return;
-    log("stored " + key.hex() + " (kernel " + meta.kernel_name + ", " + format_byte_size(bytes.size()) + ")");
+    log("stored " + key.hex() + " (kernel " + meta.kernel_name + ", " + human_bytes(bytes.size()) + ")");
     prune(s_.max_bytes);
   } catch (const std::exception& e) {
     // Out of memory, or a library error not foreseen above: the program is built
@@ -358,7 +360,7 @@ PruneResult DiskCache::prune(std::uint64_t max_bytes) {
   }
   if (res.removed_entries)
     log("evicted " + std::to_string(res.removed_entries) + " least recently used entries (" +
-        format_byte_size(res.removed_bytes) + ") to stay under " + format_byte_size(max_bytes));
+        human_bytes(res.removed_bytes) + ") to stay under " + human_bytes(max_bytes));
   return res;
 }
 
