@@ -278,8 +278,7 @@ std::vector<CacheFile> DiskCache::scan() const {
       }
       struct stat st{};
       if (::lstat(f.path.c_str(), &st) != 0) continue;  // removed meanwhile by another process
-      f.regular = S_ISREG(st.st_mode);
-      f.bytes = f.regular ? std::uint64_t(st.st_size) : 0;
+      f.bytes = S_ISREG(st.st_mode) ? std::uint64_t(st.st_size) : 0;
       f.mtime_ns = std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
       out.push_back(std::move(f));
     }
