@@ -295,6 +295,11 @@ TEST_CASE("every kind of damaged entry is a miss with one warning and is rewritt
     fs::create_symlink(t.path() / "elsewhere.bin", p);
     expected_reason = "symbolic link";
   }
+  SECTION("a FIFO in place of the file (opening it must not hang)") {
+    fs::remove(p);
+    REQUIRE(::mkfifo(p.c_str(), 0600) == 0);
+    expected_reason = "not a regular file";
+  }
   SECTION("a file that cannot be read") {
     ::chmod(p.c_str(), 0);
     if (::access(p.c_str(), R_OK) == 0) {
