@@ -47,7 +47,7 @@ struct Filled {
 
 }  // namespace
 
-TEST_CASE("fusecl-cache verify finds bad entries; --fix removes them", "[cache_tool]") {
+TEST_CASE("fusecl-cache verify finds bad entries and --fix removes them", "[cache_tool]") {
   Filled f(3);
   auto ok = run_cache_tool("--dir " + f.dir + " verify");
   CHECK(ok.exit_code == 0);
@@ -78,7 +78,7 @@ TEST_CASE("fusecl-cache verify finds bad entries; --fix removes them", "[cache_t
   CHECK(run_cache_tool("--dir " + f.dir + " verify").exit_code == 0);
 }
 
-TEST_CASE("fusecl-cache list shows every entry, most recently used first", "[cache_tool]") {
+TEST_CASE("fusecl-cache list shows every entry with the most recently used first", "[cache_tool]") {
   Filled f(3);
   auto r = run_cache_tool("--dir " + f.dir + " list");
   REQUIRE(r.exit_code == 0);
@@ -98,7 +98,7 @@ TEST_CASE("fusecl-cache list shows every entry, most recently used first", "[cac
   CHECK_FALSE(fs::exists(empty.path() / "absent"));  // looking creates nothing
 }
 
-TEST_CASE("fusecl-cache stats, prune and clear", "[cache_tool]") {
+TEST_CASE("fusecl-cache stats and prune and clear", "[cache_tool]") {
   Filled f(4);
   const std::uint64_t one = fs::file_size(f.cache.entry_path(key_n(0)));
 

@@ -123,7 +123,7 @@ TEST_CASE("byte sizes accept binary suffixes and reject everything else", "[disk
     CHECK_FALSE(parse_byte_size(bad).has_value());
 }
 
-TEST_CASE("settings come from the environment; bad values warn and use the default", "[disk_cache]") {
+TEST_CASE("settings come from the environment and bad values warn and fall back to the default", "[disk_cache]") {
   Diagnostics diag;
   auto sink = [&diag](const std::string& l) { diag.lines.push_back(l); };
   ScopedEnv dir("FUSECL_CACHE_DIR", "/some/where");
@@ -182,7 +182,7 @@ TEST_CASE("settings come from the environment; bad values warn and use the defau
   }
 }
 
-TEST_CASE("a stored entry loads back exactly, in a private folder, with nothing left over", "[disk_cache]") {
+TEST_CASE("a stored entry loads back exactly from a private folder with nothing left over", "[disk_cache]") {
   TempDir t;
   Diagnostics diag;
   DiskCacheSettings s = test::settings_for(t.path() / "cache", diag);
@@ -351,7 +351,7 @@ TEST_CASE("a cache folder that cannot be created warns once and turns the disk c
   CHECK(diag.warnings() == 1);
 }
 
-TEST_CASE("a cache folder that cannot be written warns once; reads go on", "[disk_cache]") {
+TEST_CASE("a cache folder that cannot be written warns once and reads go on", "[disk_cache]") {
   TempDir t;
   const fs::path dir = t.path() / "cache";
   {

@@ -91,7 +91,7 @@ std::string slurp(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("a kernel is built once, then found in memory, then loaded from disk", "[kernel_cache][cl]") {
+TEST_CASE("a kernel is built once then found in memory then loaded from disk", "[kernel_cache][cl]") {
   PrivateCache pc;
   int renders = 0;
   auto render = [&] {
@@ -143,7 +143,7 @@ TEST_CASE("FUSECL_CACHE_SAVE_SOURCE keeps each entry's source beside it", "[kern
   CHECK(std::string(saved.begin(), saved.end()) == ks.source);
 }
 
-TEST_CASE("with the disk cache off or read-only, kernels are built and nothing is written", "[kernel_cache][cl]") {
+TEST_CASE("with the disk cache off or read-only kernels are built and nothing is written", "[kernel_cache][cl]") {
   const CacheMode mode = GENERATE(CacheMode::Off, CacheMode::ReadOnly);
   INFO(cache_mode_name(mode));
   PrivateCache pc(mode);
