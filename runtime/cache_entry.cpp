@@ -167,7 +167,9 @@ std::vector<unsigned char> encode_entry(const CacheKey& key, const EntryMetadata
 
 EntryRead read_entry(const std::filesystem::path& path, const CacheKey& expected, ReadPayload what) {
   EntryRead r;
-  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
+  // O_NONBLOCK: a FIFO planted under an entry's name must not hang the open; for the
+  // regular files that pass the check below it changes nothing.
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)};
   if (f.fd < 0) {
     const int e = errno;
     if (e == ENOENT || e == ENOTDIR) {

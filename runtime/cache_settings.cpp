@@ -1,5 +1,7 @@
 #include "runtime/cache_settings.hpp"
 
+#include "runtime/byte_size.hpp"
+
 #include <pwd.h>
 #include <unistd.h>
 
@@ -97,22 +99,6 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
   return value << shift;
 }
 
-std::string format_byte_size(std::uint64_t bytes) {
-  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  double v = double(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 6) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  // Whole numbers print without a fraction ("256 MiB"), others with one digit ("1.5 GiB").
-  if (v == double(std::uint64_t(v))) std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
-  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-  return buf;
-}
-
 DiskCacheSettings settings_from_env(const DiagnosticSink& sink) {
   DiskCacheSettings s;
   s.sink = sink;
@@ -129,7 +115,7 @@ DiskCacheSettings settings_from_env(const DiagnosticSink& sink) {
     if (auto bytes = parse_byte_size(cap)) s.max_bytes = *bytes;
     else
       warn(sink, "FUSECL_CACHE_MAX_BYTES='" + std::string(cap) +
-                     "' is not a size like 268435456, 512M or 2G; using " + format_byte_size(s.max_bytes));
+                     "' is not a size like 268435456, 512M or 2G; using " + human_bytes(s.max_bytes));
   }
 
   s.save_source = parse_flag("FUSECL_CACHE_SAVE_SOURCE", sink);

@@ -62,7 +62,4 @@ std::filesystem::path default_cache_dir();
 /// case-insensitive). nullopt for anything else, including overflow.
 std::optional<std::uint64_t> parse_byte_size(std::string_view text);
 
-/// "256 MiB", "1.5 GiB", "312 B": for messages and the cache tool.
-std::string format_byte_size(std::uint64_t bytes);
-
 }  // namespace fusecl::rt

@@ -1,5 +1,7 @@
 #include "runtime/disk_cache.hpp"
 
+#include "runtime/byte_size.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -97,10 +99,29 @@ void DiskCache::check_folder_safety() {
   struct stat st{};
   if (::stat(s_.dir.c_str(), &st) != 0) return;  // not there yet; store creates it 0700
   folder_checked_ = true;
-  if (st.st_uid != ::geteuid() || (st.st_mode & S_IWOTH))
-    warn_once(Trouble::UnsafeFolder, "the kernel cache folder " + s_.dir.string() +
-                                         " is writable by other users, who could make fusecl run their "
-                                         "code; make it private (chmod 700) or set FUSECL_CACHE_DIR");
+  std::string problem;
+  if (st.st_uid != ::geteuid()) problem = "belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+  else if (st.st_mode & S_IWOTH) problem = "is writable by every user";
+  if (!problem.empty())
+    warn_once(Trouble::UnsafeFolder, "the kernel cache folder " + s_.dir.string() + " " + problem +
+                                         ", who could make fusecl run their code; use a private folder "
+                                         "(chmod 700, or set FUSECL_CACHE_DIR)");
+}
+
+// One place decides what a failed write means: a permission error will not go away,
+// so the cache turns read-only; anything else (a full disk) may, so later stores try
+// again, quietly.
+void DiskCache::write_failed(const std::string& what, int e) {
+  if (is_permission_error(e)) {
+    warn_once(Trouble::WriteDenied, "cannot write to the kernel cache folder " + s_.dir.string() + ": " + what +
+                                        ": " + errno_text(e) + "; using it read-only for the rest of this run");
+    mode_ = CacheMode::ReadOnly;
+  } else {
+    warn_once(Trouble::WriteFailed, "could not store a kernel binary in " + s_.dir.string() + ": " + what + ": " +
+                                        errno_text(e) +
+                                        " (nothing was left behind; later store failures in this run are not "
+                                        "reported)");
+  }
 }
 
 // Creates the cache folder (and any missing parents) and the entry's subfolder, all 0700.
@@ -131,15 +152,7 @@ bool DiskCache::ensure_folder(const fs::path& sub) {
       // A file where a subfolder belongs: damage inside our own folder; clear it and retry.
       if (attempt == 0 && remove_path(sub)) continue;
     }
-    if (is_permission_error(e)) {
-      warn_once(Trouble::WriteDenied, "cannot write to the kernel cache folder " + s_.dir.string() + ": " +
-                                          errno_text(e) + "; using it read-only for the rest of this run");
-      mode_ = CacheMode::ReadOnly;
-    } else {
-      warn_once(Trouble::WriteFailed, "could not store a kernel binary in " + s_.dir.string() + ": cannot create " +
-                                          sub.string() + ": " + (e == EEXIST ? "not a folder" : errno_text(e)) +
-                                          " (later store failures in this run are not reported)");
-    }
+    write_failed("creating " + sub.string(), e == EEXIST ? ENOTDIR : e);
     return false;
   }
   return false;
@@ -164,17 +177,7 @@ bool DiskCache::write_atomically(const fs::path& final_path, std::span<const uns
 
   auto fail = [&](const char* step, int e, bool created) {
     if (created) ::unlink(temp.c_str());
-    if (is_permission_error(e)) {
-      warn_once(Trouble::WriteDenied, "cannot write to the kernel cache folder " + s_.dir.string() + ": " +
-                                          step + ": " + errno_text(e) +
-                                          "; using it read-only for the rest of this run");
-      mode_ = CacheMode::ReadOnly;
-    } else {
-      warn_once(Trouble::WriteFailed, "could not store a kernel binary in " + s_.dir.string() + ": " + step +
-                                          " " + temp.string() + ": " + errno_text(e) +
-                                          " (nothing was left behind; later store failures in this run are "
-                                          "not reported)");
-    }
+    write_failed(std::string(step) + " " + temp.string(), e);
     return false;
   };
 
@@ -240,11 +243,13 @@ void DiskCache::store(const CacheKey& key, const EntryMetadata& meta, std::span<
       return;
     const std::vector<unsigned char> bytes = encode_entry(key, meta, binary);
     if (!write_atomically(entry_path(key), bytes)) return;
-    log("stored " + key.hex() + " (kernel " + meta.kernel_name + ", " + format_byte_size(bytes.size()) + ")");
+    log("stored " + key.hex() + " (kernel " + meta.kernel_name + ", " + human_bytes(bytes.size()) + ")");
     prune(s_.max_bytes);
   } catch (const std::exception& e) {
-    warn_once(Trouble::WriteFailed, std::string("could not store a kernel binary in ") + s_.dir.string() + ": " +
-                                        e.what() + " (later store failures in this run are not reported)");
+    // Out of memory, or a library error not foreseen above: the program is built
+    // either way, so a store must never take the process down.
+    warn_once(Trouble::WriteFailed, "could not store a kernel binary in " + s_.dir.string() + ": " + e.what() +
+                                        " (later store failures in this run are not reported)");
   }
 }
 
@@ -273,8 +278,7 @@ std::vector<CacheFile> DiskCache::scan() const {
       }
       struct stat st{};
       if (::lstat(f.path.c_str(), &st) != 0) continue;  // removed meanwhile by another process
-      f.regular = S_ISREG(st.st_mode);
-      f.bytes = f.regular ? std::uint64_t(st.st_size) : 0;
+      f.bytes = S_ISREG(st.st_mode) ? std::uint64_t(st.st_size) : 0;
       f.mtime_ns = std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
       out.push_back(std::move(f));
     }
@@ -355,7 +359,7 @@ PruneResult DiskCache::prune(std::uint64_t max_bytes) {
   }
   if (res.removed_entries)
     log("evicted " + std::to_string(res.removed_entries) + " least recently used entries (" +
-        format_byte_size(res.removed_bytes) + ") to stay under " + format_byte_size(max_bytes));
+        human_bytes(res.removed_bytes) + ") to stay under " + human_bytes(max_bytes));
   return res;
 }
 

@@ -41,9 +41,8 @@ struct CacheFile {
   Kind kind = Kind::Entry;
   std::filesystem::path path;
   CacheKey key;              // Entry and Source: from the file name
-  std::uint64_t bytes = 0;   // 0 for something that is not a regular file
+  std::uint64_t bytes = 0;   // 0 for a folder or link where a file belongs (verify reports it)
   std::int64_t mtime_ns = 0; // last use of an entry (a hit refreshes it); nanoseconds since the epoch
-  bool regular = true;       // false: a directory, link or device where a file belongs
 };
 
 struct PruneResult {
@@ -104,6 +103,7 @@ class DiskCache {
   void warn_once(Trouble t, const std::string& msg);
   bool ensure_folder(const std::filesystem::path& sub);
   void check_folder_safety();
+  void write_failed(const std::string& what, int e);
   bool write_atomically(const std::filesystem::path& final_path, std::span<const unsigned char> bytes);
   bool remove_path(const std::filesystem::path& p);
 

@@ -20,8 +20,9 @@ CacheKey program_cache_key(const KernelSource& ks, const DeviceInfo& dev);
 /// A built program for `ks` on runtime()'s device; the caller owns one reference.
 /// Order: the disk cache's binary (clCreateProgramWithBinary + clBuildProgram with
 /// ks.options), and if there is none or the driver rejects it, a build from source,
-/// whose binary is then stored (replacing a rejected one). Counts disk hits and misses,
-/// programs loaded and built. A failed source build throws fusecl::Error with the
+/// whose binary is then stored (replacing a rejected one). Counts disk hits and misses
+/// (neither while the disk cache is off; a rejected binary is a miss), programs loaded
+/// and built. A failed source build throws fusecl::Error with the
 /// build log and the whole source, numbered.
 cl_program build_program(const KernelSource& ks);
 

@@ -9,19 +9,13 @@
 using namespace fusecl::rt;
 using fusecl::test::Diagnostics;
 using fusecl::test::TempDir;
+using fusecl::test::test_key;
+using fusecl::test::test_payload;
 using fusecl::test::run_cache_tool;
 using fusecl::test::shell_quote;
 namespace fs = std::filesystem;
 
 namespace {
-
-CacheKey key_n(int n) {
-  KeyInputs in;
-  in.source = "__kernel void tool" + std::to_string(n) + "() {}";
-  return cache_key(in);
-}
-
-std::vector<unsigned char> payload(std::size_t size) { return std::vector<unsigned char>(size, 0x5a); }
 
 // A cache folder with `n` good entries for kernels "kernel_0".."kernel_<n-1>",
 // entry i last used i*100 seconds ago.
@@ -33,8 +27,8 @@ struct Filled {
 
   explicit Filled(int n) {
     for (int i = 0; i < n; ++i) {
-      cache.store(key_n(i), {"Tool Test Device", "kernel_" + std::to_string(i), "9.9"}, payload(1000), {});
-      fs::last_write_time(cache.entry_path(key_n(i)),
+      cache.store(test_key(i), {"Tool Test Device", "kernel_" + std::to_string(i), "9.9"}, test_payload(i), {});
+      fs::last_write_time(cache.entry_path(test_key(i)),
                           fs::file_time_type::clock::now() - std::chrono::seconds(100 * i));
     }
   }
@@ -47,17 +41,17 @@ struct Filled {
 
 }  // namespace
 
-TEST_CASE("fusecl-cache verify finds bad entries; --fix removes them", "[cache_tool]") {
+TEST_CASE("fusecl-cache verify finds bad entries and --fix removes them", "[cache_tool]") {
   Filled f(3);
   auto ok = run_cache_tool("--dir " + f.dir + " verify");
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("3 entries checked, 0 bad") != std::string::npos);
 
-  const fs::path bad = f.cache.entry_path(key_n(1));
+  const fs::path bad = f.cache.entry_path(test_key(1));
   std::vector<unsigned char> bytes = fusecl::test::read_bytes(bad);
   bytes.back() ^= 0xff;
   fusecl::test::write_bytes(bad, bytes);
-  const fs::path squatter = f.cache.entry_path(key_n(7));
+  const fs::path squatter = f.cache.entry_path(test_key(7));
   fs::create_directories(squatter);
 
   auto found = run_cache_tool("verify --dir " + f.dir);  // --dir may come after the command
@@ -73,23 +67,23 @@ TEST_CASE("fusecl-cache verify finds bad entries; --fix removes them", "[cache_t
   CHECK(fixed.out.find("removed 2 bad entries") != std::string::npos);
   CHECK_FALSE(fs::exists(bad));
   CHECK_FALSE(fs::exists(squatter));
-  CHECK(fs::exists(f.cache.entry_path(key_n(0))));
-  CHECK(fs::exists(f.cache.entry_path(key_n(2))));
+  CHECK(fs::exists(f.cache.entry_path(test_key(0))));
+  CHECK(fs::exists(f.cache.entry_path(test_key(2))));
   CHECK(run_cache_tool("--dir " + f.dir + " verify").exit_code == 0);
 }
 
-TEST_CASE("fusecl-cache list shows every entry, most recently used first", "[cache_tool]") {
+TEST_CASE("fusecl-cache list shows every entry with the most recently used first", "[cache_tool]") {
   Filled f(3);
   auto r = run_cache_tool("--dir " + f.dir + " list");
   REQUIRE(r.exit_code == 0);
   for (int i = 0; i < 3; ++i) {
-    CHECK(r.out.find(key_n(i).hex()) != std::string::npos);
+    CHECK(r.out.find(test_key(i).hex()) != std::string::npos);
     CHECK(r.out.find("kernel_" + std::to_string(i)) != std::string::npos);
   }
   CHECK(r.out.find("Tool Test Device") != std::string::npos);
-  CHECK(r.out.find("KEY") < r.out.find(key_n(0).hex()));
-  CHECK(r.out.find(key_n(0).hex()) < r.out.find(key_n(1).hex()));
-  CHECK(r.out.find(key_n(1).hex()) < r.out.find(key_n(2).hex()));
+  CHECK(r.out.find("KEY") < r.out.find(test_key(0).hex()));
+  CHECK(r.out.find(test_key(0).hex()) < r.out.find(test_key(1).hex()));
+  CHECK(r.out.find(test_key(1).hex()) < r.out.find(test_key(2).hex()));
 
   TempDir empty;
   auto none = run_cache_tool("--dir " + shell_quote((empty.path() / "absent").string()) + " list");
@@ -98,9 +92,9 @@ TEST_CASE("fusecl-cache list shows every entry, most recently used first", "[cac
   CHECK_FALSE(fs::exists(empty.path() / "absent"));  // looking creates nothing
 }
 
-TEST_CASE("fusecl-cache stats, prune and clear", "[cache_tool]") {
+TEST_CASE("fusecl-cache stats and prune and clear", "[cache_tool]") {
   Filled f(4);
-  const std::uint64_t one = fs::file_size(f.cache.entry_path(key_n(0)));
+  const std::uint64_t one = fs::file_size(f.cache.entry_path(test_key(0)));
 
   auto stats = run_cache_tool("--dir=" + f.dir + " stats");
   REQUIRE(stats.exit_code == 0);
@@ -112,8 +106,8 @@ TEST_CASE("fusecl-cache stats, prune and clear", "[cache_tool]") {
   auto pruned = run_cache_tool("--dir " + f.dir + " prune --max-bytes " + std::to_string(2 * one));
   CHECK(pruned.exit_code == 0);
   CHECK(f.entries() == 2);
-  CHECK(fs::exists(f.cache.entry_path(key_n(0))));  // the two most recently used stay
-  CHECK(fs::exists(f.cache.entry_path(key_n(1))));
+  CHECK(fs::exists(f.cache.entry_path(test_key(0))));  // the two most recently used stay
+  CHECK(fs::exists(f.cache.entry_path(test_key(1))));
 
   CHECK(run_cache_tool("--dir " + f.dir + " prune --max-bytes=1K").exit_code == 0);
   CHECK(f.entries() == 0);
@@ -138,7 +132,8 @@ TEST_CASE("fusecl-cache explains usage errors", "[cache_tool]") {
   };
   for (const Case& c : {Case{"", "no command"}, Case{dir + "frobnicate", "unknown command 'frobnicate'"},
                         Case{dir + "prune", "needs --max-bytes"}, Case{dir + "prune --max-bytes lots", "not a size"},
-                        Case{dir + "list --fix", "--fix belongs to 'verify'"}, Case{dir + "stats --bogus", "unknown option"},
+                        Case{dir + "list --fix", "--fix belongs to 'verify'"},
+                        Case{dir + "stats --bogus", "unknown option"},
                         Case{"stats --dir", "--dir needs a value"}, Case{dir + "list extra", "unexpected argument"}}) {
     INFO(c.args);
     auto r = run_cache_tool(c.args);

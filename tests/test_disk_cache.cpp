@@ -20,21 +20,11 @@ using namespace fusecl;
 using namespace fusecl::rt;
 using fusecl::test::Diagnostics;
 using fusecl::test::TempDir;
+using fusecl::test::test_key;
+using fusecl::test::test_payload;
 namespace fs = std::filesystem;
 
 namespace {
-
-CacheKey key_n(int n) {
-  KeyInputs in;
-  in.source = "__kernel void k" + std::to_string(n) + "() {}";
-  return cache_key(in);
-}
-
-std::vector<unsigned char> payload_n(int n, std::size_t size = 1000) {
-  std::vector<unsigned char> p(size);
-  for (std::size_t i = 0; i < size; ++i) p[i] = static_cast<unsigned char>(i * 31 + std::size_t(n) * 7);
-  return p;
-}
 
 const EntryMetadata meta{"Test Device", "k", "1.0"};
 
@@ -123,7 +113,7 @@ TEST_CASE("byte sizes accept binary suffixes and reject everything else", "[disk
     CHECK_FALSE(parse_byte_size(bad).has_value());
 }
 
-TEST_CASE("settings come from the environment; bad values warn and use the default", "[disk_cache]") {
+TEST_CASE("settings come from the environment and bad values warn and fall back to the default", "[disk_cache]") {
   Diagnostics diag;
   auto sink = [&diag](const std::string& l) { diag.lines.push_back(l); };
   ScopedEnv dir("FUSECL_CACHE_DIR", "/some/where");
@@ -182,21 +172,21 @@ TEST_CASE("settings come from the environment; bad values warn and use the defau
   }
 }
 
-TEST_CASE("a stored entry loads back exactly, in a private folder, with nothing left over", "[disk_cache]") {
+TEST_CASE("a stored entry loads back exactly from a private folder with nothing left over", "[disk_cache]") {
   TempDir t;
   Diagnostics diag;
   DiskCacheSettings s = test::settings_for(t.path() / "cache", diag);
   s.save_source = true;
   s.log = true;
   DiskCache cache(s);
-  const CacheKey k = key_n(1);
+  const CacheKey k = test_key(1);
 
   CHECK_FALSE(cache.load(k).has_value());  // a plain miss: no warning, nothing created
   CHECK_FALSE(fs::exists(t.path() / "cache"));
-  cache.store(k, meta, payload_n(1), "the source");
+  cache.store(k, meta, test_payload(1), "the source");
   const auto loaded = cache.load(k);
   REQUIRE(loaded.has_value());
-  CHECK(*loaded == payload_n(1));
+  CHECK(*loaded == test_payload(1));
   CHECK(diag.warnings() == 0);
   CHECK(diag.any_contains("fusecl: cache: stored " + k.hex()));
 
@@ -217,8 +207,8 @@ TEST_CASE("a stored entry loads back exactly, in a private folder, with nothing 
   CHECK(header.payload.empty());
 
   // An empty payload is a valid entry too.
-  cache.store(key_n(2), meta, {}, {});
-  const auto empty = cache.load(key_n(2));
+  cache.store(test_key(2), meta, {}, {});
+  const auto empty = cache.load(test_key(2));
   REQUIRE(empty.has_value());
   CHECK(empty->empty());
 }
@@ -228,8 +218,8 @@ TEST_CASE("every kind of damaged entry is a miss with one warning and is rewritt
   TempDir t;
   Diagnostics diag;
   DiskCache cache(test::settings_for(t.path(), diag));
-  const CacheKey k = key_n(1);
-  cache.store(k, meta, payload_n(1), {});
+  const CacheKey k = test_key(1);
+  cache.store(k, meta, test_payload(1), {});
   const fs::path p = cache.entry_path(k);
   std::vector<unsigned char> bytes = test::read_bytes(p);
   REQUIRE(bytes.size() > 1000);
@@ -280,8 +270,8 @@ TEST_CASE("every kind of damaged entry is a miss with one warning and is rewritt
     expected_reason = "stray";
   }
   SECTION("a valid entry of another key under this name") {
-    cache.store(key_n(2), meta, payload_n(2), {});
-    fs::copy_file(cache.entry_path(key_n(2)), p, fs::copy_options::overwrite_existing);
+    cache.store(test_key(2), meta, test_payload(2), {});
+    fs::copy_file(cache.entry_path(test_key(2)), p, fs::copy_options::overwrite_existing);
     expected_reason = "holds key";
   }
   SECTION("a directory in place of the file") {
@@ -294,6 +284,11 @@ TEST_CASE("every kind of damaged entry is a miss with one warning and is rewritt
     fs::rename(p, t.path() / "elsewhere.bin");
     fs::create_symlink(t.path() / "elsewhere.bin", p);
     expected_reason = "symbolic link";
+  }
+  SECTION("a FIFO in place of the file (opening it must not hang)") {
+    fs::remove(p);
+    REQUIRE(::mkfifo(p.c_str(), 0600) == 0);
+    expected_reason = "not a regular file";
   }
   SECTION("a file that cannot be read") {
     ::chmod(p.c_str(), 0);
@@ -311,10 +306,10 @@ TEST_CASE("every kind of damaged entry is a miss with one warning and is rewritt
   CHECK(diag.lines[0].find(p.string()) != std::string::npos);
   CHECK(diag.lines[0].find(expected_reason) != std::string::npos);
 
-  cache.store(k, meta, payload_n(1), {});
+  cache.store(k, meta, test_payload(1), {});
   const auto again = cache.load(k);
   REQUIRE(again.has_value());
-  CHECK(*again == payload_n(1));
+  CHECK(*again == test_payload(1));
   CHECK(diag.warnings() == 1);
   CHECK(fs::is_regular_file(fs::symlink_status(p)));
   CHECK_FALSE(has_temp_files(t.path()));
@@ -324,11 +319,11 @@ TEST_CASE("a file where an entry's subfolder belongs is replaced by the next sto
   TempDir t;
   Diagnostics diag;
   DiskCache cache(test::settings_for(t.path(), diag));
-  const CacheKey k = key_n(1);
+  const CacheKey k = test_key(1);
   test::write_bytes(cache.entry_path(k).parent_path(), {1, 2, 3});
   CHECK_FALSE(cache.load(k).has_value());
-  cache.store(k, meta, payload_n(1), {});
-  CHECK(cache.load(k) == payload_n(1));
+  cache.store(k, meta, test_payload(1), {});
+  CHECK(cache.load(k) == test_payload(1));
   CHECK(diag.warnings() == 0);
 }
 
@@ -337,22 +332,22 @@ TEST_CASE("a cache folder that cannot be created warns once and turns the disk c
   test::write_bytes(t.path() / "file", {1});
   Diagnostics diag;
   DiskCache cache(test::settings_for(t.path() / "file" / "cache", diag));
-  CHECK_FALSE(cache.load(key_n(1)).has_value());
-  for (int i = 0; i < 3; ++i) cache.store(key_n(i), meta, payload_n(i), {});
+  CHECK_FALSE(cache.load(test_key(1)).has_value());
+  for (int i = 0; i < 3; ++i) cache.store(test_key(i), meta, test_payload(i), {});
   CHECK(diag.warnings() == 1);
   CHECK(diag.any_contains("cannot create the kernel cache folder"));
   CHECK(cache.mode() == CacheMode::Off);
-  CHECK_FALSE(cache.load(key_n(1)).has_value());
+  CHECK_FALSE(cache.load(test_key(1)).has_value());
   CHECK(diag.warnings() == 1);
 }
 
-TEST_CASE("a cache folder that cannot be written warns once; reads go on", "[disk_cache]") {
+TEST_CASE("a cache folder that cannot be written warns once and reads go on", "[disk_cache]") {
   TempDir t;
   const fs::path dir = t.path() / "cache";
   {
     Diagnostics d;
     DiskCache writer(test::settings_for(dir, d));
-    writer.store(key_n(1), meta, payload_n(1), {});
+    writer.store(test_key(1), meta, test_payload(1), {});
   }
   // Make the folder and its subfolders unwritable.
   for (const auto& e : fs::recursive_directory_iterator(dir))
@@ -363,12 +358,12 @@ TEST_CASE("a cache folder that cannot be written warns once; reads go on", "[dis
   Diagnostics diag;
   if (chmod_blocks_writes) {
     DiskCache cache(test::settings_for(dir, diag));
-    CHECK(cache.load(key_n(1)) == payload_n(1));
-    for (int i = 2; i < 6; ++i) cache.store(key_n(i), meta, payload_n(i), {});
+    CHECK(cache.load(test_key(1)) == test_payload(1));
+    for (int i = 2; i < 6; ++i) cache.store(test_key(i), meta, test_payload(i), {});
     CHECK(diag.warnings() == 1);
     CHECK(diag.any_contains("cannot write to the kernel cache folder"));
     CHECK(cache.mode() == CacheMode::ReadOnly);
-    CHECK(cache.load(key_n(1)) == payload_n(1));
+    CHECK(cache.load(test_key(1)) == test_payload(1));
     CHECK(test::files_under(dir).size() == 1);
   } else {
     // Running as root, where permission bits do not stop writes: a folder below a
@@ -377,7 +372,7 @@ TEST_CASE("a cache folder that cannot be written warns once; reads go on", "[dis
     WARN("permission bits do not stop this user's writes; testing writes below a regular file instead");
     test::write_bytes(t.path() / "file", {1});
     DiskCache cache(test::settings_for(t.path() / "file" / "cache", diag));
-    for (int i = 2; i < 6; ++i) cache.store(key_n(i), meta, payload_n(i), {});
+    for (int i = 2; i < 6; ++i) cache.store(test_key(i), meta, test_payload(i), {});
     CHECK(diag.warnings() == 1);
     CHECK(cache.mode() == CacheMode::Off);
   }
@@ -396,8 +391,8 @@ TEST_CASE("a write that fails part way (a full disk) warns once and leaves no fi
     small.rlim_cur = 16 * 1024;
     auto* old_handler = std::signal(SIGXFSZ, SIG_IGN);
     REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
-    cache.store(key_n(1), meta, payload_n(1, 64 * 1024), {});
-    cache.store(key_n(2), meta, payload_n(2, 64 * 1024), {});
+    cache.store(test_key(1), meta, test_payload(1, 64 * 1024), {});
+    cache.store(test_key(2), meta, test_payload(2, 64 * 1024), {});
     ::setrlimit(RLIMIT_FSIZE, &old);
     std::signal(SIGXFSZ, old_handler);
   }
@@ -406,8 +401,8 @@ TEST_CASE("a write that fails part way (a full disk) warns once and leaves no fi
   CHECK(test::files_under(t.path()).empty());
   CHECK(cache.mode() == CacheMode::ReadWrite);  // space may come back: later stores still try
 
-  cache.store(key_n(1), meta, payload_n(1, 64 * 1024), {});
-  CHECK(cache.load(key_n(1)) == payload_n(1, 64 * 1024));
+  cache.store(test_key(1), meta, test_payload(1, 64 * 1024), {});
+  CHECK(cache.load(test_key(1)) == test_payload(1, 64 * 1024));
   CHECK(diag.warnings() == 1);
 }
 
@@ -419,15 +414,15 @@ TEST_CASE("FUSECL_CACHE=off reads nothing and creates nothing", "[disk_cache]") 
   s.mode = CacheMode::Off;
   DiskCache cache(s);
   CHECK_FALSE(cache.readable());
-  cache.store(key_n(1), meta, payload_n(1), "src");
-  CHECK_FALSE(cache.load(key_n(1)).has_value());
+  cache.store(test_key(1), meta, test_payload(1), "src");
+  CHECK_FALSE(cache.load(test_key(1)).has_value());
   CHECK_FALSE(fs::exists(dir));
   CHECK(diag.lines.empty());
 
   ScopedEnv m("FUSECL_CACHE", "off"), d("FUSECL_CACHE_DIR", dir.string());
   DiskCache from_env(settings_from_env());
-  from_env.store(key_n(1), meta, payload_n(1), "src");
-  CHECK_FALSE(from_env.load(key_n(1)).has_value());
+  from_env.store(test_key(1), meta, test_payload(1), "src");
+  CHECK_FALSE(from_env.load(test_key(1)).has_value());
   CHECK_FALSE(fs::exists(dir));
 }
 
@@ -436,28 +431,28 @@ TEST_CASE("FUSECL_CACHE=read-only reads entries but writes nothing, not even the
   Diagnostics diag;
   {
     DiskCache writer(test::settings_for(t.path(), diag));
-    writer.store(key_n(1), meta, payload_n(1), {});
+    writer.store(test_key(1), meta, test_payload(1), {});
   }
   DiskCacheSettings s = test::settings_for(t.path(), diag);
   s.mode = CacheMode::ReadOnly;
   s.max_bytes = 0;  // eviction would remove everything, if it ran
   DiskCache cache(s);
-  const fs::path p = cache.entry_path(key_n(1));
+  const fs::path p = cache.entry_path(test_key(1));
   set_age(p, std::chrono::hours(1));
   const auto before = fs::last_write_time(p);
 
-  CHECK(cache.load(key_n(1)) == payload_n(1));
+  CHECK(cache.load(test_key(1)) == test_payload(1));
   CHECK(fs::last_write_time(p) == before);
-  cache.store(key_n(2), meta, payload_n(2), "src");
+  cache.store(test_key(2), meta, test_payload(2), "src");
   CHECK(test::files_under(t.path()) == std::vector<fs::path>{p});
 
   std::vector<unsigned char> bytes = test::read_bytes(p);
   bytes.back() ^= 1;
   test::write_bytes(p, bytes);
-  CHECK_FALSE(cache.load(key_n(1)).has_value());
+  CHECK_FALSE(cache.load(test_key(1)).has_value());
   CHECK(diag.warnings() == 1);
   CHECK(diag.any_contains("read-only"));
-  cache.store(key_n(1), meta, payload_n(1), {});
+  cache.store(test_key(1), meta, test_payload(1), {});
   CHECK(test::read_bytes(p) == bytes);  // left as it was
 }
 
@@ -467,23 +462,24 @@ TEST_CASE("eviction under the size cap removes the least recently used entries",
   DiskCacheSettings s = test::settings_for(t.path(), diag);
   s.save_source = true;
   DiskCache probe(s);
-  probe.store(key_n(0), meta, payload_n(0), "source 0");
-  const std::uint64_t one = fs::file_size(probe.entry_path(key_n(0))) + fs::file_size(probe.source_path(key_n(0)));
+  probe.store(test_key(0), meta, test_payload(0), "source 0");
+  const std::uint64_t one =
+      fs::file_size(probe.entry_path(test_key(0))) + fs::file_size(probe.source_path(test_key(0)));
   probe.clear();
 
   s.max_bytes = 2 * one + one / 2;  // room for two entries
   DiskCache cache(s);
-  cache.store(key_n(1), meta, payload_n(1), "source 1");
-  cache.store(key_n(2), meta, payload_n(2), "source 2");
-  set_age(cache.entry_path(key_n(1)), std::chrono::seconds(200));
-  set_age(cache.entry_path(key_n(2)), std::chrono::seconds(100));
-  REQUIRE(cache.load(key_n(1)).has_value());  // 1 is now the most recently used
-  cache.store(key_n(3), meta, payload_n(3), "source 3");
+  cache.store(test_key(1), meta, test_payload(1), "source 1");
+  cache.store(test_key(2), meta, test_payload(2), "source 2");
+  set_age(cache.entry_path(test_key(1)), std::chrono::seconds(200));
+  set_age(cache.entry_path(test_key(2)), std::chrono::seconds(100));
+  REQUIRE(cache.load(test_key(1)).has_value());  // 1 is now the most recently used
+  cache.store(test_key(3), meta, test_payload(3), "source 3");
 
-  CHECK(fs::exists(cache.entry_path(key_n(1))));
-  CHECK_FALSE(fs::exists(cache.entry_path(key_n(2))));
-  CHECK_FALSE(fs::exists(cache.source_path(key_n(2))));  // a source goes with its entry
-  CHECK(fs::exists(cache.entry_path(key_n(3))));
+  CHECK(fs::exists(cache.entry_path(test_key(1))));
+  CHECK_FALSE(fs::exists(cache.entry_path(test_key(2))));
+  CHECK_FALSE(fs::exists(cache.source_path(test_key(2))));  // a source goes with its entry
+  CHECK(fs::exists(cache.entry_path(test_key(3))));
   CHECK(diag.warnings() == 0);
 
   const PruneResult r = cache.prune(0);
@@ -496,8 +492,8 @@ TEST_CASE("prune removes temporary files of crashed writers but not fresh ones",
   TempDir t;
   Diagnostics diag;
   DiskCache cache(test::settings_for(t.path(), diag));
-  cache.store(key_n(1), meta, payload_n(1), {});
-  const fs::path sub = cache.entry_path(key_n(1)).parent_path();
+  cache.store(test_key(1), meta, test_payload(1), {});
+  const fs::path sub = cache.entry_path(test_key(1)).parent_path();
   test::write_bytes(sub / ".tmp-1-stale", {1, 2});
   test::write_bytes(sub / ".tmp-2-fresh", {1, 2});
   test::write_bytes(sub / "unrelated.txt", {1});
@@ -506,7 +502,7 @@ TEST_CASE("prune removes temporary files of crashed writers but not fresh ones",
   CHECK_FALSE(fs::exists(sub / ".tmp-1-stale"));
   CHECK(fs::exists(sub / ".tmp-2-fresh"));
   CHECK(fs::exists(sub / "unrelated.txt"));  // not the cache's to remove
-  CHECK(fs::exists(cache.entry_path(key_n(1))));
+  CHECK(fs::exists(cache.entry_path(test_key(1))));
 }
 
 TEST_CASE("processes storing and loading the same entries at once never see a partial entry", "[disk_cache]") {
@@ -525,8 +521,8 @@ TEST_CASE("processes storing and loading the same entries at once never see a pa
         DiskCache cache(test::settings_for(t.path(), diag));
         for (int r = 0; r < rounds && code == 0; ++r) {
           for (int k = 0; k < keys; ++k) {
-            if (auto got = cache.load(key_n(k)); got && *got != payload_n(k, size)) code = 1;
-            cache.store(key_n(k), meta, payload_n(k, size), {});
+            if (auto got = cache.load(test_key(k)); got && *got != test_payload(k, size)) code = 1;
+            cache.store(test_key(k), meta, test_payload(k, size), {});
           }
         }
         if (code == 0 && diag.warnings() != 0) code = 2;
@@ -546,6 +542,6 @@ TEST_CASE("processes storing and loading the same entries at once never see a pa
   Diagnostics diag;
   DiskCache cache(test::settings_for(t.path(), diag));
   CHECK(cache.verify(false).empty());
-  for (int k = 0; k < keys; ++k) CHECK(cache.load(key_n(k)) == payload_n(k, size));
+  for (int k = 0; k < keys; ++k) CHECK(cache.load(test_key(k)) == test_payload(k, size));
   CHECK_FALSE(has_temp_files(t.path()));
 }

@@ -63,8 +63,11 @@ bool runs_correctly(cl_kernel k, int expected_add, std::size_t n = 256) {
 struct PrivateCache {
   TempDir t;
   Diagnostics diag;
-  PrivateCache() {
-    set_disk_cache(test::settings_for(t.path(), diag));
+  explicit PrivateCache(CacheMode mode = CacheMode::ReadWrite, bool save_source = false) {
+    DiskCacheSettings s = test::settings_for(t.path() / "cache", diag);
+    s.mode = mode;
+    s.save_source = save_source;
+    set_disk_cache(s);
     clear_memory_cache();
     reset_stats();
   }
@@ -88,7 +91,7 @@ std::string slurp(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("a kernel is built once, then found in memory, then loaded from disk", "[kernel_cache][cl]") {
+TEST_CASE("a kernel is built once then found in memory then loaded from disk", "[kernel_cache][cl]") {
   PrivateCache pc;
   int renders = 0;
   auto render = [&] {
@@ -130,6 +133,30 @@ TEST_CASE("build options reach the compiler and are part of the disk key", "[ker
   CHECK(runs_correctly(five, 5));
   CHECK(stats().programs_built == 2);
   CHECK(pc.entries() == 2);
+}
+
+TEST_CASE("FUSECL_CACHE_SAVE_SOURCE keeps each entry's source beside it", "[kernel_cache][cl]") {
+  PrivateCache pc(CacheMode::ReadWrite, true);
+  const KernelSource ks = scale_kernel("fusecl_test_saved", 4);
+  CHECK(runs_correctly(get_kernel("test:saved", [&] { return ks; }), 4));
+  const auto saved = test::read_bytes(disk_cache().source_path(program_cache_key(ks, runtime().dev.info)));
+  CHECK(std::string(saved.begin(), saved.end()) == ks.source);
+}
+
+TEST_CASE("with the disk cache off or read-only kernels are built and nothing is written", "[kernel_cache][cl]") {
+  const CacheMode mode = GENERATE(CacheMode::Off, CacheMode::ReadOnly);
+  INFO(cache_mode_name(mode));
+  PrivateCache pc(mode);
+  CHECK(runs_correctly(get_kernel("test:nowrite", [] { return scale_kernel("fusecl_test_nowrite", 5); }), 5));
+  clear_memory_cache();
+  CHECK(runs_correctly(get_kernel("test:nowrite", [] { return scale_kernel("fusecl_test_nowrite", 5); }), 5));
+  const Stats s = stats();
+  CHECK(s.programs_built == 2);
+  CHECK(s.programs_loaded == 0);
+  CHECK(s.disk_cache_hits == 0);
+  CHECK(s.disk_cache_misses == (mode == CacheMode::Off ? 0u : 2u));  // off does not even look
+  CHECK_FALSE(fs::exists(pc.t.path() / "cache"));
+  CHECK(pc.diag.lines.empty());
 }
 
 TEST_CASE("a cached binary the driver rejects is rebuilt from source and replaced", "[kernel_cache][cl]") {

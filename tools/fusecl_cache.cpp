@@ -1,4 +1,5 @@
 // fusecl-cache: look at and tidy fusecl's on-disk kernel cache. Needs no OpenCL.
+#include "runtime/byte_size.hpp"
 #include "runtime/disk_cache.hpp"
 
 #include <algorithm>
@@ -73,14 +74,12 @@ int cmd_stats(const DiskCache& cache) {
   const bool exists = fs::is_directory(s.dir, ec);
   std::printf("folder:   %s%s\n", s.dir.c_str(), exists ? "" : " (does not exist yet)");
   std::printf("entries:  %llu\n", static_cast<unsigned long long>(entries));
-  std::printf("size:     %s (%llu bytes", format_byte_size(total).c_str(), static_cast<unsigned long long>(total));
+  std::printf("size:     %s\n", exact_bytes(total).c_str());
   if (sources || temps)
-    std::printf("; binaries %s, %llu saved sources, %llu temporary files", format_byte_size(entry_bytes).c_str(),
+    std::printf("          binaries %s, %llu saved sources, %llu temporary files\n", human_bytes(entry_bytes).c_str(),
                 static_cast<unsigned long long>(sources), static_cast<unsigned long long>(temps));
-  std::printf(")\n");
-  std::printf("cap:      %s (%llu bytes; FUSECL_CACHE_MAX_BYTES)\n", format_byte_size(s.max_bytes).c_str(),
-              static_cast<unsigned long long>(s.max_bytes));
-  std::printf("mode:     %s (FUSECL_CACHE)\n", std::string(cache_mode_name(s.mode)).c_str());
+  std::printf("cap:      %s, set by FUSECL_CACHE_MAX_BYTES\n", exact_bytes(s.max_bytes).c_str());
+  std::printf("mode:     %s, set by FUSECL_CACHE\n", std::string(cache_mode_name(s.mode)).c_str());
   return 0;
 }
 
@@ -96,7 +95,7 @@ int cmd_list(const DiskCache& cache) {
     const EntryRead r = read_entry(f.path, f.key, ReadPayload::No);
     if (r.missing) continue;  // evicted meanwhile
     // A bad entry's metadata cannot be trusted; the reason takes its place.
-    Row row{f.key.hex(), format_byte_size(f.bytes), age(f.mtime_ns),
+    Row row{f.key.hex(), human_bytes(f.bytes), age(f.mtime_ns),
             r ? r.header.meta.device_name : "(bad entry: " + r.error + ")",
             r ? r.header.meta.kernel_name : std::string(1, '-')};
     device_width = std::max(device_width, row.device.size());
@@ -133,16 +132,16 @@ int cmd_verify(DiskCache& cache, bool fix) {
 int cmd_prune(DiskCache& cache, std::uint64_t max_bytes) {
   const PruneResult r = cache.prune(max_bytes);
   std::printf("removed %llu entries (%s); %llu entries (%s) remain, cap %s\n",
-              static_cast<unsigned long long>(r.removed_entries), format_byte_size(r.removed_bytes).c_str(),
-              static_cast<unsigned long long>(r.kept_entries), format_byte_size(r.kept_bytes).c_str(),
-              format_byte_size(max_bytes).c_str());
+              static_cast<unsigned long long>(r.removed_entries), human_bytes(r.removed_bytes).c_str(),
+              static_cast<unsigned long long>(r.kept_entries), human_bytes(r.kept_bytes).c_str(),
+              human_bytes(max_bytes).c_str());
   return r.kept_bytes <= max_bytes ? 0 : 1;
 }
 
 int cmd_clear(DiskCache& cache) {
   const PruneResult r = cache.clear();
   std::printf("removed %llu entries (%s) from %s\n", static_cast<unsigned long long>(r.removed_entries),
-              format_byte_size(r.removed_bytes).c_str(), cache.settings().dir.c_str());
+              human_bytes(r.removed_bytes).c_str(), cache.settings().dir.c_str());
   return r.kept_bytes == 0 && r.kept_entries == 0 ? 0 : 1;
 }
 

@@ -24,10 +24,23 @@ TempDir::~TempDir() {
   // Tests make folders unwritable on purpose; make them removable again first.
   for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
-    if (it->is_directory(ec) && !it->is_symlink(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    if (it->is_directory(ec) && !it->is_symlink(ec))
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
   }
   fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
   fs::remove_all(path_, ec);
+}
+
+rt::CacheKey test_key(int n) {
+  rt::KeyInputs in;
+  in.source = "__kernel void k" + std::to_string(n) + "() {}";
+  return rt::cache_key(in);
+}
+
+std::vector<unsigned char> test_payload(int n, std::size_t size) {
+  std::vector<unsigned char> p(size);
+  for (std::size_t i = 0; i < size; ++i) p[i] = static_cast<unsigned char>(i * 31 + std::size_t(n) * 7);
+  return p;
 }
 
 std::vector<unsigned char> read_bytes(const fs::path& p) {

@@ -24,6 +24,12 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+/// A distinct, fixed cache key for each n (the key of a tiny kernel source).
+rt::CacheKey test_key(int n);
+
+/// `size` bytes of a pattern that differs with n: a payload to store under test_key(n).
+std::vector<unsigned char> test_payload(int n, std::size_t size = 1000);
+
 std::vector<unsigned char> read_bytes(const std::filesystem::path& p);
 void write_bytes(const std::filesystem::path& p, const std::vector<unsigned char>& bytes);
 
