@@ -59,6 +59,25 @@ NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen) {
 
 namespace {
 std::uint32_t weight_of(const Node& n) { return is_barrier(n) || n.op == Op::View ? 1 : n.weight; }
+
+// The number of distinct nodes a kernel computing `roots` would fuse (shared
+// subexpressions once), counting up to `limit` and stopping there.
+std::uint32_t fused_size(const std::vector<NodePtr>& roots, std::uint32_t limit) {
+  const std::uint32_t epoch = next_walk_epoch();
+  std::uint32_t count = 1;  // the node about to be made
+  std::vector<const Node*> stack;
+  for (const auto& r : roots) stack.push_back(r.get());
+  while (!stack.empty() && count <= limit) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (n->mark == epoch) continue;
+    const_cast<Node*>(n)->mark = epoch;
+    ++count;
+    if (is_elementwise(n->op))
+      for (const auto& in : n->inputs) stack.push_back(in.get());
+  }
+  return count;
+}
 }  // namespace
 
 NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
@@ -68,24 +87,31 @@ NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
     if (in->shape.ndim() != 0 && in->shape != shape) in = broadcast_to(in, shape);
 
   // Keep kernels buildable and graphs bounded: past the bound, evaluate the
-  // heaviest input now (it becomes a buffer) and fuse only what is left.
-  auto total = [&] {
+  // heaviest input now (it becomes a buffer) and fuse only what is left. The
+  // weight is a cheap over-estimate (shared subexpressions count once per
+  // use); only when it passes the bound are distinct nodes counted exactly.
+  const std::uint32_t bound = max_fused_ops();
+  auto estimate = [&] {
     std::uint64_t w = 1;
     for (const auto& in : inputs) w += weight_of(*in);
-    return w;
+    return std::uint32_t(std::min<std::uint64_t>(w, 0xffffffffu));
   };
-  while (total() > max_fused_ops()) {
+  std::uint32_t weight = estimate();
+  while (weight > bound) {
+    weight = fused_size(inputs, bound);
+    if (weight <= bound) break;
     auto heaviest = std::max_element(inputs.begin(), inputs.end(),
                                      [](const NodePtr& a, const NodePtr& b) { return weight_of(*a) < weight_of(*b); });
     if (weight_of(**heaviest) <= 1) break;
     rt::counters().auto_evaluations++;
     evaluate({*heaviest});
+    weight = estimate();
   }
   auto n = std::make_shared<Node>();
   n->op = op;
   n->dtype = out;
   n->shape = std::move(shape);
-  n->weight = std::uint32_t(std::min<std::uint64_t>(total(), 0xffffffffu));
+  n->weight = weight;
   n->inputs = std::move(inputs);
   if (!fusion_enabled()) evaluate({n});  // eager mode: one kernel per operation
   return n;

@@ -217,3 +217,17 @@ TEST_CASE("vector tails: every size near the vector width is right", "[codegen][
     for (std::size_t i = 0; i < n; ++i) REQUIRE(r[i] == h[i] * 2.0f + 1.0f);
   }
 }
+
+TEST_CASE("shared subexpressions count once against the graph bound", "[fusion][bound]") {
+  // Each step uses t twice: counted per use the graph doubles every step, but
+  // it has only a handful of distinct nodes per step — far below the bound.
+  auto x = from_host(random_floats(1000, 13, 0.5f, 1.0f));
+  reset_stats();
+  Array<float> t = x;
+  for (int i = 0; i < 30; ++i) t = t * 0.5f + t * 0.25f;
+  auto h = t.to_host();
+  CHECK(stats().auto_evaluations == 0);
+  CHECK(stats().kernels_launched == 1);
+  const auto hx = x.to_host();
+  CHECK(h[7] == Approx(hx[7] * std::pow(0.75, 30)).epsilon(1e-4));
+}
