@@ -6,6 +6,7 @@
 #include "bench/copy_bandwidth.hpp"
 #include "bench/options.hpp"
 #include "bench/ways.hpp"
+#include "bench/workloads.hpp"
 
 #include <fusecl/device.hpp>
 
@@ -31,6 +32,10 @@ void add_context(const std::string& command, const fusecl_bench::Options& o, dou
   benchmark::AddCustomContext("fusecl_device_choice", fusecl::device_choice_reason());
   benchmark::AddCustomContext("fusecl_sizes", "2^" + std::to_string(o.min_log2) + " to 2^" + std::to_string(o.max_log2) +
                                                   " step " + std::to_string(o.log2_step) + " (" + o.max_log2_source + ")");
+  // What each workload computes, for the tables bench/report.py writes.
+  fusecl_bench::for_each_workload([]<class W>() {
+    benchmark::AddCustomContext(std::string("fusecl_workload:") + W::info().name, W::info().formula);
+  });
   benchmark::AddCustomContext("fusecl_copy_bandwidth_Bps", std::to_string(copy_bw));
   benchmark::AddCustomContext("fusecl_copy_bandwidth_at", "2^" + std::to_string(copy_log2) + " floats, hand-written float4 kernel");
 }
