@@ -223,10 +223,15 @@ class Section:
         if self.frameworks:
             f = self.frameworks[1].get("context", {})
             rows.append(("Frameworks", f"{f.get('device', '?')}, driver {f.get('driver', '?')}, CUDA {f.get('cuda', '?')}; "
-                                       f"{f.get('versions', '?')}; {f.get('date', '?')}; `{f.get('command', '?')}`"))
+                                       f"{f.get('versions', '?')}; {f.get('date', '?')}; `{f.get('command', '?')}`; "
+                                       "their columns are wall-clock per call including the wait for the GPU"))
+            skipped = self.frameworks[1].get("skipped", [])
+            if skipped:
+                rows.append(("Frameworks skipped", "; ".join(skipped)))
         return md_table(["", ""], rows, numeric=False)
 
     def summary_table(self):
+        fw_cols = self.fw_columns()
         rows = []
         for w in self.workloads():
             sizes = self.sizes(w)
@@ -238,9 +243,10 @@ class Section:
             rows.append([w, f"2^{log2}", fmt_time(t["fused_device"]), fmt_ratio(t["host_eager"], t["fused_device"]),
                          fmt_ratio(t["device_eager"], t["fused_device"]), fmt_ratio(t["host_eager"], t["fused_e2e"]),
                          f"{fmt_count(s['kernels_eager'])} → {fmt_count(s['kernels_fused'])}",
-                         fmt_bytes_rate(s["bw"]), "—" if s["of_copy"] is None else f"{100 * s['of_copy']:.0f}%"])
+                         fmt_bytes_rate(s["bw"]), "—" if s["of_copy"] is None else f"{100 * s['of_copy']:.0f}%"] +
+                        [fmt_time(self.fw.get((w, log2), {}).get(k)) for k, _ in fw_cols])
         return md_table(["workload", "size", "fused device", "vs host eager", "vs device eager", "e2e vs host eager",
-                         "kernels (eager → fused)", "eff. bandwidth", "% copy"], rows)
+                         "kernels (eager → fused)", "eff. bandwidth", "% copy"] + [label for _, label in fw_cols], rows)
 
     def workload_table(self, w):
         fw_cols = self.fw_columns()
@@ -286,11 +292,15 @@ class Section:
             for way, r in ways.items():
                 if r.error:
                     out.append(f"- BM_{w}/{way}/{log2}: {r.error}")
+        for (w, log2), fws in sorted(self.fw.items()):
+            for fw, value in fws.items():
+                if isinstance(value, str):
+                    out.append(f"- {fw} {w} 2^{log2}: {value}")
         return out
 
     def markdown(self, plot_name=None, summary_only=False):
         parts = [f"## {self.device}", "", self.header_lines(), ""]
-        parts += [f"### Summary at the largest size", "", self.summary_table(), ""]
+        parts += ["### Summary at the largest size", "", self.summary_table(), ""]
         if plot_name:
             parts += [f"![fused_device speedup on {self.device}]({plot_name})", ""]
         if summary_only:
