@@ -6,7 +6,8 @@
 #                 'default' or '' lets fusecl choose (the first GPU, else the CPU)
 #       MAX_LOG2  largest size, 2^MAX_LOG2 elements ('' = 22 on CPU devices, 26 on others)
 #       FILTER    --benchmark_filter regex over BM_<workload>/<way>/<log2> ('' = all)
-#     Keeps the JSON as bench/results/<device-slug>.json, rewrites bench/RESULTS.md
+#     Keeps the JSON as bench/results/<device-slug>.json (replacing that device's
+#     earlier run, filtered or not), rewrites bench/RESULTS.md
 #     from every file in bench/results/, draws bench/speedup_<device-slug>.png and
 #     prints the summary at the largest size.
 #   bench/compare.sh --frameworks [DEVICE [MAX_LOG2 [FILTER]]]
@@ -26,7 +27,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 log() { printf 'compare: %s\n' "$*" >&2; }
 die() { printf 'compare: error: %s\n' "$*" >&2; exit 1; }
-usage() { sed -n '2,24s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+usage() { sed -n '2,25s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 
 # The command as typed, quoted so that it can be pasted back.
 invocation="bench/compare.sh"
