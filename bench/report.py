@@ -133,6 +133,13 @@ def fmt_bytes_rate(bps):
     return "—" if bps is None else f"{bps / 1e9:.3g} GB/s"
 
 
+def fmt_percent(fraction):
+    if fraction is None:
+        return "—"
+    p = 100 * fraction
+    return f"{p:.0f}%" if p >= 10 else f"{p:.2g}%"
+
+
 def fmt_count(x):
     if x is None:
         return "—"
@@ -219,6 +226,8 @@ class Section:
             ("Copy bandwidth", f"{fmt_bytes_rate(self.copy_bw)} ({c.get('fusecl_copy_bandwidth_at', '?')}; "
                                f"best of 7 batches): the 100% of \"% copy\""),
             ("Sizes", c.get("fusecl_sizes", "?")),
+            ("Google Benchmark", f"library built as '{c.get('library_build_type', '?')}' (it only keeps time; "
+                                 "the workloads are compiled by this build)"),
         ]
         if self.frameworks:
             f = self.frameworks[1].get("context", {})
@@ -243,7 +252,7 @@ class Section:
             rows.append([w, f"2^{log2}", fmt_time(t["fused_device"]), fmt_ratio(t["host_eager"], t["fused_device"]),
                          fmt_ratio(t["device_eager"], t["fused_device"]), fmt_ratio(t["host_eager"], t["fused_e2e"]),
                          f"{fmt_count(s['kernels_eager'])} → {fmt_count(s['kernels_fused'])}",
-                         fmt_bytes_rate(s["bw"]), "—" if s["of_copy"] is None else f"{100 * s['of_copy']:.0f}%"] +
+                         fmt_bytes_rate(s["bw"]), fmt_percent(s["of_copy"])] +
                         [fmt_time(self.fw.get((w, log2), {}).get(k)) for k, _ in fw_cols])
         return md_table(["workload", "size", "fused device", "vs host eager", "vs device eager", "e2e vs host eager",
                          "kernels (eager → fused)", "eff. bandwidth", "% copy"] + [label for _, label in fw_cols], rows)
@@ -261,7 +270,7 @@ class Section:
                         [fmt_ratio(t["host_eager"], t["fused_device"]), fmt_ratio(t["device_eager"], t["fused_device"]),
                          fmt_ratio(t["host_eager"], t["fused_e2e"]),
                          f"{fmt_count(s['kernels_eager'])} → {fmt_count(s['kernels_fused'])}",
-                         fmt_bytes_rate(s["bw"]), "—" if s["of_copy"] is None else f"{100 * s['of_copy']:.0f}%"] +
+                         fmt_bytes_rate(s["bw"]), fmt_percent(s["of_copy"])] +
                         [fmt_time(fw.get(k)) for k, _ in fw_cols])
         return md_table(header, rows)
 
@@ -398,8 +407,9 @@ Written by `bench/report.py` from `bench/results/*.json`; regenerate with
 - **eff. BW**: bytes a perfect implementation moves (inputs read once, results written once) / fused device time;
   **% copy**: that against the device's copy bandwidth measured in the same run. Both are "—" where nothing is read.
 
-Times are wall-clock medians (Google Benchmark `real_time`). Every device result was checked
-against the host eager result before being timed.
+Times are wall-clock per evaluation: Google Benchmark's `real_time`, the mean over the
+iterations of one run (the median of the repetitions when `--benchmark_repetitions` was
+given). Every device result was checked against the host eager result before being timed.
 """
 
 
