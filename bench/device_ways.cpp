@@ -1,0 +1,105 @@
+// device_eager, fused_device and fused_e2e: the workloads on fusecl arrays.
+#include "bench/case_data.hpp"
+#include "bench/check.hpp"
+#include "bench/measure.hpp"
+#include "bench/ways.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace fusecl_bench {
+
+namespace {
+
+template <class W>
+using DeviceResults = results_t<W, DeviceApi>;
+
+template <class W>
+std::vector<fusecl::Array<float>> upload_inputs(const CaseData<W>& c) {
+  std::vector<fusecl::Array<float>> in;
+  in.reserve(c.inputs.size());
+  for (const auto& h : c.inputs) in.push_back(fusecl::from_host(h.values(), h.shape()));
+  return in;
+}
+
+// Inputs uploaded beforehand; each iteration builds the expression, queues
+// it (fused: one eval; eager: the kernels launch as the operations are
+// written) and waits for the device. The results stay on the device and are
+// released at the end of the iteration, their buffers going back to the pool.
+template <class W>
+void run_device_resident(benchmark::State& state, int log2, bool fused) {
+  CaseData<W>& c = case_data<W>(log2);
+  const auto& ref = reference(c);
+  FusionScope fusion(fused);
+  const std::vector<fusecl::Array<float>> in = upload_inputs(c);
+
+  {
+    const DeviceResults<W> warm = W::template compute<DeviceApi>(c.shape, in);
+    eval_all(warm);
+    auto got = sized_like<host_vectors_t<DeviceResults<W>>>(ref);
+    download_all(warm, got);
+    if (const std::string problem = compare_results(got, ref, W::info()); !problem.empty()) {
+      state.SkipWithError(problem.c_str());
+      return;
+    }
+  }
+
+  const fusecl::Stats before = fusecl::stats();
+  for (auto _ : state) {
+    const DeviceResults<W> results = W::template compute<DeviceApi>(c.shape, in);
+    eval_all(results);
+    fusecl::finish();
+  }
+  report_counters(state, before, std::int64_t(1) << log2, ideal_bytes(c));
+}
+
+// Everything a program with host data pays: upload the inputs, evaluate all
+// results in one go (so that results sharing work share a kernel), download
+// each into a host vector. The vectors are allocated once, outside the timing,
+// as a program that evaluates repeatedly would.
+template <class W>
+void run_fused_e2e(benchmark::State& state, int log2) {
+  CaseData<W>& c = case_data<W>(log2);
+  const auto& ref = reference(c);
+  FusionScope fusion(true);
+  auto out = sized_like<host_vectors_t<DeviceResults<W>>>(ref);
+  auto once = [&] {
+    const std::vector<fusecl::Array<float>> in = upload_inputs(c);
+    const DeviceResults<W> results = W::template compute<DeviceApi>(c.shape, in);
+    eval_all(results);
+    download_all(results, out);  // blocking: the last download waits for the kernel
+  };
+
+  once();
+  if (const std::string problem = compare_results(out, ref, W::info()); !problem.empty()) {
+    state.SkipWithError(problem.c_str());
+    return;
+  }
+
+  const fusecl::Stats before = fusecl::stats();
+  for (auto _ : state) {
+    once();
+    benchmark::ClobberMemory();
+  }
+  report_counters(state, before, std::int64_t(1) << log2, ideal_bytes(c));
+}
+
+}  // namespace
+
+Runner device_runner(std::string_view workload, Way way, int log2) {
+  Runner run;
+  for_each_workload([&]<class W>() {
+    if (workload != W::info().name) return;
+    switch (way) {
+      case Way::DeviceEager: run = [log2](benchmark::State& s) { run_device_resident<W>(s, log2, false); }; break;
+      case Way::FusedDevice: run = [log2](benchmark::State& s) { run_device_resident<W>(s, log2, true); }; break;
+      case Way::FusedE2E: run = [log2](benchmark::State& s) { run_fused_e2e<W>(s, log2); }; break;
+      case Way::HostEager: break;
+    }
+  });
+  if (!run)
+    throw std::invalid_argument("no device way '" + std::string(way_name(way)) + "' for workload '" + std::string(workload) + "'");
+  return run;
+}
+
+}  // namespace fusecl_bench

@@ -1,0 +1,487 @@
+#!/usr/bin/env python3
+"""fusecl-bench's workloads with CuPy, cupy.fuse, PyTorch and torch.compile on a CUDA GPU.
+
+The same expressions, float32 inputs of the same sizes and value ranges,
+already on the GPU (device-resident, like fusecl's fused_device). Each
+(framework, workload, size) is run a few times first (compilation, caching
+allocators, first touch: not timed), checked against NumPy in float64, then
+timed evaluation by evaluation:
+
+  time_s      wall clock of one call plus the wait for the GPU (CUDA event
+              synchronize), averaged over the run: what fusecl's fused_device
+              measures (build + eval + finish), and what report.py shows
+  gpu_time_s  CUDA event time from before the call to after it, on the stream
+
+Writes JSON that bench/report.py merges into the fusecl tables of the same
+device (bench/compare.sh --frameworks names it <slug>.frameworks.json). A
+framework that is not installed, or cannot run a workload, is skipped with a
+message; nothing here is required.
+
+  python3 bench/gpu_frameworks.py --like bench/results/<slug>.json --out bench/results/<slug>.frameworks.json
+  python3 bench/gpu_frameworks.py --max-log2 22 --workloads chain2,softmax --out fw.json
+"""
+
+import argparse
+import datetime
+import json
+import math
+import platform
+import shlex
+import subprocess
+import sys
+import time
+
+# ---- the workloads (bench/workloads.hpp is the original; keep them in step) ---------------
+
+INPUTS = {  # value range of each input array
+    "chain2": [(-4, 4)],
+    "sqrt_sin_exp": [(-4, 4), (-4, 4)],
+    "poly20": [(-1, 1)],
+    "black_scholes": [(5, 30), (1, 100), (0.25, 10)],
+    "saxpy": [(-4, 4), (-4, 4)],
+    "softmax": [(-4, 4)],
+    "sum_squares": [(-1, 1)],
+    "mean_std": [(1, 3)],
+    "monte_carlo_pi": [],
+}
+WORKLOADS = list(INPUTS)
+# Results are checked against NumPy in float64 on the same inputs:
+# |got - want| <= atol + rtol*|want|, with four times fusecl-bench's tolerances
+# (which compare with a float32 host result).
+TOLERANCE = {"chain2": (1e-6, 1e-6), "sqrt_sin_exp": (1e-5, 1e-5), "poly20": (1e-5, 1e-5),
+             "black_scholes": (1e-4, 1e-3), "saxpy": (1e-6, 1e-6), "softmax": (1e-4, 1e-7),
+             "sum_squares": (1e-4, 1e-6), "mean_std": (1e-4, 1e-6)}
+POLY = [1.0 / math.factorial(k) for k in range(11)]
+RATE, VOLATILITY = 0.02, 0.30
+
+
+def shape_of(workload, n):
+    return (n // min(n, 1024), min(n, 1024)) if workload == "softmax" else (n,)
+
+
+def chain2(m, x):
+    return x * 2.0 + 1.0
+
+
+def sqrt_sin_exp(m, x, y):
+    return m.sqrt(x * x + y * y) * m.sin(x) + m.exp(-y) * 0.5
+
+
+def poly20(m, x):
+    p = x * POLY[10] + POLY[9]
+    for k in range(8, -1, -1):
+        p = p * x + POLY[k]
+    return p
+
+
+def normal_cdf(m, d):  # Abramowitz-Stegun 26.2.17, as in workloads.hpp
+    k = 1.0 / (1.0 + 0.2316419 * m.abs(d))
+    poly = k * (0.319381530 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))))
+    upper = 0.39894228040143267794 * m.exp(-0.5 * d * d) * poly
+    return m.where(d < 0.0, upper, 1.0 - upper)
+
+
+def black_scholes(m, spot, strike, years):
+    vol_sqrt_t = VOLATILITY * m.sqrt(years)
+    d1 = (m.log(spot / strike) + (RATE + 0.5 * VOLATILITY * VOLATILITY) * years) / vol_sqrt_t
+    d2 = d1 - vol_sqrt_t
+    n1, n2 = normal_cdf(m, d1), normal_cdf(m, d2)
+    discounted = strike * m.exp(-RATE * years)
+    return spot * n1 - discounted * n2, discounted * (1.0 - n2) - spot * (1.0 - n1)
+
+
+def saxpy(m, x, y):
+    return 2.5 * x + y
+
+
+def softmax(m, x):
+    e = m.exp(x - m.rowmax(x))
+    return e / m.rowsum(e)
+
+
+def sum_squares(m, x):
+    return m.total(x * x)
+
+
+def mean_std(m, x):
+    return m.mean(x), m.std(x)
+
+
+def monte_carlo_pi(m, n):
+    u, v = m.uniform(n), m.uniform(n)
+    return m.count(u * u + v * v <= 1.0)
+
+
+EXPRESSIONS = {f.__name__: f for f in (chain2, sqrt_sin_exp, poly20, black_scholes, saxpy, softmax, sum_squares,
+                                       mean_std, monte_carlo_pi)}
+ELEMENTWISE = {"chain2", "sqrt_sin_exp", "poly20", "black_scholes", "saxpy"}
+
+
+def as_tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+# ---- frameworks -----------------------------------------------------------------------
+
+
+class Unavailable(Exception):
+    pass
+
+
+class CupyBase:
+    """Eager CuPy: one kernel per operation (NumPy's model on the GPU)."""
+    key = "cupy"
+
+    def __init__(self):
+        try:
+            import cupy
+            devices = cupy.cuda.runtime.getDeviceCount()
+        except Exception as e:  # ImportError, or a CUDA library or driver that fails to load
+            raise Unavailable(f"cupy not usable: {e}")
+        if devices < 1:
+            raise Unavailable("cupy sees no CUDA device")
+        self.cp = cupy
+        cp = cupy
+        self.ns = type("CupyOps", (), dict(
+            sqrt=staticmethod(cp.sqrt), sin=staticmethod(cp.sin), exp=staticmethod(cp.exp), log=staticmethod(cp.log),
+            abs=staticmethod(cp.abs), where=staticmethod(cp.where),
+            rowmax=staticmethod(lambda x: x.max(axis=1, keepdims=True)),
+            rowsum=staticmethod(lambda x: x.sum(axis=1, keepdims=True)),
+            total=staticmethod(lambda x: x.sum()), mean=staticmethod(lambda x: x.mean()),
+            std=staticmethod(lambda x: x.std()), count=staticmethod(lambda c: c.sum())))
+
+    def version(self):
+        return f"cupy {self.cp.__version__}"
+
+    def device_name(self):
+        name = self.cp.cuda.runtime.getDeviceProperties(0)["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+
+    def upload(self, host_array):
+        return self.cp.asarray(host_array)
+
+    def to_numpy(self, a):
+        return self.cp.asnumpy(a)
+
+    def release(self):
+        """Hands cached device memory back between cases (the pools keep it otherwise)."""
+        self.cp.get_default_memory_pool().free_all_blocks()
+
+    def timer(self):
+        cp = self.cp
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        return start, end, lambda: cp.cuda.get_elapsed_time(start, end) / 1e3
+
+    def make(self, workload, n):
+        """A function of the device inputs, evaluating the workload."""
+        expr = EXPRESSIONS[workload]
+        if workload == "monte_carlo_pi":
+            rng = self.cp.random.RandomState(1)
+            ops = type("CupyRandomOps", (self.ns,), {
+                "uniform": staticmethod(lambda k: rng.random_sample(k, dtype=self.cp.float32))})
+            return lambda: expr(ops, n)
+        return lambda *xs: expr(self.ns, *xs)
+
+
+class CupyFuse(CupyBase):
+    """cupy.fuse: elementwise chains become one kernel. A reduction can only end
+    a fused function, so softmax and mean/std are fused in pieces, and Monte
+    Carlo draws its numbers with cupy.random before the fused count."""
+    key = "cupy_fuse"
+
+    def make(self, workload, n):
+        cp = self.cp
+        ns = self.ns
+        if workload in ELEMENTWISE:
+            expr = EXPRESSIONS[workload]
+            # Named positional parameters, the form cupy.fuse documents, rather than *args.
+            arity = len(INPUTS[workload])
+            if arity == 1:
+                return cp.fuse()(lambda a: expr(ns, a))
+            if arity == 2:
+                return cp.fuse()(lambda a, b: expr(ns, a, b))
+            return cp.fuse()(lambda a, b, c: expr(ns, a, b, c))
+        if workload == "sum_squares":
+            return cp.fuse()(lambda x: cp.sum(x * x))
+        if workload == "softmax":
+            sum_exp = cp.fuse()(lambda x, m: cp.sum(cp.exp(x - m), axis=1))
+            normalize = cp.fuse()(lambda x, m, s: cp.exp(x - m) / s)
+
+            def run(x):
+                m = x.max(axis=1, keepdims=True)
+                return normalize(x, m, sum_exp(x, m)[:, None])
+            return run
+        if workload == "mean_std":
+            total = cp.fuse()(lambda x: cp.sum(x))
+            squared_deviations = cp.fuse()(lambda x, m: cp.sum((x - m) * (x - m)))
+
+            def run(x):
+                mean = total(x) / x.size
+                return mean, cp.sqrt(squared_deviations(x, mean) / x.size)
+            return run
+        if workload == "monte_carlo_pi":
+            rng = cp.random.RandomState(1)
+            count = cp.fuse()(lambda u, v: cp.sum(u * u + v * v <= 1.0))
+            return lambda: count(rng.random_sample(n, dtype=cp.float32), rng.random_sample(n, dtype=cp.float32))
+        raise Unavailable(f"no cupy.fuse version of {workload}")
+
+
+class TorchEager:
+    """PyTorch eager on CUDA: one kernel per operation."""
+    key = "torch"
+
+    def __init__(self):
+        try:
+            import torch
+        except Exception as e:
+            raise Unavailable(f"torch not importable: {e}")
+        if not torch.cuda.is_available():
+            raise Unavailable("torch.cuda.is_available() is False")
+        self.torch = torch
+        major = int(torch.__version__.split(".")[0])
+        # correction= arrived in 2.0; unbiased=False is the same population std before it.
+        std = (lambda x: x.std(correction=0)) if major >= 2 else (lambda x: x.std(unbiased=False))
+        self.ns = type("TorchOps", (), dict(
+            sqrt=staticmethod(torch.sqrt), sin=staticmethod(torch.sin), exp=staticmethod(torch.exp),
+            log=staticmethod(torch.log), abs=staticmethod(torch.abs), where=staticmethod(torch.where),
+            rowmax=staticmethod(lambda x: x.amax(dim=1, keepdim=True)),
+            rowsum=staticmethod(lambda x: x.sum(dim=1, keepdim=True)),
+            total=staticmethod(lambda x: x.sum()), mean=staticmethod(lambda x: x.mean()), std=staticmethod(std),
+            count=staticmethod(lambda c: c.sum()),
+            uniform=staticmethod(lambda k: torch.rand(k, device="cuda", dtype=torch.float32))))
+
+    def version(self):
+        return f"torch {self.torch.__version__} (CUDA {self.torch.version.cuda})"
+
+    def device_name(self):
+        return self.torch.cuda.get_device_name(0)
+
+    def upload(self, host_array):
+        return self.torch.from_numpy(host_array).to("cuda")
+
+    def to_numpy(self, a):
+        return a.detach().cpu().numpy()
+
+    def release(self):
+        self.torch.cuda.empty_cache()
+
+    def timer(self):
+        start = self.torch.cuda.Event(enable_timing=True)
+        end = self.torch.cuda.Event(enable_timing=True)
+        return start, end, lambda: start.elapsed_time(end) / 1e3
+
+    def function(self, workload, n):
+        expr = EXPRESSIONS[workload]
+        if workload == "monte_carlo_pi":
+            return lambda: expr(self.ns, n)
+        return lambda *xs: expr(self.ns, *xs)
+
+    def make(self, workload, n):
+        self.torch.manual_seed(1)
+        return self.function(workload, n)
+
+
+class TorchCompile(TorchEager):
+    """torch.compile (Inductor, default mode), one static-shape compilation per
+    workload and size; random numbers are generated inside the compiled code."""
+    key = "torch_compile"
+
+    def __init__(self):
+        super().__init__()
+        if not hasattr(self.torch, "compile"):
+            raise Unavailable(f"torch {self.torch.__version__} has no torch.compile")
+
+    def make(self, workload, n):
+        self.torch.manual_seed(1)
+        # A fresh cache per case: otherwise Dynamo's recompile limit (8 by default)
+        # would silently fall back to eager after the eighth size of a workload.
+        self.torch._dynamo.reset()
+        return self.torch.compile(self.function(workload, n), dynamic=False)
+
+
+FRAMEWORK_CLASSES = [CupyBase, CupyFuse, TorchEager, TorchCompile]
+
+# ---- timing and checking --------------------------------------------------------------
+
+
+def time_calls(fw, fn, args, min_time, warmup=3):
+    """(mean wall seconds per call incl. the wait for the GPU, mean GPU seconds, calls)."""
+    start, end, elapsed = fw.timer()
+    for _ in range(warmup):
+        fn(*args)
+        end.record()
+        end.synchronize()
+    calls, wall, gpu = 0, 0.0, 0.0
+    while calls < 3 or wall < min_time:
+        start.record()
+        t0 = time.perf_counter()
+        fn(*args)
+        end.record()
+        end.synchronize()
+        wall += time.perf_counter() - t0
+        gpu += elapsed()
+        calls += 1
+    return wall / calls, gpu / calls, calls
+
+
+def numpy_reference(workload, inputs, np):
+    """The workload in float64 NumPy (None for Monte Carlo, checked statistically)."""
+    if workload == "monte_carlo_pi":
+        return None
+    ops = type("NumpyOps", (), dict(
+        sqrt=staticmethod(np.sqrt), sin=staticmethod(np.sin), exp=staticmethod(np.exp), log=staticmethod(np.log),
+        abs=staticmethod(np.abs), where=staticmethod(np.where),
+        rowmax=staticmethod(lambda x: x.max(axis=1, keepdims=True)),
+        rowsum=staticmethod(lambda x: x.sum(axis=1, keepdims=True)),
+        total=staticmethod(lambda x: x.sum()), mean=staticmethod(lambda x: x.mean()), std=staticmethod(lambda x: x.std())))
+    return [np.asarray(r) for r in as_tuple(EXPRESSIONS[workload](ops, *[a.astype(np.float64) for a in inputs]))]
+
+
+def check(workload, n, got, reference, np):
+    """None if the results agree, else what is wrong."""
+    if workload == "monte_carlo_pi":
+        p = float(got[0]) / n
+        sigma = math.sqrt((math.pi / 4) * (1 - math.pi / 4) / n)
+        return None if abs(p - math.pi / 4) <= 6 * sigma + 1.0 / n else f"fraction inside {p:.6f}, expected pi/4"
+    rtol, atol = TOLERANCE[workload]
+    for i, (g, w) in enumerate(zip(got, reference)):
+        g, w = np.asarray(g, dtype=np.float64), np.asarray(w, dtype=np.float64)
+        if g.shape != w.shape:
+            return f"result {i} has shape {g.shape}, reference {w.shape}"
+        bad = ~(np.abs(g - w) <= atol + rtol * np.abs(w))
+        if bad.any():
+            j = int(np.flatnonzero(bad.ravel())[0])
+            return f"result {i} element {j} is {g.ravel()[j]!r}, reference {w.ravel()[j]!r}"
+    return None
+
+
+def run_case(fw, workload, log2, inputs, reference, min_time, np):
+    """One framework on one workload and size: a result entry with a time, or an error."""
+    n = 1 << log2
+    entry = {"workload": workload, "framework": fw.key, "log2": log2}
+    try:
+        dev_inputs = [fw.upload(a) for a in inputs]
+        fn = fw.make(workload, n)
+        got = [fw.to_numpy(r) for r in as_tuple(fn(*dev_inputs))]  # also the first warm-up call
+        problem = check(workload, n, got, reference, np)
+        if problem:
+            entry["error"] = f"wrong answer: {problem}"
+        else:
+            entry["time_s"], entry["gpu_time_s"], entry["calls"] = time_calls(fw, fn, dev_inputs, min_time)
+    except Exception as e:  # one framework failing one case must not end the run
+        message = str(e).strip().splitlines()
+        entry["error"] = f"{type(e).__name__}: {message[0] if message else ''}"[:300]
+    return entry
+
+
+def host_inputs(workload, log2, np):
+    n = 1 << log2
+    rng = np.random.default_rng(log2)
+    return [rng.uniform(lo, hi, n).astype(np.float32).reshape(shape_of(workload, n)) for lo, hi in INPUTS[workload]]
+
+
+def cases_like(path):
+    """(workload, log2) pairs of a fusecl-bench JSON file, in its order."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    out = []
+    for b in doc.get("benchmarks", []):
+        parts = b.get("run_name", b.get("name", "")).split("/")
+        if len(parts) >= 3 and parts[0][3:] in INPUTS and parts[2].isdigit():
+            case = (parts[0][3:], int(parts[2]))
+            if case not in out:
+                out.append(case)
+    return out
+
+
+def nvidia_driver():
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+        return r.stdout.strip().splitlines()[0] if r.returncode == 0 and r.stdout.strip() else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def cuda_version(frameworks):
+    for f in frameworks:
+        if hasattr(f, "torch"):
+            return str(f.torch.version.cuda)
+    for f in frameworks:
+        v = f.cp.cuda.runtime.runtimeGetVersion()  # e.g. 12040
+        return f"{v // 1000}.{v % 1000 // 10}"
+    return "unknown"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", required=True, help="JSON file to write")
+    parser.add_argument("--like", help="run the workloads and sizes of this fusecl-bench JSON file")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated (without --like)")
+    parser.add_argument("--min-log2", type=int, default=10)
+    parser.add_argument("--max-log2", type=int, default=26)
+    parser.add_argument("--log2-step", type=int, default=2)
+    parser.add_argument("--min-time", type=float, default=0.1, help="seconds of timed calls per case")
+    parser.add_argument("--frameworks", default=",".join(c.key for c in FRAMEWORK_CLASSES))
+    args = parser.parse_args()
+
+    if args.like:
+        cases = cases_like(args.like)
+    else:
+        sizes = list(range(args.min_log2, args.max_log2, args.log2_step)) + [args.max_log2]
+        unknown = [w for w in args.workloads.split(",") if w not in INPUTS]
+        if unknown:
+            parser.error(f"unknown workloads {unknown}; known: {', '.join(WORKLOADS)}")
+        cases = [(w, s) for w in args.workloads.split(",") for s in sizes]
+
+    try:
+        import numpy as np
+    except ImportError:
+        sys.exit("gpu_frameworks.py: numpy is needed (inputs and checks); CuPy and PyTorch normally bring it")
+
+    frameworks, skipped = [], []
+    wanted = args.frameworks.split(",")
+    for cls in FRAMEWORK_CLASSES:
+        if cls.key not in wanted:
+            continue
+        try:
+            frameworks.append(cls())
+        except Unavailable as e:
+            skipped.append(f"{cls.key}: {e}")
+            print(f"gpu_frameworks.py: skipping {cls.key}: {e}", file=sys.stderr)
+    if not frameworks:
+        print("gpu_frameworks.py: no framework can run here; writing an empty result", file=sys.stderr)
+
+    results = []
+    for workload, log2 in cases:
+        inputs = host_inputs(workload, log2, np)
+        reference = numpy_reference(workload, inputs, np) if frameworks else None
+        for fw in frameworks:
+            entry = run_case(fw, workload, log2, inputs, reference, args.min_time, np)
+            try:
+                fw.release()  # the case's arrays are gone with run_case's frame
+            except Exception:
+                pass
+            results.append(entry)
+            shown = f"{entry['time_s'] * 1e6:.1f} us" if "time_s" in entry else entry["error"]
+            print(f"{workload:>15} 2^{log2:<2} {fw.key:>13}: {shown}", file=sys.stderr)
+
+    context = {
+        "kind": "fusecl-gpu-frameworks",
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "device": frameworks[0].device_name() if frameworks else "unknown",
+        "driver": nvidia_driver(),
+        "cuda": cuda_version(frameworks),
+        "versions": ", ".join([f.version() for f in frameworks if f.key in ("cupy", "torch")] +
+                              [f"numpy {np.__version__}", f"python {platform.python_version()}"]),
+        "command": " ".join(shlex.quote(a) for a in [sys.executable.rsplit("/", 1)[-1]] + sys.argv),
+        "timing": "time_s: wall clock per call including the wait for the GPU, mean over calls after warm-up; "
+                  "gpu_time_s: CUDA events around the call",
+    }
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump({"context": context, "benchmarks": results, "skipped": skipped}, f, indent=2)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+// What fusecl costs per evaluation when the device has almost nothing to do:
+// x*2 + 1 on 1024 floats already on the device, its kernel cached. The time
+// is then the host's: building the graph, hashing it to find the cached
+// kernel, setting arguments, enqueueing, the pool, and (in the first variant)
+// the round trip of waiting for the device.
+//
+//   BM_overhead/fused_device_sync/10   eval + fusecl::finish() per evaluation (latency)
+//   BM_overhead/fused_device_async/10  64 evals, then one finish (throughput of queueing)
+//
+// items_per_second is evaluations per second in both.
+#include "bench/measure.hpp"
+#include "bench/ways.hpp"
+
+#include <fusecl/fusecl.hpp>
+
+#include <vector>
+
+namespace fusecl_bench {
+
+namespace {
+
+constexpr int kLog2 = 10;
+constexpr int kBatch = 64;
+
+fusecl::Array<float> small_input() {
+  std::vector<float> host(std::size_t(1) << kLog2);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = float(i) * 0.5f;
+  return fusecl::from_host(host);
+}
+
+void run_overhead(benchmark::State& state, int evals_per_iteration) {
+  FusionScope fusion(true);
+  const fusecl::Array<float> x = small_input();
+  {
+    const auto warm = x * 2.0f + 1.0f;  // builds (or loads) the kernel
+    fusecl::eval(warm);
+    fusecl::finish();
+  }
+  const fusecl::Stats before = fusecl::stats();
+  for (auto _ : state) {
+    for (int i = 0; i < evals_per_iteration; ++i) {
+      const auto y = x * 2.0f + 1.0f;
+      fusecl::eval(y);
+    }
+    fusecl::finish();
+  }
+  const std::int64_t n = std::int64_t(1) << kLog2;
+  report_counters(state, before, n, double(evals_per_iteration) * 2.0 * double(n) * sizeof(float));
+  state.SetItemsProcessed(state.iterations() * evals_per_iteration);  // evaluations, not elements
+}
+
+}  // namespace
+
+void register_overhead_benchmarks() {
+  register_benchmark(benchmark_name("overhead", "fused_device_sync", kLog2),
+                     [](benchmark::State& s) { run_overhead(s, 1); });
+  register_benchmark(benchmark_name("overhead", "fused_device_async", kLog2),
+                     [](benchmark::State& s) { run_overhead(s, kBatch); });
+}
+
+}  // namespace fusecl_bench

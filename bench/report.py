@@ -1,0 +1,477 @@
+#!/usr/bin/env python3
+"""fusecl-bench JSON (and gpu_frameworks.py JSON) to Markdown tables and speedup charts.
+
+  report.py slug FILE
+      Prints the device slug of a fusecl-bench JSON file (the name its
+      results are kept under: bench/results/<slug>.json).
+  report.py stamp FILE KEY=VALUE...
+      Adds entries to the file's "context" (compare.sh records its command
+      and the git commit this way).
+  report.py table [--out FILE] [--plot-dir DIR] [--summary-only] FILE...
+      One section per fusecl-bench file, with the frameworks file of the same
+      device merged in as extra columns; Markdown to --out (or stdout), and
+      with --plot-dir a chart speedup_<slug>.png per section (gnuplot).
+
+Standard library only: the GPU machines that run this have python3 but
+nothing else can be assumed.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+WAYS = ["host_eager", "device_eager", "fused_device", "fused_e2e"]
+FRAMEWORKS = [("cupy", "CuPy"), ("cupy_fuse", "cupy.fuse"), ("torch", "torch"), ("torch_compile", "torch.compile")]
+UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def slugify(text):
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:48].rstrip("-") or "device"
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def is_frameworks(doc):
+    return doc.get("context", {}).get("kind") == "fusecl-gpu-frameworks"
+
+
+# ---- reading fusecl-bench results ------------------------------------------------------
+
+
+class Result:
+    def __init__(self, seconds=None, counters=None, error=None):
+        self.seconds = seconds
+        self.counters = counters or {}
+        self.error = error
+
+
+def parse_name(run_name):
+    """BM_<workload>/<way>/<log2>[/real_time] -> (workload, way, log2), or None."""
+    parts = run_name.split("/")
+    if len(parts) < 3 or not parts[0].startswith("BM_"):
+        return None
+    try:
+        return parts[0][3:], parts[1], int(parts[2])
+    except ValueError:
+        return None
+
+
+def fusecl_results(doc):
+    """{(workload, log2): {way: Result}} from Google Benchmark JSON. With
+    repetitions, the median aggregate (or the median of the repetitions)."""
+    entries = {}
+    medians = {}
+    for b in doc.get("benchmarks", []):
+        key = parse_name(b.get("run_name", b.get("name", "")))
+        if key is None:
+            continue
+        if b.get("error_occurred"):
+            entries.setdefault(key, []).append(Result(error=b.get("error_message", "error")))
+            continue
+        seconds = b["real_time"] * UNIT_SECONDS[b.get("time_unit", "ns")]
+        counters = {k: v for k, v in b.items() if isinstance(v, (int, float))}
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                medians[key] = Result(seconds, counters)
+        else:
+            entries.setdefault(key, []).append(Result(seconds, counters))
+    out = {}
+    for key in dict.fromkeys(list(entries) + list(medians)):  # run order, each once
+        workload, way, log2 = key
+        runs = entries.get(key, [])
+        if key in medians:
+            r = medians[key]
+        elif any(x.error for x in runs):
+            r = next(x for x in runs if x.error)
+        else:
+            r = sorted(runs, key=lambda x: x.seconds)[len(runs) // 2]
+        out.setdefault((workload, log2), {})[way] = r
+    return out
+
+
+def frameworks_results(doc):
+    """{(workload, log2): {framework: seconds or error text}}."""
+    out = {}
+    for b in doc.get("benchmarks", []):
+        value = b.get("error") or b.get("time_s")
+        out.setdefault((b["workload"], int(b["log2"])), {})[b["framework"]] = value
+    return out
+
+
+# ---- formatting ---------------------------------------------------------------------
+
+
+def fmt_time(s):
+    if s is None:
+        return "—"
+    if isinstance(s, str):
+        return "error"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s / 1e-9:.3g} ns"
+
+
+def fmt_ratio(a, b):
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or b <= 0:
+        return "—"
+    r = a / b
+    return f"{r:.3g}×" if r < 100 else f"{r:.0f}×"
+
+
+def fmt_bytes_rate(bps):
+    return "—" if bps is None else f"{bps / 1e9:.3g} GB/s"
+
+
+def fmt_percent(fraction):
+    if fraction is None:
+        return "—"
+    p = 100 * fraction
+    return f"{p:.0f}%" if p >= 10 else f"{p:.2g}%"
+
+
+def fmt_count(x):
+    if x is None:
+        return "—"
+    return f"{x:.0f}" if abs(x - round(x)) < 1e-6 else f"{x:.2f}"
+
+
+def cell_time(r):
+    if r is None:
+        return "—"
+    return "error" if r.error else fmt_time(r.seconds)
+
+
+def md_table(header, rows, numeric=True):
+    """A Markdown table; with `numeric`, every column but the first is right-aligned."""
+    align = lambda i: "---:" if numeric and i else "---"
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align(i) for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# ---- one device's section -------------------------------------------------------------
+
+
+class Section:
+    def __init__(self, path, doc, frameworks=None):
+        self.path = path
+        self.ctx = doc.get("context", {})
+        self.results = fusecl_results(doc)
+        self.frameworks = frameworks  # (path, doc) or None
+        self.fw = frameworks_results(frameworks[1]) if frameworks else {}
+        self.device = self.ctx.get("fusecl_device", "unknown device")
+        self.slug = slugify(self.device)
+        self.copy_bw = float(self.ctx.get("fusecl_copy_bandwidth_Bps", "nan"))
+
+    def workloads(self):
+        """Workload names in the order they ran (the suite's order)."""
+        names = []
+        for (w, _), ways in self.results.items():
+            if w not in ("copy", "overhead") and w not in names and any(k in WAYS for k in ways):
+                names.append(w)
+        return names
+
+    def sizes(self, workload):
+        return sorted(l for (w, l) in self.results if w == workload)
+
+    def fw_columns(self):
+        present = {f for v in self.fw.values() for f in v}
+        return [(k, label) for k, label in FRAMEWORKS if k in present]
+
+    def stats_for(self, workload, log2):
+        ways = self.results.get((workload, log2), {})
+        get = lambda w: ways.get(w)
+        t = {w: (get(w).seconds if get(w) and not get(w).error else None) for w in WAYS}
+        fused = get("fused_device")
+        counters = fused.counters if fused and not fused.error else {}
+        eager = get("device_eager")
+        ideal = counters.get("ideal_B")
+        n = 1 << log2
+        # A workload that reads no inputs (Monte Carlo) has no meaningful bandwidth.
+        bw = counters.get("eff_bw") if ideal is not None and ideal >= n else None
+        return {
+            "t": t,
+            "ways": ways,
+            "kernels_eager": eager.counters.get("kernels") if eager and not eager.error else None,
+            "kernels_fused": counters.get("kernels"),
+            "bw": bw,
+            "of_copy": counters.get("of_copy") if bw is not None else None,
+        }
+
+    def header_lines(self):
+        c = self.ctx
+        cmd = c.get("compare_command")
+        bench_cmd = c.get("fusecl_bench_command", "?")
+        rows = [
+            ("Device", f"{self.device} ({c.get('fusecl_device_type', '?')}, {c.get('fusecl_device_vendor', '?')}, "
+                       f"{c.get('fusecl_compute_units', '?')} compute units)"),
+            ("Platform", c.get("fusecl_platform", "?")),
+            ("Driver", c.get("fusecl_driver", "?")),
+            ("Date", c.get("date", "?")),
+            ("Command", (f"`{cmd}`, which ran " if cmd else "") + f"`{bench_cmd}`"),
+            ("Commit", c.get("git_commit", "not recorded")),
+            ("Host", f"{c.get('host_name', '?')}, {c.get('num_cpus', '?')} CPUs at {c.get('mhz_per_cpu', '?')} MHz, "
+                     f"load average {', '.join(f'{x:.2f}' for x in c.get('load_avg', [])) or '?'} at start"),
+            ("Copy bandwidth", f"{fmt_bytes_rate(self.copy_bw)} ({c.get('fusecl_copy_bandwidth_at', '?')}; "
+                               f"best of 7 batches): the 100% of \"% copy\""),
+            ("Sizes", c.get("fusecl_sizes", "?")),
+            ("Google Benchmark", f"library built as '{c.get('library_build_type', '?')}' (it only keeps time; "
+                                 "the workloads are compiled by this build)"),
+        ]
+        if self.frameworks:
+            f = self.frameworks[1].get("context", {})
+            rows.append(("Frameworks", f"{f.get('device', '?')}, driver {f.get('driver', '?')}, CUDA {f.get('cuda', '?')}; "
+                                       f"{f.get('versions', '?')}; {f.get('date', '?')}; `{f.get('command', '?')}`; "
+                                       "their columns are wall-clock per call including the wait for the GPU"))
+            skipped = self.frameworks[1].get("skipped", [])
+            if skipped:
+                rows.append(("Frameworks skipped", "; ".join(skipped)))
+        return md_table(["", ""], rows, numeric=False)
+
+    def summary_table(self):
+        fw_cols = self.fw_columns()
+        rows = []
+        for w in self.workloads():
+            sizes = self.sizes(w)
+            if not sizes:
+                continue
+            log2 = sizes[-1]
+            s = self.stats_for(w, log2)
+            t = s["t"]
+            rows.append([w, f"2^{log2}", fmt_time(t["fused_device"]), fmt_ratio(t["host_eager"], t["fused_device"]),
+                         fmt_ratio(t["device_eager"], t["fused_device"]), fmt_ratio(t["host_eager"], t["fused_e2e"]),
+                         f"{fmt_count(s['kernels_eager'])} → {fmt_count(s['kernels_fused'])}",
+                         fmt_bytes_rate(s["bw"]), fmt_percent(s["of_copy"])] +
+                        [fmt_time(self.fw.get((w, log2), {}).get(k)) for k, _ in fw_cols])
+        return md_table(["workload", "size", "fused device", "vs host eager", "vs device eager", "e2e vs host eager",
+                         "kernels (eager → fused)", "eff. bandwidth", "% copy"] + [label for _, label in fw_cols], rows)
+
+    def workload_table(self, w):
+        fw_cols = self.fw_columns()
+        header = ["size", "host eager", "device eager", "fused device", "fused e2e", "vs host", "vs dev. eager",
+                  "e2e vs host", "kernels", "eff. BW", "% copy"] + [label for _, label in fw_cols]
+        rows = []
+        for log2 in self.sizes(w):
+            s = self.stats_for(w, log2)
+            t, ways = s["t"], s["ways"]
+            fw = self.fw.get((w, log2), {})
+            rows.append([f"2^{log2}"] + [cell_time(ways.get(x)) for x in WAYS] +
+                        [fmt_ratio(t["host_eager"], t["fused_device"]), fmt_ratio(t["device_eager"], t["fused_device"]),
+                         fmt_ratio(t["host_eager"], t["fused_e2e"]),
+                         f"{fmt_count(s['kernels_eager'])} → {fmt_count(s['kernels_fused'])}",
+                         fmt_bytes_rate(s["bw"]), fmt_percent(s["of_copy"])] +
+                        [fmt_time(fw.get(k)) for k, _ in fw_cols])
+        return md_table(header, rows)
+
+    def copy_table(self):
+        rows = []
+        for (w, log2), ways in sorted(self.results.items(), key=lambda kv: kv[0][1]):
+            r = ways.get("opencl_kernel")
+            if w == "copy" and r:
+                rows.append([f"2^{log2}", cell_time(r), fmt_bytes_rate(None if r.error else r.counters.get("eff_bw"))])
+        return md_table(["size", "time", "bandwidth (read + write)"], rows) if rows else ""
+
+    def overhead_table(self):
+        rows = []
+        for (w, log2), ways in sorted(self.results.items()):
+            if w != "overhead":
+                continue
+            for way, r in sorted(ways.items()):
+                if r.error:
+                    rows.append([way, f"2^{log2}", "error", "—"])
+                    continue
+                per_s = r.counters.get("items_per_second")
+                rows.append([way, f"2^{log2}", f"{per_s:,.0f}" if per_s else "—", fmt_time(1 / per_s) if per_s else "—"])
+        return md_table(["variant", "size", "evaluations / s", "time per evaluation"], rows) if rows else ""
+
+    def errors(self):
+        out = []
+        for (w, log2), ways in sorted(self.results.items()):
+            for way, r in ways.items():
+                if r.error:
+                    out.append(f"- BM_{w}/{way}/{log2}: {r.error}")
+        for (w, log2), fws in sorted(self.fw.items()):
+            for fw, value in fws.items():
+                if isinstance(value, str):
+                    out.append(f"- {fw} {w} 2^{log2}: {value}")
+        return out
+
+    def markdown(self, plot_name=None, summary_only=False):
+        parts = [f"## {self.device}", "", self.header_lines(), ""]
+        parts += ["### Summary at the largest size", "", self.summary_table(), ""]
+        if plot_name:
+            parts += [f"![fused_device speedup on {self.device}]({plot_name})", ""]
+        if summary_only:
+            return "\n".join(parts)
+        for w in self.workloads():
+            formula = self.ctx.get(f"fusecl_workload:{w}", "")
+            parts += [f"### {w}" + (f": `{formula}`" if formula else ""), "", self.workload_table(w), ""]
+        copy = self.copy_table()
+        if copy:
+            parts += ["### Copy kernel (the baseline)", "", copy, ""]
+        overhead = self.overhead_table()
+        if overhead:
+            parts += ["### Host overhead: `x*2 + 1` on 1024 floats, kernel cached", "",
+                      "sync: eval + finish per evaluation; async: 64 evaluations per finish.", "", overhead, ""]
+        errors = self.errors()
+        if errors:
+            parts += ["### Errors", ""] + errors + [""]
+        return "\n".join(parts)
+
+    def plot(self, png_path):
+        """Two panels, speedup of fused_device over host_eager and over
+        device_eager against size, one line per workload. Returns False
+        (with a note on stderr) when gnuplot is missing."""
+        gnuplot = shutil.which("gnuplot")
+        if not gnuplot:
+            print("report.py: gnuplot not found; no chart (scripts/setup.sh --bench installs it)", file=sys.stderr)
+            return False
+        workloads = self.workloads()
+        with tempfile.TemporaryDirectory() as tmp:
+            blocks = []
+            for w in workloads:
+                lines = [f"# {w}"]
+                for log2 in self.sizes(w):
+                    t = self.stats_for(w, log2)["t"]
+                    vs_host = t["host_eager"] / t["fused_device"] if t["host_eager"] and t["fused_device"] else math.nan
+                    vs_eager = t["device_eager"] / t["fused_device"] if t["device_eager"] and t["fused_device"] else math.nan
+                    lines.append(f"{log2} {vs_host:.6g} {vs_eager:.6g}")
+                blocks.append("\n".join(lines))
+            data = os.path.join(tmp, "speedup.dat")
+            with open(data, "w", encoding="utf-8") as f:
+                f.write("\n\n\n".join(blocks) + "\n")  # two blank lines separate gnuplot "index" blocks
+            title = f"{self.device}, {self.ctx.get('date', '')[:10]}".replace('"', "'")
+            series = lambda col: ", ".join(
+                f"'{data}' index {i} using 1:{col} with linespoints title '{w}'" for i, w in enumerate(workloads))
+            script = f"""
+set terminal pngcairo size 1400,560 font ',10' noenhanced
+set output '{png_path}'
+set multiplot layout 1,2 title "fusecl fused_device speedup — {title}"
+set logscale y
+set grid
+set xlabel 'elements (log2)'
+set xtics 1
+set offsets 0.2, 0.2, 0, 0
+set key left top
+set ytics nomirror
+set title 'over host eager (one loop + temporary per op)'
+set ylabel 'speedup (×)'
+plot {series(2)}, 1 with lines dt 2 lc rgb 'gray' notitle
+set title 'over device eager (fusion off: one kernel per op)'
+plot {series(3)}, 1 with lines dt 2 lc rgb 'gray' notitle
+unset multiplot
+"""
+            subprocess.run([gnuplot], input=script, text=True, check=True)
+        return True
+
+
+# ---- commands -------------------------------------------------------------------------
+
+
+def frameworks_for(path, doc, framework_docs):
+    """The frameworks file of the same device: <slug>.frameworks.json next to
+    <slug>.json, else one whose CUDA device name equals the OpenCL one."""
+    stem = os.path.splitext(path)[0]
+    for fpath, fdoc in framework_docs:
+        if os.path.splitext(os.path.splitext(fpath)[0])[0] == stem:
+            return fpath, fdoc
+    name = doc.get("context", {}).get("fusecl_device", "").strip().lower()
+    for fpath, fdoc in framework_docs:
+        if fdoc.get("context", {}).get("device", "").strip().lower() == name:
+            return fpath, fdoc
+    return None
+
+
+PREAMBLE = """# fusecl benchmark results
+
+Written by `bench/report.py` from `bench/results/*.json`; regenerate with
+`bench/compare.sh` (see `bench/README.md` for what each way and counter means).
+
+- **host eager**: one loop and one temporary array per operation on the host, single-threaded (NumPy's model).
+- **device eager**: fusecl with fusion off: one kernel and one intermediate buffer per operation; inputs on the device.
+- **fused device**: fusecl, fused; inputs on the device, results left there; building the expression, `eval` and `finish` timed.
+- **fused e2e**: fusecl, fused, from host vectors to host vectors: uploads and downloads timed.
+- **vs host** = host eager / fused device; **vs dev. eager** = device eager / fused device; **e2e vs host** = host eager / fused e2e.
+- **kernels**: launched per evaluation, device eager → fused device.
+- **eff. BW**: bytes a perfect implementation moves (inputs read once, results written once) / fused device time;
+  **% copy**: that against the device's copy bandwidth measured in the same run. Both are "—" where nothing is read.
+
+Times are wall-clock per evaluation: Google Benchmark's `real_time`, the mean over the
+iterations of one run (the median of the repetitions when `--benchmark_repetitions` was
+given). Every device result was checked against the host eager result before being timed.
+"""
+
+
+def cmd_table(args):
+    docs = [(p, load(p)) for p in args.files]
+    framework_docs = [(p, d) for p, d in docs if is_frameworks(d)]
+    sections = [Section(p, d, frameworks_for(p, d, framework_docs)) for p, d in docs if not is_frameworks(d)]
+    used = {s.frameworks[0] for s in sections if s.frameworks}
+    for p, _ in framework_docs:
+        if p not in used:
+            print(f"report.py: {p}: no fusecl results of the same device; not shown", file=sys.stderr)
+    out = [] if args.summary_only else [PREAMBLE]
+    for s in sections:
+        plot_name = None
+        if args.plot_dir:
+            plot_name = f"speedup_{s.slug}.png"
+            if not s.plot(os.path.join(args.plot_dir, plot_name)):
+                plot_name = None
+        out.append(s.markdown(plot_name, args.summary_only))
+    text = "\n".join(out).rstrip() + "\n"
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def cmd_slug(args):
+    print(slugify(load(args.file).get("context", {}).get("fusecl_device", "device")))
+
+
+def cmd_stamp(args):
+    doc = load(args.file)
+    for item in args.entries:
+        key, sep, value = item.partition("=")
+        if not sep:
+            sys.exit(f"report.py stamp: '{item}' is not KEY=VALUE")
+        doc.setdefault("context", {})[key] = value
+    with open(args.file, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("table", help="Markdown tables (and charts) from result files")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--out", help="write the Markdown here instead of stdout")
+    p.add_argument("--plot-dir", help="write speedup_<slug>.png charts here")
+    p.add_argument("--summary-only", action="store_true", help="only the header and the largest-size summary")
+    p.set_defaults(run=cmd_table)
+    p = sub.add_parser("slug", help="device slug of a fusecl-bench result file")
+    p.add_argument("file")
+    p.set_defaults(run=cmd_slug)
+    p = sub.add_parser("stamp", help="add KEY=VALUE entries to a result file's context")
+    p.add_argument("file")
+    p.add_argument("entries", nargs="+")
+    p.set_defaults(run=cmd_stamp)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()

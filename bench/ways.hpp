@@ -1,0 +1,47 @@
+// The four ways each workload is evaluated, and the registration of the suite.
+//
+//   host_eager    the host, one loop and one temporary array per operation (NumPy's model)
+//   device_eager  fusecl with fusion off: a kernel and an intermediate buffer per operation;
+//                 inputs already on the device
+//   fused_device  fusecl with fusion on, inputs already on the device, results left there:
+//                 building the expression, eval and fusecl::finish() are timed
+//   fused_e2e     fusecl with fusion on, from host vectors to host vectors: uploads,
+//                 kernels and downloads are timed
+//
+// Each benchmark first runs its way once untimed (kernel builds and first-touch
+// costs stay out of the timings) and, on the device, checks that result
+// against host_eager's.
+#pragma once
+
+#include "bench/options.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <string_view>
+
+namespace fusecl_bench {
+
+enum class Way { HostEager, DeviceEager, FusedDevice, FusedE2E };
+inline constexpr Way kAllWays[] = {Way::HostEager, Way::DeviceEager, Way::FusedDevice, Way::FusedE2E};
+
+/// "host_eager", "device_eager", "fused_device", "fused_e2e".
+const char* way_name(Way way);
+
+using Runner = std::function<void(benchmark::State&)>;
+
+/// host_eager of the named workload at 2^log2 elements (host_eager.cpp).
+Runner host_eager_runner(std::string_view workload, int log2);
+
+/// device_eager, fused_device or fused_e2e of the named workload (device_ways.cpp).
+Runner device_runner(std::string_view workload, Way way, int log2);
+
+/// BM_overhead_*: evaluations per second of a small cached expression (host_overhead.cpp).
+void register_overhead_benchmarks();
+
+/// Every benchmark of the suite, in report order: the copy baseline, then
+/// each workload, size by size, its four ways together (so that a case's
+/// inputs are made once), then the host overhead.
+void register_suite(const Options& options);
+
+}  // namespace fusecl_bench
