@@ -28,6 +28,7 @@ void register_suite(const Options& options) {
     }
   });
   register_overhead_benchmarks();
+  register_vector_width_benchmarks(options);
 }
 
 }  // namespace fusecl_bench

@@ -38,6 +38,7 @@ Runner device_runner(std::string_view workload, Way way, int log2);
 
 /// BM_overhead_*: evaluations per second of a small cached expression (host_overhead.cpp).
 void register_overhead_benchmarks();
+void register_vector_width_benchmarks(const Options& options);
 
 /// Every benchmark of the suite, in report order: the copy baseline, then
 /// each workload, size by size, its four ways together (so that a case's

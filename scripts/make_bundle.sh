@@ -11,7 +11,7 @@ out=${2:?usage: make_bundle.sh BUILD_DIR OUT_DIR}
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
 for p in tools/fusecl-info tools/fusecl-cache examples/demo examples/monte_carlo_pi examples/list_devices \
-         tests/fusecl_tests bench/fusecl-bench; do
+         tests/fusecl_tests bench/fusecl-bench bench/fusecl-first-result; do
   [ -x "$build/$p" ] && cp "$build/$p" "$out/bin/"
 done
 # The shared libraries the programs need that a bare machine may lack.
@@ -20,7 +20,7 @@ for lib in $(ldd "$out"/bin/* 2>/dev/null | awk '/=> \//{print $3}' | sort -u); 
     libOpenCL.so*|libbenchmark*.so*) cp -L "$lib" "$out/lib/" ;;
   esac
 done
-for f in bench/report.py bench/gpu_frameworks.py bench/compare.sh; do
+for f in bench/report.py bench/gpu_frameworks.py bench/compare.sh bench/first_result/run.sh; do
   [ -f "$f" ] && cp "$f" "$out/"
 done
 du -sh "$out"
