@@ -10,7 +10,7 @@ std::string address(const KernelPlan& plan, std::size_t k, const std::string& po
   switch (in.access) {
     case Access::Contiguous: return off + " + " + pos;
     case Access::Uniform: return off;
-    case Access::Strided: {
+    case Access::Strided: case Access::StridedRow: case Access::StridedRowBroadcast: {
       std::string a = off;
       for (int d = 0; d < plan.ndim; ++d) a += " + c" + std::to_string(d) + " * st" + std::to_string(k) + "_" + std::to_string(d);
       return a;
@@ -36,6 +36,28 @@ std::string generate(const Instr& in, std::size_t k, const std::string& ix) {
       return std::string(in.dtype == DType::Float64 ? "fusecl_normal_d" : "fusecl_normal_f") + "((ulong)(" + ix + "), " + g + "0)";
   }
   return "0";
+}
+
+// A generator at `width` consecutive indices starting at ix: the same values,
+// bit for bit, as the scalar form at each index (Philox is integer arithmetic).
+std::string generate_vector(const Instr& in, std::size_t k, const std::string& ix, int width) {
+  const std::string W = std::to_string(width);
+  const std::string g = "g" + std::to_string(k) + "_";
+  std::string lanes = "(long" + W + ")(";
+  for (int j = 0; j < width; ++j) lanes += (j ? ", " : "") + std::to_string(j);
+  lanes += ")";
+  const std::string idx = "((long" + W + ")" + ix + " + " + lanes + ")";
+  const std::string T = cl_type(in.dtype, width);
+  switch (in.gen) {
+    case GenKind::Arange:
+      if (is_float(in.dtype)) return "(" + g + "0 + convert_" + T + "(" + idx + ") * " + g + "1)";
+      return "convert_" + T + "(" + g + "0 + " + idx + " * " + g + "1)";
+    case GenKind::Uniform:
+      return std::string(in.dtype == DType::Float64 ? "fusecl_uniform_d" : "fusecl_uniform_f") + W + "(" + idx + ", " + g + "0)";
+    case GenKind::Normal:
+      return std::string(in.dtype == DType::Float64 ? "fusecl_normal_d" : "fusecl_normal_f") + W + "(" + idx + ", " + g + "0)";
+    default: return "";  // the scheduler keeps other generators scalar
+  }
 }
 
 }  // namespace
@@ -64,16 +86,21 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
         const std::string buf = "in" + std::to_string(in.slot);
         const std::string addr = address(plan, k, pos);
         if (width == 1) e = buf + "[" + addr + "]";
-        else if (in.access == Access::Contiguous) e = "vload" + W + "(0, " + buf + " + " + addr + ")";
-        else e = "(" + T + ")(" + buf + "[" + addr + "])";
+        else if (in.access == Access::Contiguous || in.access == Access::StridedRow)
+          e = "vload" + W + "(0, " + buf + " + " + addr + ")";
+        else e = "(" + T + ")(" + buf + "[" + addr + "])";  // uniform across the vector
         break;
       }
       case Op::Scalar:
         e = width == 1 ? "s" + std::to_string(in.slot) : "(" + T + ")(s" + std::to_string(in.slot) + ")";
         break;
       case Op::Generate: {
-        const std::string g = generate(in, k, "(" + address(plan, k, pos) + ")");
-        e = width == 1 ? g : "(" + T + ")(" + g + ")";
+        if (width == 1 || in.access != Access::Contiguous) {
+          const std::string g = generate(in, k, "(" + address(plan, k, pos) + ")");
+          e = width == 1 ? g : "(" + T + ")(" + g + ")";  // uniform: one value for the vector
+        } else {
+          e = generate_vector(in, k, "(" + address(plan, k, pos) + ")", width);
+        }
         break;
       }
       default: {

@@ -75,7 +75,7 @@ std::vector<Param> params(const KernelPlan& p) {
     const Instr& i = p.instrs[k];
     if (i.op != Op::Buffer && i.op != Op::Generate) continue;
     out.push_back({ParamRole::Offset, std::int16_t(k)});
-    if (i.access == Access::Strided)
+    if (is_strided(i.access))
       for (int d = 0; d < p.ndim; ++d) out.push_back({ParamRole::Stride, std::int16_t(k), std::int16_t(d)});
     if (i.op == Op::Generate)
       for (int g = 0; g < gen_param_count(i.gen); ++g) out.push_back({ParamRole::GenParam, std::int16_t(k), std::int16_t(g)});

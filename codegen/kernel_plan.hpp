@@ -20,7 +20,17 @@ enum class Access : std::uint8_t {
   Contiguous,  // leaf[offset + i]
   Uniform,     // leaf[offset] for every element (0-d, or broadcast along every dimension)
   Strided,     // leaf[offset + sum(coord_d * stride_d)]
+  // Strided, with the innermost stride 1 (a row read in place) or 0 (broadcast
+  // along the row). When the innermost dimension is a multiple of the vector
+  // width, a vector of consecutive positions stays in one row, so these load
+  // with one vload or one broadcast per vector.
+  StridedRow,
+  StridedRowBroadcast,
 };
+
+inline bool is_strided(Access a) {
+  return a == Access::Strided || a == Access::StridedRow || a == Access::StridedRowBroadcast;
+}
 
 /// One value of the kernel body, in topological order. Loads are Buffer,
 /// Scalar and Generate instructions; the rest are elementwise ops whose

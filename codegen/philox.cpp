@@ -160,3 +160,47 @@ double fusecl_normal_d(ulong i, ulong seed)
 }
 
 }  // namespace fusecl::codegen
+
+namespace fusecl::codegen {
+
+std::string philox_opencl_vector_source(int width) {
+  // The scalar functions above, over `width` consecutive indices at once: the
+  // same integer rounds on uintN lanes, so each lane's words (and uniforms)
+  // equal the scalar ones bit for bit.
+  const std::string W = std::to_string(width);
+  const std::string U = "uint" + W, L = "long" + W, F = "float" + W, D = "double" + W, UL = "ulong" + W;
+  std::string s = "/* ---- fusecl Philox4x32-10 over " + W + " lanes ---- */\n";
+  s += "void fusecl_philox_block" + W + "(" + L + " i, ulong seed, " + U + "* w0, " + U + "* w1, " + U + "* w2, " + U + "* w3)\n{\n";
+  s += "  " + U + " c0 = convert_" + U + "(i), c1 = convert_" + U + "(i >> 32), c2 = (" + U + ")(0u), c3 = (" + U + ")(0u);\n";
+  s += "  uint k0 = (uint)seed, k1 = (uint)(seed >> 32);\n";
+  s += "  for (int round = 0; round < 10; ++round) {\n";
+  s += "    if (round > 0) {\n      k0 += 0x9E3779B9u;\n      k1 += 0xBB67AE85u;\n    }\n";
+  s += "    const " + U + " hi0 = mul_hi((" + U + ")(0xD2511F53u), c0);\n";
+  s += "    const " + U + " lo0 = (" + U + ")(0xD2511F53u) * c0;\n";
+  s += "    const " + U + " hi1 = mul_hi((" + U + ")(0xCD9E8D57u), c2);\n";
+  s += "    const " + U + " lo1 = (" + U + ")(0xCD9E8D57u) * c2;\n";
+  s += "    const " + U + " n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;\n";
+  s += "    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;\n  }\n";
+  s += "  *w0 = c0; *w1 = c1; *w2 = c2; *w3 = c3;\n}\n";
+  s += F + " fusecl_uniform_f" + W + "(" + L + " i, ulong seed)\n{\n";
+  s += "  " + U + " w0, w1, w2, w3;\n  fusecl_philox_block" + W + "(i, seed, &w0, &w1, &w2, &w3);\n";
+  s += "  return convert_" + F + "(w0 >> 8) * 0x1.0p-24f;\n}\n";
+  s += F + " fusecl_normal_f" + W + "(" + L + " i, ulong seed)\n{\n";
+  s += "  " + U + " w0, w1, w2, w3;\n  fusecl_philox_block" + W + "(i, seed, &w0, &w1, &w2, &w3);\n";
+  s += "  const " + F + " u1 = convert_" + F + "((w0 >> 8) + 1u) * 0x1.0p-24f;\n";
+  s += "  const " + F + " u2 = convert_" + F + "(w1 >> 8) * 0x1.0p-24f;\n";
+  s += "  return sqrt(-2.0f * log(u1)) * cospi(2.0f * u2);\n}\n";
+  s += "#ifdef FUSECL_FP64\n";
+  s += D + " fusecl_uniform_d" + W + "(" + L + " i, ulong seed)\n{\n";
+  s += "  " + U + " w0, w1, w2, w3;\n  fusecl_philox_block" + W + "(i, seed, &w0, &w1, &w2, &w3);\n";
+  s += "  return convert_" + D + "(((convert_" + UL + "(w0) << 32) | convert_" + UL + "(w1)) >> 11) * 0x1.0p-53;\n}\n";
+  s += D + " fusecl_normal_d" + W + "(" + L + " i, ulong seed)\n{\n";
+  s += "  " + U + " w0, w1, w2, w3;\n  fusecl_philox_block" + W + "(i, seed, &w0, &w1, &w2, &w3);\n";
+  s += "  const " + D + " u1 = convert_" + D + "((((convert_" + UL + "(w0) << 32) | convert_" + UL + "(w1)) >> 11) + 1ul) * 0x1.0p-53;\n";
+  s += "  const " + D + " u2 = convert_" + D + "(((convert_" + UL + "(w2) << 32) | convert_" + UL + "(w3)) >> 11) * 0x1.0p-53;\n";
+  s += "  return sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);\n}\n";
+  s += "#endif\n";
+  return s;
+}
+
+}  // namespace fusecl::codegen

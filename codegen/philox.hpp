@@ -49,6 +49,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace fusecl::codegen {
@@ -92,5 +93,10 @@ inline constexpr double normal_tolerance_ulps = 19.0;
 /// this text; the text itself enables nothing, so it compiles on devices
 /// without doubles.
 std::string_view philox_opencl_source();
+
+/// The same generators over `width` consecutive indices (fusecl_uniform_f<width>,
+/// fusecl_normal_f<width>, and the _d ones under FUSECL_FP64), for vectorized
+/// kernels: bit-identical uniforms per lane.
+std::string philox_opencl_vector_source(int width);
 
 }  // namespace fusecl::codegen

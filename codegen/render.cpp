@@ -52,6 +52,7 @@ std::string program_prelude(const KernelPlan& plan) {
   for (const auto& i : plan.instrs)
     if (i.op == Op::Generate && (i.gen == GenKind::Uniform || i.gen == GenKind::Normal)) random = true;
   if (random) s += std::string(philox_opencl_source()) + "\n";
+  if (random && plan.width > 1) s += philox_opencl_vector_source(plan.width) + "\n";
   return s;
 }
 
@@ -67,6 +68,7 @@ std::string render_elementwise(const KernelPlan& plan, const std::string& name) 
   body += "  if (i0 >= n) return;\n";
   if (W > 1) {
     body += "  if (i0 + " + std::to_string(W) + " <= n) {\n";
+    body += emit_coordinates(plan, "i0", "    ");
     body += emit_body(plan, W, "i0", "    ", helpers);
     for (std::size_t j = 0; j < plan.outputs.size(); ++j)
       body += "    vstore" + std::to_string(W) + "(v" + std::to_string(plan.outputs[j]) + ", 0, out" + std::to_string(j) + " + i0);\n";

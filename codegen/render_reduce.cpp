@@ -173,6 +173,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
     b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";
     b += "      const long p = o * m + r_begin + q * " + Ws + ";\n";
+    b += emit_coordinates(plan, "p", "      ");
     b += emit_body(plan, W, "p", "      ", helpers);
     if (e.kahan)
       b += "      { const " + AW + " y_ = " + v + " - compv; const " + AW + " t_ = accv + y_; compv = (t_ - accv) - y_; accv = t_; }\n";

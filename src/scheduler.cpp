@@ -239,7 +239,8 @@ IndexSpace collapse(BodyBuilder& b, const Shape& logical, const std::vector<int>
     if (zero) in.access = Access::Uniform;
     else if (st[k] == contiguous) in.access = Access::Contiguous;
     else {
-      in.access = Access::Strided;
+      const std::int64_t inner = st[k].back();
+      in.access = inner == 1 ? Access::StridedRow : inner == 0 ? Access::StridedRowBroadcast : Access::Strided;
       strided = true;
       b.args.strides[k] = st[k];
     }
@@ -251,11 +252,19 @@ IndexSpace collapse(BodyBuilder& b, const Shape& logical, const std::vector<int>
   return sp;
 }
 
-int choose_width(const codegen::KernelPlan& plan, int vector_bytes) {
-  if (plan.ndim != 0) return 1;
+// The vector width: the device's vector size over the widest element type,
+// or 1 where some instruction has no vector form. With strided loads, vectors
+// must stay within one row: every strided load reads its row in place or
+// broadcasts along it, and the innermost dimension is a multiple of the width.
+int choose_width(const codegen::KernelPlan& plan, int vector_bytes, std::int64_t inner_dim) {
+  if (plan.out_strided) return 1;
   int widest = 1;
   for (const auto& in : plan.instrs) {
-    if (in.op == Op::Generate) return 1;
+    if (in.op == Op::Buffer && in.access == Access::Strided) return 1;
+    if (in.op == Op::Generate) {
+      const bool vector_form = in.gen == GenKind::Arange || in.gen == GenKind::Uniform || in.gen == GenKind::Normal;
+      if (!vector_form || (in.access != Access::Contiguous && in.access != Access::Uniform)) return 1;
+    }
     if (op_class(in.op) != OpClass::Leaf) {
       const DType operand = in.op == Op::Where ? plan.instrs[std::size_t(in.b)].dtype : plan.instrs[std::size_t(in.a)].dtype;
       if (!codegen::vectorizable(in.op, operand)) return 1;
@@ -265,6 +274,8 @@ int choose_width(const codegen::KernelPlan& plan, int vector_bytes) {
   int w = std::clamp(vector_bytes / widest, 1, 16);
   int p = 1;
   while (p * 2 <= w) p *= 2;
+  if (plan.ndim != 0)
+    while (p > 1 && inner_dim % p != 0) p /= 2;
   return p;
 }
 
@@ -285,7 +296,7 @@ ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const Device
   if (out_layout) ost = out_layout->strides;
   IndexSpace sp = collapse(b, shape, perm, group, out_layout ? &ost : nullptr);
   const bool strided = out_layout || std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) {
-    return i.access == Access::Strided && (i.op == Op::Buffer || i.op == Op::Generate);
+    return codegen::is_strided(i.access) && (i.op == Op::Buffer || i.op == Op::Generate);
   });
   b.plan.ndim = strided ? std::uint8_t(sp.dims.size()) : 0;
   if (strided) b.args.dims = sp.dims;
@@ -294,7 +305,7 @@ ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const Device
     b.args.out_offset = out_layout->offset;
     b.args.out_strides = std::move(ost);
   }
-  b.plan.width = std::uint8_t(choose_width(b.plan, tuning.vector_bytes));
+  b.plan.width = std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
   b.args.count = shape.size();
   return {std::move(b.plan), std::move(b.args)};
 }
@@ -329,26 +340,32 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning) {
     }
   IndexSpace sp = collapse(b, logical, perm, group);
   const bool strided = std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) {
-    return i.access == Access::Strided && (i.op == Op::Buffer || i.op == Op::Generate);
+    return codegen::is_strided(i.access) && (i.op == Op::Buffer || i.op == Op::Generate);
   });
   b.plan.ndim = strided ? std::uint8_t(sp.dims.size()) : 0;
   if (strided) b.args.dims = sp.dims;
   b.args.count = n;
   b.args.reduce_count = m;
 
-  // A work-item per output where the reduced range is short, or strided while
-  // there are enough outputs to fill the device (then neighbouring work-items
-  // read neighbouring elements); otherwise a work-group per output, split over
-  // several groups when there are too few outputs to keep the device busy.
+  // A work-item per output where the reduced range is short, or read across
+  // rows while there are enough outputs to fill the device (then neighbouring
+  // work-items read neighbouring elements); otherwise a work-group per output,
+  // split over several groups when there are too few outputs to keep the
+  // device busy.
   const int L = tuning.local_size;
   rs.local_size = std::uint16_t(L);
   const bool arg = rs.op == Op::ArgMin || rs.op == Op::ArgMax;
-  if (m <= 16 || (strided && n >= std::int64_t(tuning.target_groups) * 64)) {
+  // "Across rows": some load steps through the reduced range with a stride other
+  // than 0 or 1 (a column reduction); a work-group would read it scattered.
+  const bool across_rows = std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) {
+    return i.access == Access::Strided && (i.op == Op::Buffer || i.op == Op::Generate);
+  });
+  if (m <= 16 || (across_rows && n >= std::int64_t(tuning.target_groups) * 64)) {
     rs.strategy = codegen::ReduceStrategy::ThreadPerOutput;
     b.plan.width = 1;
   } else {
     rs.strategy = codegen::ReduceStrategy::GroupPerOutput;
-    b.plan.width = arg ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes));
+    b.plan.width = arg ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
     std::int64_t g = 1;
     if (n < tuning.target_groups) {
       const std::int64_t want = (tuning.target_groups + n - 1) / n;
