@@ -195,25 +195,27 @@ class CupyFuse(CupyBase):
         if workload in ELEMENTWISE:
             expr = EXPRESSIONS[workload]
             # Named positional parameters, the form cupy.fuse documents, rather than *args.
+            # Each fused function is named: CuPy otherwise names the kernel after the
+            # Python function, and "<lambda>" is no CUDA identifier (CompileException).
             arity = len(INPUTS[workload])
             if arity == 1:
-                return cp.fuse()(lambda a: expr(ns, a))
+                return cp.fuse(kernel_name="fusecl_bench_1")(lambda a: expr(ns, a))
             if arity == 2:
-                return cp.fuse()(lambda a, b: expr(ns, a, b))
-            return cp.fuse()(lambda a, b, c: expr(ns, a, b, c))
+                return cp.fuse(kernel_name="fusecl_bench_2")(lambda a, b: expr(ns, a, b))
+            return cp.fuse(kernel_name="fusecl_bench_3")(lambda a, b, c: expr(ns, a, b, c))
         if workload == "sum_squares":
-            return cp.fuse()(lambda x: cp.sum(x * x))
+            return cp.fuse(kernel_name="fusecl_bench_4")(lambda x: cp.sum(x * x))
         if workload == "softmax":
-            sum_exp = cp.fuse()(lambda x, m: cp.sum(cp.exp(x - m), axis=1))
-            normalize = cp.fuse()(lambda x, m, s: cp.exp(x - m) / s)
+            sum_exp = cp.fuse(kernel_name="fusecl_bench_5")(lambda x, m: cp.sum(cp.exp(x - m), axis=1))
+            normalize = cp.fuse(kernel_name="fusecl_bench_6")(lambda x, m, s: cp.exp(x - m) / s)
 
             def run(x):
                 m = x.max(axis=1, keepdims=True)
                 return normalize(x, m, sum_exp(x, m)[:, None])
             return run
         if workload == "mean_std":
-            total = cp.fuse()(lambda x: cp.sum(x))
-            squared_deviations = cp.fuse()(lambda x, m: cp.sum((x - m) * (x - m)))
+            total = cp.fuse(kernel_name="fusecl_bench_7")(lambda x: cp.sum(x))
+            squared_deviations = cp.fuse(kernel_name="fusecl_bench_8")(lambda x, m: cp.sum((x - m) * (x - m)))
 
             def run(x):
                 mean = total(x) / x.size
@@ -221,7 +223,7 @@ class CupyFuse(CupyBase):
             return run
         if workload == "monte_carlo_pi":
             rng = cp.random.RandomState(1)
-            count = cp.fuse()(lambda u, v: cp.sum(u * u + v * v <= 1.0))
+            count = cp.fuse(kernel_name="fusecl_bench_9")(lambda u, v: cp.sum(u * u + v * v <= 1.0))
             return lambda: count(rng.random_sample(n, dtype=cp.float32), rng.random_sample(n, dtype=cp.float32))
         raise Unavailable(f"no cupy.fuse version of {workload}")
 

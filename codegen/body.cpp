@@ -86,6 +86,9 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
         const std::string buf = "in" + std::to_string(in.slot);
         const std::string addr = address(plan, k, pos);
         if (width == 1) e = buf + "[" + addr + "]";
+        else if ((in.access == Access::Contiguous || in.access == Access::StridedRow) && plan.aligned)
+          // A vector pointer may be assumed aligned: one wide load (vloadN need not be).
+          e = "*(__global const " + T + "*)(" + buf + " + " + addr + ")";
         else if (in.access == Access::Contiguous || in.access == Access::StridedRow)
           e = "vload" + W + "(0, " + buf + " + " + addr + ")";
         else e = "(" + T + ")(" + buf + "[" + addr + "])";  // uniform across the vector

@@ -19,6 +19,7 @@ std::string signature(const KernelPlan& p) {
   put(p.ndim);
   put(p.width);
   put(p.out_strided);
+  put(p.aligned);
   put(std::uint16_t(p.instrs.size()));
   // Instr has no padding (asserted in kernel_plan.hpp), so its bytes are its fields.
   s.append(reinterpret_cast<const char*>(p.instrs.data()), p.instrs.size() * sizeof(Instr));

@@ -80,6 +80,7 @@ struct KernelPlan {
   std::uint8_t ndim = 0;              // index dimensions passed as arguments (0: none needed)
   std::uint8_t width = 1;             // vector width of the contiguous path
   bool out_strided = false;           // elementwise: the output is stored through offset + strides (concatenate)
+  bool aligned = false;               // every vector load starts at a multiple of the width: load through vector pointers
   ReduceSpec reduce;                  // kind == Reduce
 
   bool uses_fp64() const;

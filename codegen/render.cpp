@@ -70,8 +70,12 @@ std::string render_elementwise(const KernelPlan& plan, const std::string& name) 
     body += "  if (i0 + " + std::to_string(W) + " <= n) {\n";
     body += emit_coordinates(plan, "i0", "    ");
     body += emit_body(plan, W, "i0", "    ", helpers);
-    for (std::size_t j = 0; j < plan.outputs.size(); ++j)
-      body += "    vstore" + std::to_string(W) + "(v" + std::to_string(plan.outputs[j]) + ", 0, out" + std::to_string(j) + " + i0);\n";
+    // Outputs are whole buffers (aligned for any vector type) and i0 is a
+    // multiple of W: store through vector pointers.
+    for (std::size_t j = 0; j < plan.outputs.size(); ++j) {
+      const std::string T = cl_type(plan.instrs[std::size_t(plan.outputs[j])].dtype, W);
+      body += "    *(__global " + T + "*)(out" + std::to_string(j) + " + i0) = v" + std::to_string(plan.outputs[j]) + ";\n";
+    }
     body += "    return;\n  }\n";
     body += "  for (long i = i0; i < n; ++i) {\n";
   } else {

@@ -279,6 +279,23 @@ int choose_width(const codegen::KernelPlan& plan, int vector_bytes, std::int64_t
   return p;
 }
 
+// Whether every vector load of a width-W kernel starts at a multiple of W
+// elements, given that vectors start at positions that are multiples of W.
+bool vector_loads_aligned(const codegen::KernelPlan& plan, const KernelArgs& args) {
+  const int w = plan.width;
+  if (w <= 1) return false;
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
+    const Instr& in = plan.instrs[k];
+    if (in.op != Op::Buffer) continue;
+    if (in.access != Access::Contiguous && in.access != Access::StridedRow) continue;
+    if (args.offsets[k] % w != 0) return false;
+    if (in.access == Access::StridedRow)
+      for (std::size_t d = 0; d + 1 < args.strides[k].size(); ++d)
+        if (args.strides[k][d] % w != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const DeviceTuning& tuning, const OutLayout* out_layout) {
@@ -306,6 +323,7 @@ ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const Device
     b.args.out_strides = std::move(ost);
   }
   b.plan.width = std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
+  b.plan.aligned = vector_loads_aligned(b.plan, b.args);
   b.args.count = shape.size();
   return {std::move(b.plan), std::move(b.args)};
 }
@@ -366,10 +384,16 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning) {
   } else {
     rs.strategy = codegen::ReduceStrategy::GroupPerOutput;
     b.plan.width = arg ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
+    // Vectors start at o * m + r with r a multiple of the width.
+    b.plan.aligned = (m % b.plan.width == 0 || n == 1) && vector_loads_aligned(b.plan, b.args);
+    // Short rows: a smaller group, so the tree in local memory does not dominate.
+    int local = L;
+    while (local > 32 && std::int64_t(local) * b.plan.width * 8 > m) local /= 2;
+    rs.local_size = std::uint16_t(local);
     std::int64_t g = 1;
     if (n < tuning.target_groups) {
       const std::int64_t want = (tuning.target_groups + n - 1) / n;
-      const std::int64_t useful = std::max<std::int64_t>(1, m / (std::int64_t(L) * b.plan.width * 8));
+      const std::int64_t useful = std::max<std::int64_t>(1, m / (std::int64_t(rs.local_size) * b.plan.width * 8));
       g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
     }
     rs.two_stage = g > 1;
