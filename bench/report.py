@@ -17,6 +17,7 @@ nothing else can be assumed.
 """
 
 import argparse
+import glob
 import json
 import math
 import os
@@ -429,6 +430,15 @@ def cmd_table(args):
             if not s.plot(os.path.join(args.plot_dir, plot_name)):
                 plot_name = None
         out.append(s.markdown(plot_name, args.summary_only))
+    if not args.summary_only:
+        # Measurements that are not Google Benchmark runs (time to first result,
+        # notes on a GPU run) are kept as Markdown beside the JSON, each with its
+        # own date, device, driver and command; they are appended in name order.
+        folders = sorted({os.path.dirname(os.path.abspath(p)) for p in args.files})
+        for folder in folders:
+            for md in sorted(glob.glob(os.path.join(folder, "*.md"))):
+                with open(md, encoding="utf-8") as f:
+                    out.append(f.read().rstrip() + "\n")
     text = "\n".join(out).rstrip() + "\n"
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:

@@ -6,7 +6,7 @@
 # and, for each, fusecl's disk cache on (cold: empty folder; warm: second run)
 # against off (FUSECL_CACHE=off: only the driver's cache can help).
 #   bench/first_result/run.sh PATH/TO/fusecl-first-result [FUSECL_DEVICE] [runs]
-# Prints a Markdown table; the raw JSON lines go to stderr.
+# Prints a Markdown table (the median of `runs` warm runs); the raw JSON lines go to stderr.
 set -euo pipefail
 prog=${1:?usage: run.sh PATH/TO/fusecl-first-result [device] [runs]}
 device=${2:-}
@@ -25,23 +25,32 @@ measure() {
   # Each setting starts with empty fusecl and driver caches.
   rm -rf "$tmp/pocl" "$tmp/nv"
   local envs=(FUSECL_CACHE_DIR="$dir" POCL_CACHE_DIR="$tmp/pocl" CUDA_CACHE_PATH="$tmp/nv" "$@")
-  local cold warm_list=() line
+  local line warm_total=() warm_eval=()
   line=$(env "${envs[@]}" "$prog"); echo "$label cold: $line" >&2
-  cold=$(echo "$line" | field total_ms)
+  local cold_total cold_eval
+  cold_total=$(echo "$line" | field total_ms)
+  cold_eval=$(echo "$line" | field evaluate_ms)
   for _ in $(seq "$runs"); do
     line=$(env "${envs[@]}" "$prog"); echo "$label warm: $line" >&2
-    warm_list+=("$(echo "$line" | field total_ms)")
+    warm_total+=("$(echo "$line" | field total_ms)")
+    warm_eval+=("$(echo "$line" | field evaluate_ms)")
   done
-  local warm; warm=$(printf '%s\n' "${warm_list[@]}" | median)
-  local loaded; loaded=$(echo "$line" | field programs_loaded)
-  printf '| %s | %.1f | %.1f | %.1fx | %s |\n' "$label" "$cold" "$warm" "$(awk -v c="$cold" -v w="$warm" 'BEGIN{print c / w}')" "$loaded"
+  local wt we loaded
+  wt=$(printf '%s\n' "${warm_total[@]}" | median)
+  we=$(printf '%s\n' "${warm_eval[@]}" | median)
+  loaded=$(echo "$line" | field programs_loaded)
+  printf '| %s | %.1f | %.1f | %.1f | %.1f | %.1fx | %s |\n' "$label" "$cold_total" "$wt" "$cold_eval" "$we" \
+    "$(awk -v c="$cold_eval" -v w="$we" 'BEGIN{print c / w}')" "$loaded"
 }
 
 info=$("$prog" 2>/dev/null | head -1)
 echo "device: $(echo "$info" | field device), driver $(echo "$info" | field driver); $(date -u +%F); median of $runs warm runs"
 echo
-echo "| setting | cold ms | warm ms | cold/warm | warm run loaded from fusecl's cache |"
-echo "| --- | ---: | ---: | ---: | ---: |"
+echo "total: from the start of main (device discovery, context, upload) to the result on the host;"
+echo "evaluate: building or loading the kernel, running it, downloading (what a cache can save)."
+echo
+echo "| setting | cold total ms | warm total ms | cold evaluate ms | warm evaluate ms | evaluate cold/warm | warm run loaded from fusecl's cache |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 case "$(echo "$info" | field device)" in
   *NVIDIA*|*H100*|*H200*|*Tesla*|*GeForce*)
     measure "driver cache off (CUDA_CACHE_DISABLE=1), fusecl cache on" CUDA_CACHE_DISABLE=1
