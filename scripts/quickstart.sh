@@ -39,6 +39,8 @@ case "$command" in
     build -DFUSECL_BUILD_EXAMPLES=ON
     log "running build/examples/demo"
     ./build/examples/demo "$@"
+    log "running the short benchmark comparison (bench/compare.sh --short)"
+    bench/compare.sh --short
     ;;
   test)
     ./scripts/setup.sh
