@@ -181,3 +181,12 @@ TEST_CASE("concatenate errors name the shapes", "[concat]") {
   const auto s = from_host(std::vector<float>{1.0f}, Shape{});
   CHECK_THROWS_AS(concatenate(std::vector{s, s}), ShapeError);  // 0-d arrays have no axis to join
 }
+
+TEST_CASE("concatenate and stack take a braced list of arrays", "[concat][api]") {
+  // numpy.concatenate((a, b)) and numpy.stack((a, b)), spelled the C++ way.
+  const auto a = from_host(std::vector<float>{1, 2}), b = from_host(std::vector<float>{3});
+  CHECK(concatenate({a, b}).to_host() == std::vector<float>{1, 2, 3});
+  CHECK(concatenate({a, a}, -1).to_host() == std::vector<float>{1, 2, 1, 2});
+  CHECK(stack({a, a}).shape() == Shape{2, 2});
+  CHECK(stack({a, a * 2.0f}, 1).to_host() == std::vector<float>{1, 2, 2, 4});
+}
