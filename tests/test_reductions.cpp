@@ -271,9 +271,15 @@ TEST_CASE("argmin and argmax over a random axis return the first extreme index",
   for (int iter = 0; iter < 24; ++iter) {
     Dims shape = random_dims(rng, 5, 2000, 7, 0.0);
     if (shape.empty()) shape.push_back(5);
-    const auto hx = small_ints<float>(shape, rng(), 0, 3);  // many ties
-    const auto x = to_device(hx);
+    auto hx = small_ints<float>(shape, rng(), 0, 3);  // many ties
+    Array<float> x = to_device(hx);
     const bool flat = rand_unit(rng) < 0.25, keepdims = rand_unit(rng) < 0.5, is_max = rand_unit(rng) < 0.5;
+    if (flat && hx.ndim() > 1 && rand_unit(rng) < 0.5) {
+      // The flattened index of a view counts in the view's own C order.
+      x = transpose(x);
+      hx = h_transpose(hx);
+      shape = hx.shape;
+    }
     const int axis = int(rand_int(rng, -hx.ndim(), hx.ndim() - 1));
     INFO("case " << iter << ": " << (is_max ? "argmax" : "argmin") << " of " << dims_str(shape) << " over "
                  << (flat ? std::string("the flattened array") : "axis " + std::to_string(axis)) << " keepdims " << keepdims);
@@ -352,15 +358,19 @@ TEST_CASE("int32 reductions over a strided axis accumulate in int64", "[reduce][
   check_op<std::int64_t>(Op::Prod, small_ints<std::int32_t>(kCols.shape, 34, -3, 3), kCols);
   check_op<bool>(Op::Any, small_ints<std::int32_t>(kCols.shape, 35, 0, 0), kCols);
   check_moment<double>(false, 1, hx, kCols, 16 * DBL_EPSILON);
+  // Contiguous rows: the int64 accumulation in vectors.
+  check_op<std::int64_t>(Op::Sum, small_ints<std::int32_t>(kRow.shape, 36, -2'000'000'000, 2'000'000'000), kRow);
 }
 
-TEST_CASE("uint8 reductions over short rows accumulate in uint64", "[reduce][uint8]") {
-  const auto hx = small_ints<std::uint8_t>(kTiny.shape, 41, 200, 255);  // row sums pass 255
-  check_op<std::uint64_t>(Op::Sum, hx, kTiny);
-  check_op<std::uint8_t>(Op::Max, hx, kTiny);
-  check_op<std::int64_t>(Op::ArgMin, small_ints<std::uint8_t>(kTiny.shape, 42, 0, 2), kTiny);
-  check_op<double>(Op::Mean, hx, kTiny, 1);
-  check_moment<double>(true, 0, hx, kTiny, 16 * DBL_EPSILON);
+TEST_CASE("uint8 reductions over rows accumulate in uint64", "[reduce][uint8]") {
+  // Rows of 29 one-byte values: the widest vector loads (uchar16 on CPUs).
+  const auto hx = small_ints<std::uint8_t>(kRow.shape, 41, 200, 255);  // row sums pass 255
+  check_op<std::uint64_t>(Op::Sum, hx, kRow);
+  check_op<std::uint8_t>(Op::Max, hx, kRow);
+  check_op<std::uint8_t>(Op::Min, small_ints<std::uint8_t>(kRow.shape, 43, 0, 255), kRow);
+  check_op<std::int64_t>(Op::ArgMin, small_ints<std::uint8_t>(kRow.shape, 42, 0, 2), kRow);
+  check_op<double>(Op::Mean, hx, kRow, 1);
+  check_moment<double>(true, 0, hx, kRow, 16 * DBL_EPSILON);
 }
 
 TEST_CASE("bool reductions over all elements", "[reduce][bool]") {
@@ -491,6 +501,18 @@ TEST_CASE("float32 sums of 1M to 16M values stay within a few ulp of sum of |x|"
       CHECK(err <= c * FLT_EPSILON * double(abs_sum));
     }
   }
+  SECTION("float64: the same bound with DBL_EPSILON") {
+    std::vector<double> h(std::size_t(1) << 22);
+    for (auto& v : h) v = rand_unit(rng) - 0.25;
+    long double exact = 0, abs_sum = 0;
+    for (double v : h) {
+      exact += v;
+      abs_sum += std::fabs(v);
+    }
+    const double got = sum(from_host(h)).to_host()[0];
+    INFO("got " << got << ", exact " << double(exact));
+    CHECK(std::fabs(got - double(exact)) <= c * DBL_EPSILON * double(abs_sum));
+  }
   SECTION("1e8 followed by 16M - 1 ones, which a running float sum loses entirely") {
     const std::size_t n = std::size_t(1) << 24;
     std::vector<float> h(n, 1.0f);
@@ -535,6 +557,8 @@ TEST_CASE("each reduction strategy gives the right values", "[reduce][strategy]"
   run("row sums of (2, 300000)", sum(to_device(two), -1), h_reduce<float>(two, {-1}, false, false, add), 0);
   const auto cols = small_ints<float>({64, 4096}, 84, -3, 3);
   run("column sums of (64, 4096)", sum(to_device(cols), 0), h_reduce<float>(cols, {0}, false, false, add), 0);
+  const auto tall = small_ints<float>({200000, 3}, 87, -3, 3);
+  run("column sums of (200000, 3)", sum(to_device(tall), 0), h_reduce<float>(tall, {0}, false, false, add), 0);
   const auto tiny = small_ints<float>({1000, 16}, 85, -3, 3);
   run("row sums of (1000, 16)", sum(to_device(tiny), 1), h_reduce<float>(tiny, {1}, false, false, add), 0);
   CHECK(seen.count("split over groups") == 1);
@@ -554,12 +578,32 @@ TEST_CASE("each reduction strategy gives the right values", "[reduce][strategy]"
     CHECK(std::isnan(min(to_device(h)).to_host()[0]));
     CHECK(std::isnan(sum(to_device(h)).to_host()[0]));
   }
+  SECTION("argmax of tall columns: strided and split") {
+    auto h = small_ints<float>({200000, 3}, 88, -1000, 1000);
+    h.data[std::size_t(150'000 * 3 + 1)] = 2000;
+    h.data[std::size_t(170'000 * 3 + 1)] = 2000;
+    h.data[std::size_t(5 * 3 + 2)] = float(kNaN);
+    const auto want = h_reduce<std::int64_t>(h, {0}, false, false, [](const std::vector<float>& v) { return ref<std::int64_t>(Op::ArgMax, v); });
+    CHECK(want.data[1] == 150'000);  // the first of the two maxima
+    CHECK(want.data[2] == 5);        // the NaN
+    CHECK(argmax(to_device(h), 0).to_host() == want.data);
+  }
   SECTION("all and bool sums across split groups") {
     std::vector<bool> h(std::size_t(1) << 22, true);
     CHECK(all(from_host(h)).to_host()[0] == true);
     h[4'000'000] = false;
     CHECK(all(from_host(h)).to_host()[0] == false);
     CHECK(sum(from_host(h)).to_host()[0] == (std::int64_t(1) << 22) - 1);
+  }
+}
+
+TEST_CASE("a split reduction with several outputs after one with fewer", "[reduce][strategy]") {
+  // Split reductions share one scratch buffer for their per-output counters
+  // and partial results; what one leaves behind must not disturb the next.
+  for (int round = 0; round < 2; ++round) {
+    CHECK(sum(from_host(std::vector<float>(std::size_t(1) << 22, 1.0f))).to_host() == std::vector<float>{4194304.0f});
+    CHECK(sum(from_host(std::vector<float>(600000, 1.0f), {200000, 3}), 0).to_host() == std::vector<float>(3, 200000.0f));
+    CHECK(sum(from_host(std::vector<float>(1000000, 1.0f), {2, 500000}), 1).to_host() == std::vector<float>(2, 500000.0f));
   }
 }
 
