@@ -343,7 +343,7 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning) {
     rs.strategy = codegen::ReduceStrategy::GroupPerOutput;
     b.plan.width = arg ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes));
     std::int64_t g = 1;
-    if (n < tuning.target_groups) {
+    if (n > 0 && n < tuning.target_groups) {  // n == 0: no outputs, nothing is launched
       const std::int64_t want = (tuning.target_groups + n - 1) / n;
       const std::int64_t useful = std::max<std::int64_t>(1, m / (std::int64_t(L) * b.plan.width * 8));
       g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
