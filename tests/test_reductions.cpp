@@ -680,6 +680,19 @@ TEST_CASE("kernel counts of reductions and their producers and consumers", "[red
     CHECK(stats().kernels_launched == 2);
     CHECK(std::fabs(double(v) - double(ref_var(widen(hx.data), 0))) <= 16 * FLT_EPSILON * double(v));
   }
+  SECTION("one reduction of one array written twice in an expression runs once") {
+    reset_stats();
+    const auto r = (max(x, 1, true) - min(x, 1, true) + max(x, 1, true)).to_host();
+    CHECK(stats().kernels_launched == 3);  // max, min, the expression
+    for (std::int64_t i = 0; i < 37; ++i) {
+      float mx = -INFINITY, mn = INFINITY;
+      for (std::int64_t j = 0; j < 29; ++j) {
+        mx = std::max(mx, hx.data[std::size_t(i * 29 + j)]);
+        mn = std::min(mn, hx.data[std::size_t(i * 29 + j)]);
+      }
+      REQUIRE(r[std::size_t(i)] == mx - mn + mx);
+    }
+  }
   SECTION("softmax over rows: at most three kernels") {
     // exp is within 3 ulp (OpenCL), the row sum of 29 such values within a few
     // more, one division: 16 * FLT_EPSILON relative is generous and still
