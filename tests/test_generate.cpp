@@ -17,6 +17,7 @@
 #include <cfloat>
 #include <cmath>
 #include <array>
+#include <bit>
 #include <numbers>
 #include <string>
 
@@ -171,11 +172,11 @@ TEST_CASE("random uniform numbers are bitwise the host Philox values", "[generat
     CHECK(stats().uploads == 0);
     for (std::size_t i = 0; i < f.size(); ++i) {
       INFO("float32 element " << i);
-      REQUIRE(f[i] == uniform_f32(i, seed));  // flat C-order index
+      REQUIRE(std::bit_cast<std::uint32_t>(f[i]) == std::bit_cast<std::uint32_t>(uniform_f32(i, seed)));  // flat C-order index
     }
     for (std::size_t i = 0; i < d.size(); ++i) {
       INFO("float64 element " << i);
-      REQUIRE(d[i] == uniform_f64(i, seed));
+      REQUIRE(std::bit_cast<std::uint64_t>(d[i]) == std::bit_cast<std::uint64_t>(uniform_f64(i, seed)));
     }
   }
   SECTION("the shape does not matter, only the flat index; seeds differ") {
