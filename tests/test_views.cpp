@@ -19,6 +19,7 @@
 #include <fusecl/fusecl.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -294,6 +295,7 @@ TEST_CASE("broadcast_to reads the same elements many times without copying", "[v
 TEST_CASE("slices follow Python start:stop:step and clamp out-of-range bounds", "[views][slice]") {
   // Expected values are Python's list(range(10))[start:stop:step].
   const auto x = to_device(h_iota<float>({10}));
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max(), kMin = std::numeric_limits<std::int64_t>::min();
   struct Case {
     std::optional<std::int64_t> start, stop;
     std::int64_t step;
@@ -319,6 +321,13 @@ TEST_CASE("slices follow Python start:stop:step and clamp out-of-range bounds", 
       {std::nullopt, std::nullopt, -5, {9, 4}},
       {2, -100, -1, {2, 1, 0}},
       {-100, 2, -1, {}},
+      // Steps and bounds at the ends of int64 (Python clamps them; nothing may overflow).
+      {0, 10, kMax, {0}},
+      {5, std::nullopt, kMax, {5}},
+      {9, std::nullopt, -kMax, {9}},
+      {std::nullopt, std::nullopt, kMin, {9}},
+      {kMin, kMax, 1, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+      {kMax, kMin, -4, {9, 5, 1}},
   };
   for (const auto& c : cases) {
     INFO("x[" << slice_str(Slice{c.start, c.stop, c.step}) << "]");

@@ -50,7 +50,8 @@ ResolvedSlice resolve_slice(const Slice& s, std::int64_t length) {
   // CPython: PySlice_Unpack (omitted start/stop become the extreme values for
   // the step's direction), then PySlice_AdjustIndices.
   if (s.step == 0) throw std::invalid_argument("resolve_slice: zero step");
-  const std::int64_t step = s.step;
+  // PySlice_Unpack: a step below -PY_SSIZE_T_MAX becomes -PY_SSIZE_T_MAX (so that -step exists).
+  const std::int64_t step = std::max(s.step, -std::numeric_limits<std::int64_t>::max());
   constexpr std::int64_t big = std::numeric_limits<std::int64_t>::max() / 4;
   std::int64_t start = s.start ? *s.start : (step < 0 ? big : 0);
   std::int64_t stop = s.stop ? *s.stop : (step < 0 ? -big : big);
