@@ -59,6 +59,15 @@ Op combine_op(Op op) {
 
 bool is_arg(Op op) { return op == Op::ArgMin || op == Op::ArgMax; }
 
+// Kahan's compensation (t - acc) - y, the rounding error of t = acc + y. Once
+// t is infinite or NaN that expression is NaN (inf - inf), which would turn
+// every later term and the final acc - comp into NaN although the sum is
+// +-inf; then there is nothing left to compensate and the term is 0. (For
+// vectors, `?:` selects per component.)
+std::string kahan_comp(const std::string& t, const std::string& acc, const std::string& y, const std::string& type) {
+  return "(isfinite(" + t + ") ? (" + t + " - " + acc + ") - " + y + " : (" + type + ")(0))";
+}
+
 struct Emitter {
   const KernelPlan& plan;
   const ReduceSpec& rs;
@@ -75,7 +84,8 @@ struct Emitter {
   std::string accumulate(const std::string& v, const std::string& r, const std::string& ind) const {
     if (arg) return ind + "if (" + better + "(acc, idx, " + v + ", " + r + ")) { acc = " + v + "; idx = " + r + "; }\n";
     if (kahan)
-      return ind + "{ const " + A + " y_ = " + v + " - comp; const " + A + " t_ = acc + y_; comp = (t_ - acc) - y_; acc = t_; }\n";
+      return ind + "{ const " + A + " y_ = " + v + " - comp; const " + A + " t_ = acc + y_; comp = " + kahan_comp("t_", "acc", "y_", A) +
+             "; acc = t_; }\n";
     return ind + "acc = " + combine("acc", v, 1) + ";\n";
   }
 
@@ -176,7 +186,8 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     b += emit_coordinates(plan, "p", "      ");
     b += emit_body(plan, W, "p", "      ", helpers);
     if (e.kahan)
-      b += "      { const " + AW + " y_ = " + v + " - compv; const " + AW + " t_ = accv + y_; compv = (t_ - accv) - y_; accv = t_; }\n";
+      b += "      { const " + AW + " y_ = " + v + " - compv; const " + AW + " t_ = accv + y_; compv = " +
+           kahan_comp("t_", "accv", "y_", AW) + "; accv = t_; }\n";
     else
       b += "      accv = " + e.combine("accv", v, W) + ";\n";
     b += "    }\n";

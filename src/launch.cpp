@@ -70,9 +70,9 @@ void set_long(cl_kernel k, cl_uint i, std::int64_t v) {
   set_arg(k, i, sizeof l, &l);
 }
 
-// Two-stage reductions keep partials and per-output counters here. The
-// counters must start at zero; every kernel leaves them at zero again, and the
-// in-order queue runs one kernel at a time, so one buffer serves them all.
+// Two-stage reductions keep per-output counters and partials here, counters
+// first (render_reduce.cpp: n counters, padded to 8 bytes, then the partials).
+// The in-order queue runs one kernel at a time, so one buffer serves them all.
 std::shared_ptr<rt::DeviceBuffer> scratch(std::size_t bytes) {
   static std::shared_ptr<rt::DeviceBuffer> buf;
   if (!buf || buf->bytes < bytes) {
@@ -116,7 +116,18 @@ void launch(const ScheduledKernel& sk, const std::vector<std::shared_ptr<rt::Dev
         set_bits(k, ai, codegen::gen_param_dtype(in.gen, in.dtype, p.sub), a.gen_params[idx][std::size_t(p.sub)]);
         break;
       }
-      case codegen::ParamRole::Scratch: set_mem(k, ai, scratch(a.scratch_bytes)); break;
+      case codegen::ParamRole::Scratch: {
+        // The counters must start at zero. A kernel resets the counters it
+        // used, but not its partials, and those lie where a later kernel with
+        // more outputs keeps counters: zero them before every launch.
+        const auto buf = scratch(a.scratch_bytes);
+        const cl_uchar zero = 0;
+        const std::size_t counter_bytes = std::size_t((a.count * 4 + 7) / 8 * 8);
+        rt::check(clEnqueueFillBuffer(rt.queue, buf->mem, &zero, 1, 0, counter_bytes, 0, nullptr, nullptr),
+                  "clEnqueueFillBuffer");
+        set_mem(k, ai, buf);
+        break;
+      }
       case codegen::ParamRole::Groups: set_long(k, ai, a.groups); break;
       case codegen::ParamRole::OutOffset: set_long(k, ai, a.out_offset); break;
       case codegen::ParamRole::OutStride: set_long(k, ai, a.out_strides.at(idx)); break;

@@ -36,6 +36,42 @@ std::shared_ptr<rt::DeviceBuffer> allocate(const Node& n) {
   return rt::runtime().pool->allocate(std::size_t(n.shape.size()) * std::size_t(size_of(n.dtype)));
 }
 
+// Reductions run during the outermost evaluate() call now in progress, so
+// that one reduction of one array, built twice in the same expression (a
+// softmax written out: exp(x - max(x, 1, true)) / sum(exp(x - max(x, 1, true)), 1, true)),
+// runs once. Each entry holds the reduced node, so no other node can take its
+// address while the entry exists; the list is dropped when the outermost
+// evaluation returns.
+struct DoneReduction {
+  NodePtr input;
+  Op op;
+  DType dtype;
+  Shape shape;
+  std::vector<int> axes;
+  double divisor;
+  bool post_sqrt;
+  std::shared_ptr<rt::DeviceBuffer> result;
+};
+int evaluation_depth = 0;
+std::vector<DoneReduction> done_reductions;
+
+struct EvaluationScope {
+  EvaluationScope() { ++evaluation_depth; }
+  ~EvaluationScope() {
+    if (--evaluation_depth == 0) done_reductions.clear();
+  }
+  EvaluationScope(const EvaluationScope&) = delete;
+  EvaluationScope& operator=(const EvaluationScope&) = delete;
+};
+
+const DoneReduction* find_done(const Node& r) {
+  for (const auto& d : done_reductions)
+    if (d.input == r.inputs[0] && d.op == r.op && d.dtype == r.dtype && d.shape == r.shape && d.axes == r.axes &&
+        d.divisor == r.divisor && d.post_sqrt == r.post_sqrt)
+      return &d;
+  return nullptr;
+}
+
 void evaluate_dependencies(const NodePtr& root) {
   auto deps = unevaluated_barriers(root);
   if (!deps.empty()) evaluate(deps);
@@ -47,6 +83,7 @@ bool fusion_enabled() { return fusion_flag(); }
 void set_fusion_enabled(bool on) { fusion_flag() = on; }
 
 void evaluate(const std::vector<NodePtr>& roots) {
+  const EvaluationScope scope;
   // Distinct, not yet evaluated.
   std::vector<NodePtr> todo;
   for (const auto& r : roots)
@@ -62,9 +99,16 @@ void evaluate(const std::vector<NodePtr>& roots) {
       continue;
     }
     if (op_class(first->op) == OpClass::Reduce) {
+      if (const DoneReduction* same = find_done(*first)) {
+        become_buffer(*first, same->result);  // computed already in this evaluation
+        todo.erase(todo.begin());
+        continue;
+      }
       auto k = plan_reduce(first, device_tuning());
       auto out = allocate(*first);
       launch(k, {out});
+      done_reductions.push_back(
+          {first->inputs[0], first->op, first->dtype, first->shape, first->axes, first->divisor, first->post_sqrt, out});
       become_buffer(*first, out);
       todo.erase(todo.begin());
       continue;

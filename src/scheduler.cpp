@@ -391,7 +391,7 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning) {
     while (local > 32 && std::int64_t(local) * b.plan.width * 8 > m) local /= 2;
     rs.local_size = std::uint16_t(local);
     std::int64_t g = 1;
-    if (n < tuning.target_groups) {
+    if (n > 0 && n < tuning.target_groups) {  // n == 0: no outputs, nothing is launched
       const std::int64_t want = (tuning.target_groups + n - 1) / n;
       const std::int64_t useful = std::max<std::int64_t>(1, m / (std::int64_t(rs.local_size) * b.plan.width * 8));
       g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);

@@ -3,6 +3,7 @@
 #include "fusecl/error.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <unordered_map>
 
@@ -198,10 +199,14 @@ NodePtr slice(const NodePtr& x, const std::vector<SliceSpec>& spec) {
     };
     const std::int64_t start = clampi(s.start, s.step > 0 ? 0 : dim - 1);
     const std::int64_t stop = clampi(s.stop, s.step > 0 ? dim : -1);
+    // Lengths as CPython computes them: no overflow for any step (a step below
+    // -INT64_MAX is taken as -INT64_MAX, as Python does, so that -step exists).
+    const std::int64_t step = std::max(s.step, -std::numeric_limits<std::int64_t>::max());
     std::int64_t len = 0;
-    if (s.step > 0 && stop > start) len = (stop - start + s.step - 1) / s.step;
-    if (s.step < 0 && start > stop) len = (start - stop - s.step - 1) / (-s.step);
-    r.push_back({len ? start : 0, len, s.step});
+    if (step > 0 && stop > start) len = (stop - start - 1) / step + 1;
+    if (step < 0 && start > stop) len = (start - stop - 1) / (-step) + 1;
+    // With at most one element the step moves nothing; 1 keeps stride * step in range.
+    r.push_back({len ? start : 0, len, len > 1 ? step : 1});
   }
   return apply_view(x, [r](const Strided& s) -> std::optional<Strided> {
     Strided o{s.shape, s.strides, s.offset};

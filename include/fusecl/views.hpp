@@ -6,6 +6,7 @@
 
 #include "fusecl/array.hpp"
 
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -78,6 +79,11 @@ Array<T> concatenate(const std::vector<Array<T>>& arrays, int axis = 0) {
   for (const auto& a : arrays) nodes.push_back(a.node());
   return Array<T>(detail::make_concat(nodes, axis));
 }
+/// concatenate({a, b}, axis): a braced list deduces T (a std::vector<Array<T>> parameter cannot).
+template <class T>
+Array<T> concatenate(std::initializer_list<Array<T>> arrays, int axis = 0) {
+  return concatenate(std::vector<Array<T>>(arrays), axis);
+}
 /// Joins arrays of one shape along a new axis.
 template <class T>
 Array<T> stack(const std::vector<Array<T>>& arrays, int axis = 0) {
@@ -91,6 +97,11 @@ Array<T> stack(const std::vector<Array<T>>& arrays, int axis = 0) {
     expanded.push_back(expand_dims(x, a));
   }
   return concatenate(expanded, a);
+}
+/// stack({a, b}, axis).
+template <class T>
+Array<T> stack(std::initializer_list<Array<T>> arrays, int axis = 0) {
+  return stack(std::vector<Array<T>>(arrays), axis);
 }
 
 }  // namespace fusecl

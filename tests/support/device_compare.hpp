@@ -1,0 +1,49 @@
+// Bridges between fusecl arrays and the dense host reference (host_array.hpp)
+// for the view, reduction, generator and concatenation tests.
+#pragma once
+
+#include "support/host_array.hpp"
+
+#include <fusecl/fusecl.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace fusecl::test {
+
+template <class T>
+Array<T> to_device(const HostArray<T>& h) {
+  return from_host(h.data, Shape(h.shape));
+}
+
+template <class T>
+HostArray<T> to_reference(const Array<T>& a) {
+  return HostArray<T>{a.shape().dims(), a.to_host()};
+}
+
+/// Index of the first element where got and want differ (exactly; NaN equals
+/// NaN), or -1 if the arrays agree in shape and values (-2 for a shape mismatch).
+template <class T>
+std::int64_t first_mismatch(const Shape& got_shape, const std::vector<T>& got, const HostArray<T>& want) {
+  if (got_shape.dims() != want.shape || got.size() != want.data.size()) return -2;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const T g = got[i], w = want.data[i];
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(g) && std::isnan(w)) continue;
+    }
+    if (!(g == w)) return std::int64_t(i);
+  }
+  return -1;
+}
+
+template <class T>
+std::string describe_mismatch(const Shape& got_shape, const std::vector<T>& got, const HostArray<T>& want) {
+  const auto i = first_mismatch(got_shape, got, want);
+  if (i == -1) return "equal";
+  if (i == -2) return "shape " + got_shape.str() + " (" + std::to_string(got.size()) + " values), want " + dims_str(want.shape);
+  return "element " + std::to_string(i) + ": got " + std::to_string(double(got[std::size_t(i)])) + ", want " +
+         std::to_string(double(want.data[std::size_t(i)]));
+}
+
+}  // namespace fusecl::test
