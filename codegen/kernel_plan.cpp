@@ -42,6 +42,22 @@ std::string signature(const KernelPlan& p) {
   return s;
 }
 
+std::size_t param_bytes(const KernelPlan& p) {
+  std::size_t bytes = 0;
+  for (const Param& q : params(p)) {
+    switch (q.role) {
+      case ParamRole::Scalar: bytes += std::size_t(size_of(p.scalar_dtypes[std::size_t(q.index)])); break;
+      case ParamRole::GenParam: {
+        const Instr& i = p.instrs[std::size_t(q.index)];
+        bytes += std::size_t(size_of(gen_param_dtype(i.gen, i.dtype, q.sub)));
+        break;
+      }
+      default: bytes += 8;  // buffers (cl_mem) and longs
+    }
+  }
+  return bytes;
+}
+
 int gen_param_count(GenKind kind) {
   switch (kind) {
     case GenKind::Arange: return 2;    // start, step

@@ -115,6 +115,10 @@ struct Param {
 
 std::vector<Param> params(const KernelPlan& plan);
 
+/// Bytes of all kernel arguments (to compare with CL_DEVICE_MAX_PARAMETER_SIZE,
+/// which may be as small as 1 KiB).
+std::size_t param_bytes(const KernelPlan& plan);
+
 /// Number of parameters a generator of `kind` producing `dtype` takes, and
 /// whether they are integers (long) or of the dtype's float type.
 int gen_param_count(GenKind kind);

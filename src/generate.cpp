@@ -15,6 +15,9 @@ NodePtr make_full(DType dtype, std::uint64_t bits, const Shape& shape) {
 NodePtr make_arange(DType dtype, double start, double stop, double step) {
   if (step == 0 || !std::isfinite(step)) throw Error("arange: step must be finite and nonzero");
   const double len = std::ceil((stop - start) / step);
+  if (!std::isfinite(len) || len > 9.2e18)
+    throw Error("arange: the range from " + std::to_string(start) + " to " + std::to_string(stop) + " by " +
+                std::to_string(step) + " has too many elements");
   GenParams g;
   g.kind = GenKind::Arange;
   g.start = start;
@@ -36,6 +39,8 @@ NodePtr make_linspace(DType dtype, double start, double stop, std::int64_t num, 
 }
 
 NodePtr make_eye(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t k) {
+  if (rows < 0 || cols < 0)
+    throw ShapeError("eye: negative dimensions are not allowed (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
   GenParams g;
   g.kind = GenKind::Eye;
   g.k = k;

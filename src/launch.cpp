@@ -33,7 +33,9 @@ DeviceTuning default_tuning() {
   int pow2 = 1;
   while (pow2 * 2 <= d.local_size) pow2 *= 2;
   d.local_size = pow2;
-  d.target_groups = int(std::max(1u, info.compute_units)) * (cpu ? 2 : 4);
+  // GPUs: enough 256-wide groups for full occupancy (2048 threads per multiprocessor).
+  d.target_groups = int(std::max(1u, info.compute_units)) * (cpu ? 2 : 8);
+  d.max_parameter_bytes = std::max<std::size_t>(256, info.max_parameter_size);
   return d;
 }
 

@@ -72,6 +72,37 @@ const DoneReduction* find_done(const Node& r) {
   return nullptr;
 }
 
+// Kernel arguments are limited (CL_DEVICE_MAX_PARAMETER_SIZE, 1 KiB on some
+// devices) and a body with many strided loads needs many. Where a plan does
+// not fit, evaluate the elementwise inputs of the body root first: each is a
+// smaller kernel, and the root then reads their buffers with one load each.
+bool fits(const ScheduledKernel& k) { return codegen::param_bytes(k.plan) <= device_tuning().max_parameter_bytes; }
+
+void evaluate_inputs_first(const NodePtr& body) {
+  std::vector<NodePtr> parts;
+  for (const auto& in : body->inputs)
+    if (is_elementwise(in->op)) parts.push_back(in);
+  if (parts.empty())
+    throw Error("internal: a kernel with only " + std::to_string(body->inputs.size()) +
+                " loads exceeds the device's kernel-argument size");
+  for (const auto& p : parts) evaluate({p});
+}
+
+ScheduledKernel plan_reduce_fitting(const NodePtr& root) {
+  auto k = plan_reduce(root, device_tuning());
+  if (fits(k)) return k;
+  evaluate({root->inputs[0]});
+  return plan_reduce(root, device_tuning());
+}
+
+ScheduledKernel plan_elementwise_fitting(const NodePtr& root, const OutLayout* out = nullptr) {
+  for (;;) {
+    auto k = plan_elementwise({root}, device_tuning(), out);
+    if (fits(k)) return k;
+    evaluate_inputs_first(body_root(root));
+  }
+}
+
 void evaluate_dependencies(const NodePtr& root) {
   auto deps = unevaluated_barriers(root);
   if (!deps.empty()) evaluate(deps);
@@ -104,7 +135,7 @@ void evaluate(const std::vector<NodePtr>& roots) {
         todo.erase(todo.begin());
         continue;
       }
-      auto k = plan_reduce(first, device_tuning());
+      auto k = plan_reduce_fitting(first);
       auto out = allocate(*first);
       launch(k, {out});
       done_reductions.push_back(
@@ -120,7 +151,7 @@ void evaluate(const std::vector<NodePtr>& roots) {
       std::int64_t start = 0;
       for (const auto& in : first->inputs) {
         OutLayout lay{start * strides[std::size_t(first->axis)], strides};
-        if (in->shape.size() > 0) launch(plan_elementwise({in}, device_tuning(), &lay), {out});
+        if (in->shape.size() > 0) launch(plan_elementwise_fitting(in, &lay), {out});
         start += in->shape.dims()[std::size_t(first->axis)];
       }
       become_buffer(*first, out);
@@ -138,6 +169,14 @@ void evaluate(const std::vector<NodePtr>& roots) {
       }
     }
     auto k = plan_elementwise(group, device_tuning());
+    if (!fits(k)) {
+      if (group.size() > 1) {
+        // One kernel each: the roots share nothing that must stay together.
+        for (const auto& g : group) evaluate({g});
+        continue;
+      }
+      k = plan_elementwise_fitting(group.front());
+    }
     std::vector<std::shared_ptr<rt::DeviceBuffer>> outs;
     for (const auto& g : group) outs.push_back(allocate(*g));
     launch(k, outs);

@@ -33,6 +33,7 @@ struct DeviceTuning {
   int vector_bytes = 16;   // preferred bytes per vector load
   int local_size = 256;    // work-group size for reductions
   int target_groups = 64;  // work-groups that keep the whole device busy
+  std::size_t max_parameter_bytes = 1024;  // CL_DEVICE_MAX_PARAMETER_SIZE
 };
 
 struct ScheduledKernel {

@@ -231,3 +231,33 @@ TEST_CASE("shared subexpressions count once against the graph bound", "[fusion][
   const auto hx = x.to_host();
   CHECK(h[7] == Approx(hx[7] * std::pow(0.75, 30)).epsilon(1e-4));
 }
+
+TEST_CASE("a kernel whose arguments exceed the device's limit is split, not failed", "[fusion][limits]") {
+  // Sixteen transposed 8-d inputs: each strided load takes a buffer, an offset
+  // and eight strides (80 bytes), more than 1 KiB in all (the limit on PoCL
+  // and some other devices).
+  const Shape shape{2, 2, 2, 2, 2, 2, 2, 2};
+  std::vector<std::vector<float>> hosts;
+  Array<float> total = zeros<float>(shape);
+  for (int k = 0; k < 16; ++k) {
+    hosts.push_back(random_floats(256, 100 + unsigned(k)));
+    total = total + transpose(from_host(hosts.back(), shape)) * float(k + 1);
+  }
+  reset_stats();
+  const auto got = total.to_host();
+  // Where one kernel's arguments cannot fit, fusecl evaluates parts first.
+  if (device().max_parameter_size < 1400) CHECK(stats().kernels_launched > 1);
+  else CHECK(stats().kernels_launched == 1);
+  const auto perm = contiguous_strides(shape);
+  for (std::int64_t i = 0; i < 256; ++i) {
+    // Element i of the transposed view reads element j with the coordinates reversed.
+    std::int64_t j = 0, r = i;
+    for (int d = 7; d >= 0; --d) {
+      j += (r % 2) * perm[std::size_t(7 - d)];
+      r /= 2;
+    }
+    double want = 0;
+    for (int k = 0; k < 16; ++k) want += double(hosts[std::size_t(k)][std::size_t(j)]) * (k + 1);
+    REQUIRE(got[std::size_t(i)] == Approx(want).epsilon(1e-5).margin(1e-5));
+  }
+}

@@ -4,6 +4,8 @@
 
 #include "fusecl/array.hpp"
 
+#include <optional>
+
 namespace fusecl {
 
 namespace detail {
@@ -38,10 +40,10 @@ Array<T> linspace(double start, double stop, std::int64_t num = 50, bool endpoin
   return Array<T>(detail::make_linspace(dtype_of_v<T>, start, stop, num, endpoint));
 }
 
-/// rows x cols with ones on diagonal k (0: main, > 0: above, < 0: below).
+/// rows x cols (cols omitted: square) with ones on diagonal k (0: main, > 0: above, < 0: below).
 template <class T>
-Array<T> eye(std::int64_t rows, std::int64_t cols = -1, std::int64_t k = 0) {
-  return Array<T>(detail::make_eye(dtype_of_v<T>, rows, cols < 0 ? rows : cols, k));
+Array<T> eye(std::int64_t rows, std::optional<std::int64_t> cols = std::nullopt, std::int64_t k = 0) {
+  return Array<T>(detail::make_eye(dtype_of_v<T>, rows, cols ? *cols : rows, k));
 }
 
 namespace random {
