@@ -3,12 +3,12 @@
 // OpenCL accuracy of each op (tests/support/ulp.hpp).
 //
 // One kernel per input dtype: all ops of that dtype are outputs of a single
-// fused kernel (so the cold run builds 11 kernels, not 11 x 34). The input
-// holds the dtype's edge values (at both ends), random bit patterns over the
-// whole range and random values in [-8, 8], with a length that leaves a
-// scalar tail after the vector loop; the edge values then go through the
-// scalar path alone in runs shorter than a vector, and sizes 1 and 0 run the
-// same kernel too.
+// fused kernel (so the cold run builds 11 kernels, not 11 x 34). Inputs (see
+// support/op_check.hpp for the layout): the dtype's edge values, random bit
+// patterns over the whole range and random values in [-8, 8], each filling
+// a vector, then a scalar tail; mixed moderate values, different in every
+// lane; the edge values through the scalar path alone, in runs shorter than
+// a vector; sizes 1 and 0. All of these run the same kernel.
 #include "support/op_check.hpp"
 #include "support/reference.hpp"
 #include "support/ulp.hpp"
@@ -16,8 +16,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cmath>
-#include <random>
 #include <utility>
 
 using namespace fusecl;
@@ -152,10 +150,14 @@ Batch build(const Array<T>& x, std::vector<Output>& outs, std::vector<std::strin
   return b;
 }
 
-/// Runs every op of T on xs in one kernel and checks each against the reference.
+/// Runs every op of T on the values `unique` laid out as `layout` (indices
+/// into `unique`; empty: as they are) in one kernel, and checks each output
+/// against the reference.
 template <class T>
-void check_run(const std::vector<Value>& xs, const std::string& label, bool check_types = false) {
+void check_run(const std::vector<Value>& unique, const std::vector<std::size_t>& layout, const std::string& label,
+               bool check_types = false) {
   constexpr DType D = dtype_of_v<T>;
+  const std::vector<Value> xs = layout.empty() ? unique : gather(unique, layout);
   std::vector<Output> outs;
   std::vector<std::string> problems;
   const Array<T> x = to_device<T>(xs);
@@ -172,8 +174,9 @@ void check_run(const std::vector<Value>& xs, const std::string& label, bool chec
   for (const Output& o : outs) {
     const DType out = b.dtype(o.slot);
     std::vector<Value> want;
-    want.reserve(xs.size());
-    for (const Value& v : xs) want.push_back(ref_unary(o.op, v, out));
+    want.reserve(unique.size());
+    for (const Value& v : unique) want.push_back(ref_unary(o.op, v, out));
+    if (!layout.empty()) want = gather(want, layout);
     const Tolerance tol{tolerance_ulps(o.op, out, cr), false};
     const std::string what = b.name(o.slot) + "(" + std::string(dtype_name(D)) + " -> " + std::string(dtype_name(out)) +
                              "), " + label;
@@ -184,24 +187,6 @@ void check_run(const std::vector<Value>& xs, const std::string& label, bool chec
     if (!c.failure.empty()) FAIL_CHECK(c.failure);
     else SUCCEED();
   }
-}
-
-/// n values with magnitudes spread log-uniformly over [2^-30, 16) (floats;
-/// either sign) or uniformly over [-16, 16] (integers, clipped to the dtype).
-std::vector<Value> moderate_values(DType t, std::size_t n, std::uint64_t seed) {
-  InputOptions opt;
-  opt.edge_fraction = 0;
-  opt.range = std::pair{-16.0, 16.0};
-  if (!is_float(t)) return random_values(t, n, seed, opt);
-  std::mt19937_64 rng(seed);
-  std::vector<Value> out;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double mantissa = 1.0 + static_cast<double>(rng() >> 11) * 0x1.0p-53;  // [1, 2)
-    const int exponent = static_cast<int>(rng() % 34) - 30;                        // [-30, 3]
-    const double v = std::ldexp((rng() & 1) ? -mantissa : mantissa, exponent);
-    out.push_back(Value::of(t, v));
-  }
-  return out;
 }
 
 template <class T>
@@ -219,32 +204,29 @@ void test_unary_dtype(std::uint64_t base) {
   const InputOptions opt = device_input_options();
   const std::vector<Value> edges = edge_values(D, opt);
 
-  // edges, random over the full range, random in [-8, 8], edges again (the
-  // last of them in the scalar tail).
-  const std::size_t total = with_tail(1000);
-  const std::size_t n_random = total - 2 * edges.size();
+  // Edge values, random bit patterns over the full range and random values
+  // in [-8, 8], each filling a vector (lane blocks), then a scalar tail.
   InputOptions near = opt;
   near.edge_fraction = 0;
   near.range = std::pair{-8.0, 8.0};
-  const auto wide = random_values(D, n_random - n_random / 3, seed, opt);
-  const auto small = random_values(D, n_random / 3, seed + 1, near);
-  std::vector<Value> xs = edges;
-  xs.insert(xs.end(), wide.begin(), wide.end());
-  xs.insert(xs.end(), small.begin(), small.end());
-  xs.insert(xs.end(), edges.rbegin(), edges.rend());
-  REQUIRE(xs.size() == total);
-
-  check_run<T>(xs, "n=" + std::to_string(total), true);
-  // Moderate magnitudes only (|x| in [2^-30, 16) for floats): the vector path
-  // on well-conditioned inputs, with no huge lane beside small ones.
-  check_run<T>(moderate_values(D, with_tail(300), seed + 2), "moderate magnitudes");
+  const auto wide = random_values(D, 300, seed, opt);
+  const auto small = random_values(D, 100, seed + 1, near);
+  std::vector<Value> unique = edges;
+  unique.insert(unique.end(), wide.begin(), wide.end());
+  unique.insert(unique.end(), small.begin(), small.end());
+  const auto layout = lane_blocks(unique.size());
+  check_run<T>(unique, layout, "lane blocks, n=" + std::to_string(layout.size()), true);
+  // Moderate magnitudes (|x| in [2^-30, 16) for floats), each vector
+  // mixing different values: the lanes are wired right.
+  const std::size_t n_mixed = with_tail(300);
+  check_run<T>(moderate_values(D, n_mixed, seed + 2), {}, "mixed moderate values, n=" + std::to_string(n_mixed));
   // The same kernel on short arrays: the edge values through the scalar path alone.
   for (std::size_t i = 0; i < edges.size(); i += kTailRun) {
     const std::vector<Value> run(edges.begin() + i, edges.begin() + std::min(edges.size(), i + kTailRun));
-    check_run<T>(run, "edge values " + std::to_string(i) + ".." + std::to_string(i + run.size() - 1) + " alone");
+    check_run<T>(run, {}, "edge values " + std::to_string(i) + ".." + std::to_string(i + run.size() - 1) + " alone");
   }
-  check_run<T>({edges.back()}, "n=1");
-  check_run<T>({}, "n=0");
+  check_run<T>({edges.back()}, {}, "n=1");
+  check_run<T>({}, {}, "n=0");
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <random>
+#include <utility>
 
 namespace fusecl::test {
 
@@ -102,10 +104,6 @@ bool strict_device() {
 
 bool on_pocl() { return device().platform_name.find("Portable Computing Language") != std::string::npos; }
 
-double arg(const std::vector<const std::vector<Value>*>& args, std::size_t k, std::size_t i) {
-  return (*args[k])[i].as<double>();
-}
-
 }  // namespace
 
 const char* known_device_defect(Op op, DType t, const std::vector<const std::vector<Value>*>& args, std::size_t i,
@@ -113,18 +111,16 @@ const char* known_device_defect(Op op, DType t, const std::vector<const std::vec
   static const bool active = !strict_device() && on_pocl();
   if (!active || args.empty()) return nullptr;
   const std::vector<Value>& x = *args[0];
-
-  // PoCL 3.1 (LLVM 15, SLEEF), float32 sin/cos/tan on a vector (float16):
-  // a lane with |x| below about 0.01 gets a wrong result (sin(1e-10) =
-  // 0.0134) when another lane of the same vector holds |x| >= about 1e7 or
-  // an infinity; the scalar functions are right. Reproduction, one work-item:
-  //   vstore16(sin(vload16(0, in)), 0, out);  // in = 1e-10f x 16, in[5] = 1e30f
-  // gives out[0] = 0.0134214 instead of 1e-10.
-  if ((op == Op::Sin || op == Op::Cos || op == Op::Tan) && t == DType::Float32 &&
-      std::fabs(x[i].as<double>()) < 0x1p-6) {
-    const std::size_t lo = i / 16 * 16, hi = std::min(x.size(), lo + 16);
-    for (std::size_t j = lo; j < hi; ++j)
-      if (std::fabs(arg(args, 0, j)) >= 0x1p20) return "PoCL float32 sin/cos/tan vector lanes near 0 wrong beside a lane >= 2^20";
+  // PoCL 3.1, float64 pow and fmod (so % and floor_divide) on a double8:
+  // with a subnormal operand, lanes 4..7 are wrong even when all eight lanes
+  // are the same (the upper half of the vector mishandles subnormals):
+  //   vstore8(pow(vload8(0, a), vload8(0, b)), 0, out);  // a = 5e-324 x 8, b = 1 x 8
+  // gives 4.94e-324 in lanes 0..3 and 4.56e-305 in lanes 4..7; fmod(1, 2^-1022
+  // - 2^-1074) gives 3.8e-298 instead of 8.5e-314 there.
+  if ((op == Op::Pow || op == Op::Mod || op == Op::FloorDiv) && t == DType::Float64 && i % 8 >= 4) {
+    for (const auto* a : args)
+      if (std::fpclassify(cast((*a)[i], DType::Float64).as<double>()) == FP_SUBNORMAL)
+        return "PoCL float64 pow/fmod on double8: lanes 4..7 wrong for subnormal operands";
   }
   // PoCL 3.1, float64 exp (scalar and vector): exp(709.78271289338397), the
   // largest double whose exp is finite (1.7976931348622732e308), gives inf.
@@ -134,6 +130,35 @@ const char* known_device_defect(Op op, DType t, const std::vector<const std::vec
     if (v > 709.78 && v < 709.79) return "PoCL float64 exp overflows to inf just below log(DBL_MAX)";
   }
   return nullptr;
+}
+
+std::vector<std::size_t> lane_blocks(std::size_t n) {
+  std::vector<std::size_t> idx;
+  idx.reserve(16 * n + 7);
+  for (std::size_t i = 0; i < n; ++i) idx.insert(idx.end(), 16, i);
+  for (std::size_t i = 0; i < std::min<std::size_t>(n, 7); ++i) idx.push_back(i);
+  return idx;
+}
+
+std::vector<Value> moderate_values(DType t, std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Value> out;
+  out.reserve(n);
+  if (t == DType::Bool) return std::vector<Value>(n, Value(true));
+  if (!is_float(t)) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto magnitude = static_cast<std::int64_t>(rng() % 16) + 1;  // [1, 16]
+      const bool negative = kind_of(t) == Kind::Signed && (rng() & 1);
+      out.push_back(Value::of(t, negative ? -magnitude : magnitude));
+    }
+    return out;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const double mantissa = 1.0 + static_cast<double>(rng() >> 11) * 0x1.0p-53;  // [1, 2)
+    const int exponent = static_cast<int>(rng() % 34) - 30;                        // [-30, 3]
+    out.push_back(Value::of(t, std::ldexp((rng() & 1) ? -mantissa : mantissa, exponent)));
+  }
+  return out;
 }
 
 std::string Batch::evaluate() {

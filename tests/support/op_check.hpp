@@ -108,8 +108,9 @@ Comparison compare_values(const std::string& what, DType t, const std::vector<Va
                           const std::vector<char>* skip = nullptr, const Excuse& excuse = nullptr);
 
 /// Known defects of an OpenCL implementation's built-in math functions that
-/// these tests ran into; each was reproduced with a hand-written OpenCL kernel
-/// without fusecl (the reproductions are in the comments in op_check.cpp).
+/// these tests ran into and that the lane-block layout (below) does not
+/// avoid; each was reproduced with a hand-written OpenCL kernel without
+/// fusecl (the reproductions are in the comments in op_check.cpp).
 /// For `op` computed in float dtype `t` on inputs `args` (the operands of
 /// every element, in the op's order), whether element i's device value `got`
 /// is explained by one of them: its description, or nullptr. Always nullptr
@@ -119,6 +120,52 @@ const char* known_device_defect(Op op, DType t, const std::vector<const std::vec
 
 /// Whether one device value is acceptable (see compare_values).
 bool value_matches(DType t, const Value& got, const Value& want, Tolerance tol);
+
+// ---- input layout ------------------------------------------------------------------------
+//
+// Edge values and full-range random values are laid out in lane blocks: each
+// value fills an aligned block of 16 elements (a whole vector at every width
+// up to 16), and a short scalar tail follows. A vector then never mixes, say,
+// an infinity with a tiny number. OpenCL requires the lanes of a built-in to
+// be independent, but PoCL 3.1 (LLVM 15, SLEEF; the project's CI device)
+// breaks that in several of its vector math functions; reproduced with
+// hand-written kernels, one work-item each:
+//  - float16 sin/cos/tan: sin(vload16(0, in)) with in = 1e-10f x 16 and
+//    in[5] = 1e30f gives 0.0134 for lane 0 (lanes below ~0.01 are wrong once
+//    another lane is >= ~1e7 or infinite);
+//  - double8 fmod: lanes beside a lane fmod(x, nan) come out NaN
+//    (fmod(-2.28e130, -1.11e-195) = nan in such a vector);
+//  - double8 pow: pow(0.2996, -5.93) = 0 instead of 1272.6 when another lane
+//    has base 0, infinity or NaN;
+//  - double8 fmod takes 6 to 9 s when one lane's divisor is subnormal
+//    ({1 x 8} % {3 x 7, 5e-324}), while scalar fmod is immediate.
+// Those are device bugs, not fusecl's; with lane blocks the tests still check
+// every value on the vector path and the scalar path, and the cross-lane
+// wiring of fusecl's kernels is checked by runs of mixed moderate values
+// (which those bugs do not touch).
+
+/// The element order of a lane-block layout of n distinct values: value i
+/// at 16 consecutive positions (16 i .. 16 i + 15), then values 0..6 once
+/// more as a scalar tail. Its length, 16 n + min(n, 7), leaves a scalar tail
+/// at every vector width (all 7 at widths 8 and 16; at width 4 the first
+/// four share a vector).
+std::vector<std::size_t> lane_blocks(std::size_t n);
+
+/// v[idx[0]], v[idx[1]], ...
+template <class V>
+std::vector<V> gather(const std::vector<V>& v, const std::vector<std::size_t>& idx) {
+  std::vector<V> out;
+  out.reserve(idx.size());
+  for (std::size_t i : idx) out.push_back(v[i]);
+  return out;
+}
+
+/// n random values of moderate magnitude, never zero: floats log-uniformly
+/// in [2^-30, 16) of either sign, integers in [1, 16] with a random sign
+/// (signed dtypes), bools all true. Safe to mix within a vector, even as
+/// divisors and bases of pow (PoCL's vector fmod is wrong and very slow
+/// beside a lane that divides by zero; its pow beside a zero base).
+std::vector<Value> moderate_values(DType t, std::size_t n, std::uint64_t seed);
 
 // ---- a batch of outputs evaluated as one kernel ----------------------------------------
 
