@@ -494,7 +494,7 @@ TEST_CASE("binary ops with weak scalars of another kind (NEP 50)", "[ops][binary
   SECTION("float32 array, int64 scalar: float32") { test_array_scalar<float, std::int64_t, D::Float32>(base); }
 }
 
-TEST_CASE("integer scalars that do not fit the array's dtype are rejected, as in NumPy 2", "[ops][binary][scalar]") {
+TEST_CASE("integer scalars that do not fit the array's dtype are rejected as in NumPy 2", "[ops][binary][scalar]") {
   const auto i8 = from_host(std::vector<std::int8_t>{1, 2});
   const auto u8 = from_host(std::vector<std::uint8_t>{1, 2});
   const auto u64 = from_host(std::vector<std::uint64_t>{1, 2});
@@ -507,7 +507,7 @@ TEST_CASE("integer scalars that do not fit the array's dtype are rejected, as in
   CHECK_NOTHROW(u8 + 255);
 }
 
-TEST_CASE("NumPy's integer rules: division by zero, INT_MIN / -1, shifts past the width, negative powers",
+TEST_CASE("NumPy's integer rules: division by zero and INT_MIN / -1 and shifts past the width and negative powers",
           "[ops][binary][numpy]") {
   using I = std::int32_t;
   constexpr I kMin = std::numeric_limits<I>::min();
@@ -538,7 +538,7 @@ TEST_CASE("NumPy's integer rules: division by zero, INT_MIN / -1, shifts past th
   CHECK(r.at("true_divide").at(1).as<double>() == -3.5);
 }
 
-TEST_CASE("NumPy's bool and float rules: bool arithmetic is logic, float floor division and remainder",
+TEST_CASE("NumPy's bool and float rules: bool arithmetic is logic and float floor division and remainder take signs as NumPy",
           "[ops][binary][numpy]") {
   SECTION("bool") {
     const auto r = results<bool>(vals<bool>({true, true, false, false}), vals<bool>({true, false, true, false}));

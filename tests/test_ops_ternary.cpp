@@ -321,14 +321,14 @@ void test_astype_from(std::uint64_t base) {
 
 }  // namespace
 
-TEST_CASE("where, fma and clip match the reference for every dtype", "[ops][ternary]") {
+TEST_CASE("where and fma and clip match the reference for every dtype", "[ops][ternary]") {
   const std::uint64_t base = test_seed(0x5eed0006);
   for_each_type(AllTypes{}, [&]<class T>(std::type_identity<T>) {
     DYNAMIC_SECTION(dtype_name(dtype_of_v<T>)) { test_ternary_dtype<T>(base); }
   });
 }
 
-TEST_CASE("where, fma and clip promote mixed operands as NumPy does", "[ops][ternary][promotion]") {
+TEST_CASE("where and fma and clip promote mixed operands as NumPy does", "[ops][ternary][promotion]") {
   if (!device().fp64) {
     WARN("no cl_khr_fp64 on " << device().name << ": mixed where/fma/clip (float64 results) skipped");
     return;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <exception>
 #include <random>
+#include <set>
 #include <utility>
 
 namespace fusecl::test {
@@ -170,7 +171,10 @@ std::string Batch::evaluate() {
     return "";
   } catch (const std::exception& e) {
     std::string report = std::string("evaluating ") + std::to_string(nodes_.size()) + " outputs together threw: " + e.what();
-    // Pinpoint: each output on its own (a kernel each; slow, failures only).
+    // Pinpoint: each output on its own (a kernel each; slow, failures only,
+    // and once per distinct error: later runs of the same kernel say so).
+    static std::set<std::string> diagnosed;
+    if (!diagnosed.insert(e.what()).second) return report + "\n  (outputs that fail alone: as reported above)";
     for (const Entry& en : entries_) {
       try {
         detail::evaluate_nodes({en.node});

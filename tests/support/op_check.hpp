@@ -50,12 +50,21 @@ Array<T> to_device(const std::vector<Value>& xs) {
 }
 
 /// The values of an array (evaluating it if needed), as Values of its dtype.
+/// A bool array is read as its raw bytes, which must be 0 or 1: any other
+/// byte b comes back as uint8(b), which matches no bool (to_host() would
+/// quietly turn it into true, but fused arithmetic on it would not).
 template <class T>
 std::vector<Value> to_values(const Array<T>& a) {
   std::vector<Value> out;
-  const auto host = a.to_host();
-  out.reserve(host.size());
-  for (std::size_t i = 0; i < host.size(); ++i) out.push_back(Value(static_cast<T>(host[i])));
+  out.reserve(static_cast<std::size_t>(a.size()));
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(a.size()));
+    detail::node_to_host(a.node(), bytes.data(), bytes.size());
+    for (std::uint8_t b : bytes) out.push_back(b <= 1 ? Value(b == 1) : Value(b));
+  } else {
+    const auto host = a.to_host();
+    for (std::size_t i = 0; i < host.size(); ++i) out.push_back(Value(static_cast<T>(host[i])));
+  }
   return out;
 }
 
