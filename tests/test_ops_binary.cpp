@@ -133,14 +133,15 @@ constexpr bool expect_supported(Fn f, DType p) {
   }
 }
 
-/// The dtype the library documents (true_divide: float_for(P)). NumPy's
-/// true_divide of integers or bools is float64 at every width; the separate
-/// test case "true_divide of integers is float64 as in NumPy" checks that.
+/// The dtype the library documents: NumPy's. true_divide of integers or bools
+/// is float64 at every width (NumPy has only float loops for it); the test case
+/// "true_divide of integers is float64 as in NumPy" pins that separately.
 constexpr DType expect_result(Fn f, DType p) {
   switch (f) {
     case Fn::Eq: case Fn::Ne: case Fn::Lt: case Fn::Le: case Fn::Gt: case Fn::Ge: case Fn::And: case Fn::Or:
       return DType::Bool;
-    case Fn::Atan2: case Fn::Hypot: case Fn::TrueDiv: return math_dtype(p);
+    case Fn::Atan2: case Fn::Hypot: return math_dtype(p);
+    case Fn::TrueDiv: return is_float_dtype(p) ? p : DType::Float64;
     default: return p;
   }
 }

@@ -356,10 +356,12 @@ FUSECL_BINARY_FUNCTION(maximum, Maximum)
 /// is floor division, like C++ and like NumPy's `//`).
 template <class X, class Y, std::enable_if_t<binary_operands_v<X, Y>, int> = 0>
 auto true_divide(const X& x, const Y& y) {
-  constexpr DType P = float_for(detail::common_dtype<X, Y>());
+  // NumPy's true_divide has only float loops: integer and bool inputs of any
+  // width divide in float64 (unlike sqrt, which computes narrow ints in float32).
+  constexpr DType C = detail::common_dtype<X, Y>();
+  constexpr DType P = is_float(C) ? C : DType::Float64;
   using R = type_of_t<P>;
-  return Array<R>(detail::binary(Op::Div, detail::make_cast(detail::to_node<detail::common_dtype<X, Y>()>(x), P),
-                                 detail::make_cast(detail::to_node<detail::common_dtype<X, Y>()>(y), P)));
+  return Array<R>(detail::binary(Op::Div, detail::make_cast(detail::to_node<C>(x), P), detail::make_cast(detail::to_node<C>(y), P)));
 }
 
 /// where(cond, a, b): a where cond is true (nonzero), else b.
