@@ -1,6 +1,8 @@
 // Runs the fusecl-info executable as a user would.
 #include <catch2/catch.hpp>
 
+#include "support/cache_test_support.hpp"
+
 #include <sys/wait.h>
 
 #include <array>
@@ -19,7 +21,7 @@ struct Run {
 // `env` is what goes between `env` and the tool: options such as -u VAR
 // first, then VAR=value words.
 Run run_info(const std::string& env, const std::string& args = "") {
-  const std::string cmd = "env " + env + " '" FUSECL_TOOLS_DIR "/fusecl-info' " + args + " 2>&1";
+  const std::string cmd = "env " + env + " '" + fusecl::test::tools_dir() + "/fusecl-info' " + args + " 2>&1";
   Run r;
   FILE* pipe = popen(cmd.c_str(), "r");
   REQUIRE(pipe != nullptr);

@@ -86,7 +86,7 @@ std::string shell_quote(const std::string& s) {
 CommandResult run_cache_tool(const std::string& args) {
   TempDir capture;
   const fs::path out = capture.path() / "out", err = capture.path() / "err";
-  const std::string cmd = shell_quote((fs::path(FUSECL_TOOLS_DIR) / "fusecl-cache").string()) + " " + args + " >" +
+  const std::string cmd = shell_quote((fs::path(tools_dir()) / "fusecl-cache").string()) + " " + args + " >" +
                           shell_quote(out.string()) + " 2>" + shell_quote(err.string());
   const int status = std::system(cmd.c_str());
   CommandResult r;
@@ -111,4 +111,11 @@ std::vector<fs::path> files_under(const fs::path& dir) {
   return out;
 }
 
+}  // namespace fusecl::test
+
+namespace fusecl::test {
+std::string tools_dir() {
+  const char* v = std::getenv("FUSECL_TOOLS_DIR");
+  return v && *v ? std::string(v) : std::string(FUSECL_TOOLS_DIR);
+}
 }  // namespace fusecl::test

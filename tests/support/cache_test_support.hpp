@@ -59,3 +59,9 @@ std::string shell_quote(const std::string& s);
 std::vector<std::filesystem::path> files_under(const std::filesystem::path& dir);
 
 }  // namespace fusecl::test
+
+namespace fusecl::test {
+/// Where the built tools are: $FUSECL_TOOLS_DIR when set (a build run on
+/// another machine), else the build folder this binary was configured with.
+std::string tools_dir();
+}  // namespace fusecl::test
