@@ -16,25 +16,6 @@ using namespace fusecl::test;
 
 namespace {
 
-template <class T>
-void require_matches(const Array<T>& got, const HostArray<T>& want) {
-  const auto values = got.to_host();
-  INFO("device " << got.shape().str() << " vs reference " << dims_str(want.shape) << ": "
-                 << describe_mismatch(got.shape(), values, want));
-  REQUIRE(first_mismatch(got.shape(), values, want) == -1);
-}
-
-template <class F>
-std::string shape_error_message(F&& f) {
-  try {
-    f();
-  } catch (const ShapeError& e) {
-    return e.what();
-  }
-  return "<no ShapeError>";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
 

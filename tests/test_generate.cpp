@@ -39,7 +39,6 @@ T mul_add(T a, T b, T c) {
   return p + c;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
 

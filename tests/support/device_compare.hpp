@@ -4,6 +4,8 @@
 
 #include "support/host_array.hpp"
 
+#include <catch2/catch.hpp>
+
 #include <fusecl/fusecl.hpp>
 
 #include <cmath>
@@ -45,5 +47,28 @@ std::string describe_mismatch(const Shape& got_shape, const std::vector<T>& got,
   return "element " + std::to_string(i) + ": got " + std::to_string(double(got[std::size_t(i)])) + ", want " +
          std::to_string(double(want.data[std::size_t(i)]));
 }
+
+/// Checks a device result against the host reference, element by element
+/// (Catch2 assertions: include this from test files only).
+template <class T>
+void require_matches(const Array<T>& got, const HostArray<T>& want) {
+  const auto values = got.to_host();
+  INFO("device " << got.shape().str() << " vs reference " << dims_str(want.shape) << ": "
+                 << describe_mismatch(got.shape(), values, want));
+  REQUIRE(first_mismatch(got.shape(), values, want) == -1);
+}
+
+/// The message of the ShapeError f throws ("<no ShapeError>" if none).
+template <class F>
+std::string shape_error_message(F&& f) {
+  try {
+    f();
+  } catch (const ShapeError& e) {
+    return e.what();
+  }
+  return "<no ShapeError>";
+}
+
+inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace fusecl::test
