@@ -7,12 +7,24 @@
 namespace fusecl {
 
 namespace {
+[[noreturn]] void throw_too_big(const std::vector<std::int64_t>& dims) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  throw ShapeError("array is too big: shape " + s + (dims.size() == 1 ? ",)" : ")") +
+                   " has more elements than a 64-bit index can count (2^63 - 1)");
+}
+
 void validate(const std::vector<std::int64_t>& dims) {
   if (dims.size() > static_cast<std::size_t>(max_ndim))
     throw ShapeError("fusecl supports at most " + std::to_string(max_ndim) + " dimensions, got " +
                      std::to_string(dims.size()));
   for (auto d : dims)
     if (d < 0) throw ShapeError("negative dimension " + std::to_string(d) + " in a shape");
+  // As NumPy: the product of the nonzero dimensions must fit the index type,
+  // even where a zero dimension makes the array empty.
+  std::int64_t n = 1;
+  for (auto d : dims)
+    if (d != 0 && __builtin_mul_overflow(n, d, &n)) throw_too_big(dims);
 }
 }  // namespace
 
@@ -21,9 +33,20 @@ Shape::Shape(std::vector<std::int64_t> dims) : dims_(std::move(dims)) { validate
 Shape::Shape(std::span<const std::int64_t> dims) : dims_(dims.begin(), dims.end()) { validate(dims_); }
 
 std::int64_t Shape::size() const {
+  // The constructors checked that the nonzero dimensions multiply without overflow.
   std::int64_t n = 1;
-  for (auto d : dims_) n *= d;
+  for (auto d : dims_) {
+    if (d == 0) return 0;
+    n *= d;
+  }
   return n;
+}
+
+void check_bytes(const Shape& s, int itemsize) {
+  std::int64_t bytes = 0;
+  if (__builtin_mul_overflow(s.size(), std::int64_t(itemsize), &bytes))
+    throw ShapeError("array is too big: shape " + s.str() + " of " + std::to_string(itemsize) +
+                     "-byte elements needs more than 2^63 - 1 bytes");
 }
 
 std::int64_t Shape::operator[](int i) const { return dims_.at(static_cast<std::size_t>(normalize_axis(i, ndim()))); }

@@ -13,6 +13,9 @@ namespace fusecl {
 /// and keeps generated index arithmetic short).
 inline constexpr int max_ndim = 8;
 
+/// Every constructor checks the dimensions: at most max_ndim, none negative,
+/// and the product of the nonzero ones within int64 (ShapeError "array is too
+/// big" otherwise, as NumPy).
 class Shape {
  public:
   Shape() = default;  // a 0-d (scalar) shape: one element
@@ -37,6 +40,10 @@ class Shape {
  private:
   std::vector<std::int64_t> dims_;
 };
+
+/// Throws ShapeError ("array is too big", as NumPy) if s.size() elements of
+/// `itemsize` bytes need more bytes than int64 counts.
+void check_bytes(const Shape& s, int itemsize);
 
 /// C-order (row-major) strides, in elements.
 std::vector<std::int64_t> contiguous_strides(const Shape& s);
