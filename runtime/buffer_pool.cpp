@@ -65,7 +65,7 @@ cl_mem BufferPool::create(std::size_t capacity, std::size_t bytes) {
   cl_mem mem = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, capacity, nullptr, &err);
   if (out_of_memory(err)) {
     // Cached buffers are only an optimization; they may be what fills the device.
-    trim();
+    trim_locked();
     mem = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, capacity, nullptr, &err);
   }
   if (out_of_memory(err))
@@ -92,6 +92,7 @@ std::shared_ptr<DeviceBuffer> BufferPool::allocate(std::size_t bytes) {
 
   // Allocated before the cl_mem so that a bad_alloc here cannot leak one.
   auto buffer = std::make_unique<DeviceBuffer>();
+  const std::lock_guard<std::mutex> lock(mutex_);
   buffer->bytes = bytes;
   buffer->capacity = capacity;
   if (auto cached = free_.find(capacity); cached != free_.end()) {
@@ -116,6 +117,7 @@ std::shared_ptr<DeviceBuffer> BufferPool::allocate(std::size_t bytes) {
 
 void BufferPool::give_back(DeviceBuffer* b) noexcept {
   const std::unique_ptr<DeviceBuffer> owned(b);
+  const std::lock_guard<std::mutex> lock(mutex_);
   in_use_ -= b->capacity;
   if (cached_ + b->capacity <= max_cached_) {
     try {
@@ -130,6 +132,11 @@ void BufferPool::give_back(DeviceBuffer* b) noexcept {
 }
 
 void BufferPool::trim() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  trim_locked();
+}
+
+void BufferPool::trim_locked() {
   cl_int first_error = CL_SUCCESS;
   for (const auto& [capacity, mem] : free_) {
     const cl_int err = clReleaseMemObject(mem);

@@ -4,10 +4,12 @@
 
 #include "runtime/cl.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace fusecl::rt {
@@ -23,7 +25,8 @@ struct DeviceBuffer {
   std::size_t capacity = 0;  // the size class actually allocated
 };
 
-/// Not thread-safe: fusecl drives the device from one thread at a time.
+/// Thread-safe: buffers come back whenever the last array holding them goes,
+/// which may be on any thread.
 class BufferPool {
  public:
   /// Keeps at most `max_cached_bytes` of unused buffers for reuse. Requests
@@ -57,11 +60,14 @@ class BufferPool {
 
  private:
   void give_back(DeviceBuffer* b) noexcept;
+  void trim_locked();
   cl_mem create(std::size_t capacity, std::size_t bytes);
   cl_context ctx_;
   std::uint64_t max_cached_, max_alloc_;
-  std::uint64_t in_use_ = 0, cached_ = 0, allocations_ = 0;
+  // Atomic so that the getters may read them without the lock.
+  std::atomic<std::uint64_t> in_use_{0}, cached_{0}, allocations_{0};
   std::multimap<std::size_t, cl_mem> free_;  // capacity -> buffer
+  std::mutex mutex_;                          // guards the counters and free_
   std::shared_ptr<bool> alive_;               // lets buffers outliving the pool release themselves
 };
 

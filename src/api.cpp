@@ -3,6 +3,7 @@
 #include "fusecl/array.hpp"
 
 #include "runtime/context.hpp"
+#include "src/api_lock.hpp"
 #include "src/materialize.hpp"
 #include "src/node.hpp"
 #include "src/scalar_value.hpp"
@@ -15,6 +16,8 @@ namespace fusecl {
 namespace detail {
 
 NodePtr node_from_host(const void* data, DType dtype, const Shape& shape) {
+  const detail::ApiLock lock;
+  check_bytes(shape, size_of(dtype));
   const std::size_t bytes = std::size_t(shape.size()) * std::size_t(size_of(dtype));
   return make_buffer(rt::upload(data, bytes), dtype, shape);
 }
@@ -27,12 +30,16 @@ const Shape& node_shape(const NodePtr& n) { return n->shape; }
 DType node_dtype(const NodePtr& n) { return n->dtype; }
 
 void node_to_host(const NodePtr& n, void* dst, std::size_t bytes) {
+  const detail::ApiLock lock;
   evaluate({n});
   if (bytes == 0) return;
   rt::download(*n->buffer, 0, bytes, dst);
 }
 
-void evaluate_nodes(const std::vector<NodePtr>& nodes) { evaluate(nodes); }
+void evaluate_nodes(const std::vector<NodePtr>& nodes) {
+  const ApiLock lock;
+  evaluate(nodes);
+}
 
 void throw_scalar_overflow(const std::string& value, DType target) {
   throw Error("scalar " + value + " is out of bounds for " + std::string(dtype_name(target)) +
@@ -41,14 +48,27 @@ void throw_scalar_overflow(const std::string& value, DType target) {
 
 }  // namespace detail
 
-void finish() { rt::finish(); }
+void finish() {
+  const detail::ApiLock lock;
+  rt::finish();
+}
 
-std::string kernel_source_of_node(const detail::NodePtr& n) { return detail::kernel_source_of(n); }
+std::string kernel_source_of_node(const detail::NodePtr& n) {
+  const detail::ApiLock lock;
+  return detail::kernel_source_of(n);
+}
 
-void set_fusion(bool on) { detail::set_fusion_enabled(on); }
-bool fusion() { return detail::fusion_enabled(); }
+void set_fusion(bool on) {
+  const detail::ApiLock lock;
+  detail::set_fusion_enabled(on);
+}
+bool fusion() {
+  const detail::ApiLock lock;
+  return detail::fusion_enabled();
+}
 
 std::string to_dot_of_node(const detail::NodePtr& root) {
+  const detail::ApiLock lock;
   using detail::Node;
   std::ostringstream s;
   s << "digraph fusecl {\n  node [shape=box, fontname=\"monospace\"];\n";

@@ -1,6 +1,7 @@
 // Generated arrays: leaves whose values are computed from the element index.
 #include "fusecl/generate.hpp"
 
+#include "src/api_lock.hpp"
 #include "src/node.hpp"
 #include "src/views.hpp"
 
@@ -9,10 +10,12 @@
 namespace fusecl::detail {
 
 NodePtr make_full(DType dtype, std::uint64_t bits, const Shape& shape) {
+  const ApiLock lock;
   return broadcast_to(make_scalar(dtype, bits), shape);
 }
 
 NodePtr make_arange(DType dtype, double start, double stop, double step) {
+  const ApiLock lock;
   if (step == 0 || !std::isfinite(step)) throw Error("arange: step must be finite and nonzero");
   const double len = std::ceil((stop - start) / step);
   if (!std::isfinite(len) || len > 9.2e18)
@@ -26,6 +29,7 @@ NodePtr make_arange(DType dtype, double start, double stop, double step) {
 }
 
 NodePtr make_linspace(DType dtype, double start, double stop, std::int64_t num, bool endpoint) {
+  const ApiLock lock;
   if (num < 0) throw Error("linspace: number of samples, " + std::to_string(num) + ", must be non-negative");
   GenParams g;
   g.kind = GenKind::Linspace;
@@ -39,6 +43,7 @@ NodePtr make_linspace(DType dtype, double start, double stop, std::int64_t num, 
 }
 
 NodePtr make_eye(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t k) {
+  const ApiLock lock;
   if (rows < 0 || cols < 0)
     throw ShapeError("eye: negative dimensions are not allowed (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
   GenParams g;
@@ -48,6 +53,7 @@ NodePtr make_eye(DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t
 }
 
 NodePtr make_random(DType dtype, GenKind kind, const Shape& shape, std::uint64_t seed) {
+  const ApiLock lock;
   GenParams g;
   g.kind = kind;
   g.seed = seed;

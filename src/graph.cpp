@@ -2,13 +2,14 @@
 
 #include "fusecl/error.hpp"
 #include "fusecl/result_type.hpp"
+#include "runtime/env_settings.hpp"
 #include "runtime/stats_counters.hpp"
+#include "src/api_lock.hpp"
 #include "src/materialize.hpp"
 #include "src/scalar_value.hpp"
 #include "src/views.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 namespace fusecl::detail {
@@ -19,12 +20,10 @@ std::uint32_t next_walk_epoch() {
 }
 
 std::uint32_t max_fused_ops() {
-  static const std::uint32_t bound = [] {
-    const char* v = std::getenv("FUSECL_MAX_FUSED_OPS");
-    if (!v || !*v) return 256u;
-    const long n = std::strtol(v, nullptr, 10);
-    return n >= 2 ? std::uint32_t(n) : 256u;
-  }();
+  // Above 4096 operations a kernel takes longer to compile than to run for
+  // any size worth fusing; "unbounded" (a huge value) means this.
+  static const std::uint32_t bound =
+      std::uint32_t(rt::int_setting({"FUSECL_MAX_FUSED_OPS", 256, 2, 4096, false, "the default"}));
   return bound;
 }
 
@@ -48,6 +47,7 @@ NodePtr make_scalar(DType dtype, std::uint64_t bits) {
 }
 
 NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen) {
+  check_bytes(shape, size_of(dtype));
   auto n = std::make_shared<Node>();
   n->op = Op::Generate;
   n->dtype = dtype;
@@ -85,6 +85,7 @@ NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
   for (const auto& in : inputs) shape = broadcast_shapes(shape, in->shape);
   for (auto& in : inputs)
     if (in->shape.ndim() != 0 && in->shape != shape) in = broadcast_to(in, shape);
+  check_bytes(shape, size_of(out));
 
   // Keep kernels buildable and graphs bounded: past the bound, evaluate the
   // heaviest input now (it becomes a buffer) and fuse only what is left. The
@@ -118,6 +119,7 @@ NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
 }
 
 NodePtr make_cast(const NodePtr& x, DType to) {
+  const ApiLock lock;
   if (x->dtype == to) return x;
   if (x->op == Op::Scalar) {
     // Casting a scalar argument is the host's job: it stays one kernel argument.
@@ -129,6 +131,7 @@ NodePtr make_cast(const NodePtr& x, DType to) {
 }
 
 NodePtr unary(Op op, const NodePtr& x) {
+  const ApiLock lock;
   if (!unary_supported(op, x->dtype))
     throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(x->dtype)));
   const DType compute = unary_compute(op, x->dtype);
@@ -136,6 +139,7 @@ NodePtr unary(Op op, const NodePtr& x) {
 }
 
 NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
+  const ApiLock lock;
   if (!binary_supported(op, a->dtype, b->dtype))
     throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(a->dtype)) +
                 " and " + std::string(dtype_name(b->dtype)));
@@ -144,6 +148,7 @@ NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
 }
 
 NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
+  const ApiLock lock;
   if (op == Op::Where) {
     const DType out = promote(b->dtype, c->dtype);
     return make_elementwise(op, out, {make_cast(a, DType::Bool), make_cast(b, out), make_cast(c, out)});
@@ -157,6 +162,7 @@ NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
 namespace fusecl::detail {
 
 NodePtr make_reduce(Op op, const NodePtr& x, std::vector<int> axes, bool all_axes, bool keepdims) {
+  const ApiLock lock;
   return make_reduce_ex(op, x, std::move(axes), all_axes, keepdims, 0, false);
 }
 
@@ -195,6 +201,7 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
   n->op = op;
   n->dtype = (op == Op::ArgMin || op == Op::ArgMax) ? DType::Int64 : x->dtype;
   n->shape = Shape(std::move(out));
+  check_bytes(n->shape, size_of(n->dtype));
   n->axes = std::move(axes);
   n->divisor = double(count) - double(ddof);
   n->post_sqrt = post_sqrt;
@@ -209,6 +216,7 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
 namespace fusecl::detail {
 
 NodePtr make_moment(const NodePtr& x_in, std::vector<int> axes, bool all_axes, bool keepdims, int ddof, bool sqrt) {
+  const ApiLock lock;
   NodePtr x = make_cast(x_in, moment_dtype(x_in->dtype));
   NodePtr m = make_reduce(Op::Mean, x, axes, all_axes, true);
   NodePtr d = binary(Op::Sub, x, m);

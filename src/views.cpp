@@ -1,6 +1,7 @@
 #include "src/views.hpp"
 
 #include "fusecl/error.hpp"
+#include "src/api_lock.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -22,6 +23,7 @@ bool is_identity(const Strided& s, const Node& target) {
 
 NodePtr make_view(const NodePtr& target, Strided s) {
   if (is_identity(s, *target)) return target;
+  check_bytes(s.shape, size_of(target->dtype));
   auto n = std::make_shared<Node>();
   n->op = Op::View;
   n->dtype = target->dtype;
@@ -138,8 +140,11 @@ NodePtr reshape(const NodePtr& x, std::vector<std::int64_t> dims) {
       infer = int(i);
     } else if (dims[i] < 0) {
       throw ShapeError("negative dimension " + std::to_string(dims[i]) + " in reshape");
-    } else {
-      known *= dims[i];
+    } else if (known != 0 && dims[i] != 0 && __builtin_mul_overflow(known, dims[i], &known)) {
+      throw ShapeError("array is too big: cannot reshape array of size " + std::to_string(x->shape.size()) +
+                       " into a shape whose dimensions multiply past 2^63 - 1");
+    } else if (dims[i] == 0) {
+      known = 0;
     }
   }
   if (infer >= 0) {
@@ -251,16 +256,41 @@ NodePtr flip(const NodePtr& x, std::optional<int> axis) {
 }
 
 // The public API's entry points.
-NodePtr view_reshape(const NodePtr& x, std::vector<std::int64_t> shape) { return reshape(x, std::move(shape)); }
-NodePtr view_permute(const NodePtr& x, std::vector<int> axes) { return permute(x, std::move(axes)); }
-NodePtr view_transpose(const NodePtr& x) { return transpose(x); }
-NodePtr view_slice(const NodePtr& x, const std::vector<Slice>& per_axis) { return slice(x, per_axis); }
-NodePtr view_broadcast(const NodePtr& x, const Shape& shape) { return broadcast_to(x, shape); }
-NodePtr view_expand_dims(const NodePtr& x, int axis) { return expand_dims(x, axis); }
-NodePtr view_squeeze(const NodePtr& x, std::optional<int> axis) { return squeeze(x, axis); }
-NodePtr view_flip(const NodePtr& x, std::optional<int> axis) { return flip(x, axis); }
+NodePtr view_reshape(const NodePtr& x, std::vector<std::int64_t> shape) {
+  const ApiLock lock;
+  return reshape(x, std::move(shape));
+}
+NodePtr view_permute(const NodePtr& x, std::vector<int> axes) {
+  const ApiLock lock;
+  return permute(x, std::move(axes));
+}
+NodePtr view_transpose(const NodePtr& x) {
+  const ApiLock lock;
+  return transpose(x);
+}
+NodePtr view_slice(const NodePtr& x, const std::vector<Slice>& per_axis) {
+  const ApiLock lock;
+  return slice(x, per_axis);
+}
+NodePtr view_broadcast(const NodePtr& x, const Shape& shape) {
+  const ApiLock lock;
+  return broadcast_to(x, shape);
+}
+NodePtr view_expand_dims(const NodePtr& x, int axis) {
+  const ApiLock lock;
+  return expand_dims(x, axis);
+}
+NodePtr view_squeeze(const NodePtr& x, std::optional<int> axis) {
+  const ApiLock lock;
+  return squeeze(x, axis);
+}
+NodePtr view_flip(const NodePtr& x, std::optional<int> axis) {
+  const ApiLock lock;
+  return flip(x, axis);
+}
 
 NodePtr make_concat(const std::vector<NodePtr>& xs, int axis) {
+  const ApiLock lock;
   if (xs.empty()) throw Error("concatenate: need at least one array");
   const Shape& first = xs.front()->shape;
   if (first.ndim() == 0) throw ShapeError("concatenate: zero-dimensional arrays cannot be concatenated");
@@ -275,13 +305,16 @@ NodePtr make_concat(const std::vector<NodePtr>& xs, int axis) {
     if (!ok)
       throw ShapeError("concatenate: all the input array dimensions except for the concatenation axis must match exactly, got " +
                        first.str() + " and " + x->shape.str());
-    dims[std::size_t(a)] += x->shape.dims()[std::size_t(a)];
+    if (__builtin_add_overflow(dims[std::size_t(a)], x->shape.dims()[std::size_t(a)], &dims[std::size_t(a)]))
+      throw ShapeError("array is too big: concatenating along axis " + std::to_string(a) +
+                       " gives more elements than a 64-bit index can count");
     dtype = promote(dtype, x->dtype);
   }
   auto n = std::make_shared<Node>();
   n->op = Op::Concat;
   n->dtype = dtype;
   n->shape = Shape(std::move(dims));
+  check_bytes(n->shape, size_of(dtype));
   n->axis = a;
   n->weight = 1;
   for (const auto& x : xs) n->inputs.push_back(make_cast(x, dtype));
