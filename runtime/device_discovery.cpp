@@ -146,6 +146,7 @@ std::vector<cl_platform_id> platform_ids() {
 std::vector<DeviceHandle> platform_devices(cl_platform_id p, int platform_index) {
   const std::string platform_name = platform_string(p, CL_PLATFORM_NAME, "CL_PLATFORM_NAME");
   const std::string platform_version = platform_string(p, CL_PLATFORM_VERSION, "CL_PLATFORM_VERSION");
+  const std::string platform_vendor = platform_string(p, CL_PLATFORM_VENDOR, "CL_PLATFORM_VENDOR");
 
   cl_uint count = 0;
   const cl_int err = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &count);
@@ -161,6 +162,7 @@ std::vector<DeviceHandle> platform_devices(cl_platform_id p, int platform_index)
     h.info.device_index = int(i);
     h.info.platform_name = platform_name;
     h.info.platform_version = platform_version;
+    h.info.platform_vendor = platform_vendor;
     out.push_back(std::move(h));
   }
   return out;
@@ -225,8 +227,8 @@ std::string device_list(const std::vector<DeviceInfo>& devices) {
 [[noreturn]] void no_match(const std::vector<DeviceInfo>& devices, const std::string& spec, const std::string& why) {
   throw Error("FUSECL_DEVICE=" + spec + ": " + why + ".\nOpenCL devices on this machine:\n" + device_list(devices) +
               "FUSECL_DEVICE accepts: cpu, gpu or accelerator (the first device of that type); P:D "
-              "(device D of platform P, as listed above); or part of a platform or device name "
-              "(case-insensitive).");
+              "(device D of platform P, as listed above); or part of a platform or device name, "
+              "vendor or version (case-insensitive), e.g. pocl, nvidia, amd, intel, apple.");
 }
 
 bool parse_index(std::string_view s, int& out) {
@@ -270,12 +272,32 @@ DeviceChoice choose_device(const std::vector<DeviceInfo>& devices, const std::st
     }
   }
 
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    if (lowercase(devices[i].platform_name).find(lower) != std::string::npos)
-      return {i, "FUSECL_DEVICE=" + spec + ": platform name \"" + devices[i].platform_name + "\" contains it"};
-    if (lowercase(devices[i].name).find(lower) != std::string::npos)
-      return {i, "FUSECL_DEVICE=" + spec + ": device name \"" + devices[i].name + "\" contains it"};
-  }
+  // Part of a name. The fields are tried in order over all devices, so that a
+  // platform called "Intel(R) OpenCL Graphics" wins over a CPU whose vendor
+  // string is "GenuineIntel". The short names people type are also matched
+  // against what the drivers spell out: PoCL's platform is "Portable Computing
+  // Language" (only its version string says "PoCL"), AMD's vendor "Advanced
+  // Micro Devices, Inc.".
+  struct Field {
+    const char* what;
+    std::string DeviceInfo::*member;
+  };
+  static const Field fields[] = {{"platform name", &DeviceInfo::platform_name},
+                                 {"device name", &DeviceInfo::name},
+                                 {"platform vendor", &DeviceInfo::platform_vendor},
+                                 {"platform version", &DeviceInfo::platform_version},
+                                 {"device vendor", &DeviceInfo::vendor}};
+  std::vector<std::string> needles{lower};
+  if (lower == "pocl") needles.push_back("portable computing language");
+  if (lower == "amd" || lower == "radeon") needles.push_back("advanced micro devices");
+  for (const Field& f : fields)
+    for (const std::string& needle : needles)
+      for (std::size_t i = 0; i < devices.size(); ++i) {
+        const std::string& text = devices[i].*f.member;
+        if (lowercase(text).find(needle) != std::string::npos)
+          return {i, "FUSECL_DEVICE=" + spec + ": " + f.what + " \"" + text + "\" " +
+                         (needle == lower ? "contains it" : "contains \"" + needle + "\"")};
+      }
   no_match(devices, spec, "no device matches");
 }
 

@@ -165,3 +165,70 @@ TEST_CASE("the runtime's device is the one choose_device picks", "[device][openc
   CHECK(fusecl::device().id() == all[expected.index].id());
   CHECK(fusecl::device_choice_reason() == expected.reason);
 }
+
+namespace {
+
+DeviceInfo real_looking(int platform, std::string type, std::string platform_name, std::string platform_vendor,
+                        std::string platform_version, std::string name, std::string vendor) {
+  DeviceInfo d = fake(platform, 0, std::move(type), std::move(platform_name), std::move(name));
+  d.platform_vendor = std::move(platform_vendor);
+  d.platform_version = std::move(platform_version);
+  d.vendor = std::move(vendor);
+  return d;
+}
+
+// The strings real drivers report (PoCL 3.1 on Debian 12, NVIDIA 580, ROCm,
+// Intel's compute runtime, Apple).
+std::vector<DeviceInfo> real_machine() {
+  return {real_looking(0, "CPU", "Portable Computing Language", "The pocl project",
+                       "OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, RELOC, SPIR, LLVM 15.0.6",
+                       "pthread-skylake-avx512-Intel(R) Xeon(R) Processor", "GenuineIntel"),
+          real_looking(1, "GPU", "NVIDIA CUDA", "NVIDIA Corporation", "OpenCL 3.0 CUDA 13.0.94", "NVIDIA H200",
+                       "NVIDIA Corporation"),
+          real_looking(2, "GPU", "AMD Accelerated Parallel Processing", "Advanced Micro Devices, Inc.",
+                       "OpenCL 2.1 AMD-APP (3614.0)", "gfx1030", "Advanced Micro Devices, Inc."),
+          real_looking(3, "GPU", "Intel(R) OpenCL Graphics", "Intel(R) Corporation", "OpenCL 3.0 ",
+                       "Intel(R) UHD Graphics 620", "Intel(R) Corporation"),
+          real_looking(4, "GPU", "Apple", "Apple", "OpenCL 1.2 (Feb 10 2024 00:41:11)", "Apple M2", "Apple")};
+}
+
+}  // namespace
+
+TEST_CASE("choose_device matches the short names people type against names, vendors and versions", "[device]") {
+  const auto devices = real_machine();
+  const auto pocl = choose_device(devices, "pocl");
+  CHECK(pocl.index == 0);
+  CHECK_THAT(pocl.reason, Contains("Portable Computing Language"));
+  CHECK(choose_device(devices, "PoCL").index == 0);
+  CHECK(choose_device(devices, "nvidia").index == 1);
+  CHECK(choose_device(devices, "amd").index == 2);
+  CHECK(choose_device(devices, "radeon").index == 2);  // AMD's own driver names the chip, not the brand
+  // Intel's GPU platform wins over the CPU whose vendor is "GenuineIntel".
+  CHECK(choose_device(devices, "intel").index == 3);
+  CHECK(choose_device(devices, "apple").index == 4);
+  CHECK(choose_device(devices, "h200").index == 1);
+
+  // Only PoCL on an Intel CPU: "intel" still finds a device, by its vendor.
+  const std::vector<DeviceInfo> cpu_only = {devices[0]};
+  const auto intel_cpu = choose_device(cpu_only, "intel");
+  CHECK(intel_cpu.index == 0);
+  CHECK_THAT(intel_cpu.reason, Contains("Intel"));
+  CHECK_THAT(choice_error(cpu_only, "nvidia"), Contains("no device matches") && Contains("pocl, nvidia, amd"));
+}
+
+TEST_CASE("every FUSECL_DEVICE example of the README picks a device here", "[device][opencl]") {
+  // The README's examples that must match on any machine with PoCL.
+  const std::vector<DeviceInfo> all = fusecl::devices();
+  CHECK(choose_device(all, "0:0").index == 0);
+  const bool have_pocl = std::any_of(all.begin(), all.end(), [](const DeviceInfo& d) {
+    return d.platform_name == "Portable Computing Language";
+  });
+  if (!have_pocl) {
+    WARN("no PoCL platform on this machine: FUSECL_DEVICE=pocl and =cpu not checked");
+    return;
+  }
+  CHECK(all[choose_device(all, "cpu").index].type == "CPU");
+  const auto pocl = choose_device(all, "pocl");
+  CHECK(all[pocl.index].platform_name == "Portable Computing Language");
+  CHECK_THAT(pocl.reason, Contains("FUSECL_DEVICE=pocl"));
+}

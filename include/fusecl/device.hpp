@@ -17,7 +17,7 @@ struct VectorWidths {
 struct DeviceInfo {
   int platform_index = 0;  // position in clGetPlatformIDs
   int device_index = 0;    // position within its platform
-  std::string platform_name, platform_version;
+  std::string platform_name, platform_version, platform_vendor;
   std::string name, vendor, version, driver_version, opencl_c_version;
   std::string type;  // "GPU", "CPU", "accelerator" or "other"
   unsigned compute_units = 0;
