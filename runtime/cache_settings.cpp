@@ -104,15 +104,19 @@ DiskCacheSettings settings_from_env(const DiagnosticSink& sink) {
   s.sink = sink;
 
   const std::string mode = lower(env("FUSECL_CACHE"));
-  if (mode.empty() || mode == "on" || mode == "read-write" || mode == "1") s.mode = CacheMode::ReadWrite;
+  s.mode_from_env = true;
+  if (mode.empty()) s.mode_from_env = false;
+  else if (mode == "on" || mode == "read-write" || mode == "1") s.mode = CacheMode::ReadWrite;
   else if (mode == "read-only" || mode == "readonly") s.mode = CacheMode::ReadOnly;
   else if (mode == "off" || mode == "0") s.mode = CacheMode::Off;
-  else
+  else {
+    s.mode_from_env = false;
     warn(sink, "FUSECL_CACHE='" + std::string(env("FUSECL_CACHE")) +
                    "' is not one of on, read-only, off; using on");
+  }
 
   if (auto cap = env("FUSECL_CACHE_MAX_BYTES"); !cap.empty()) {
-    if (auto bytes = parse_byte_size(cap)) s.max_bytes = *bytes;
+    if (auto bytes = parse_byte_size(cap)) s.max_bytes = *bytes, s.max_bytes_from_env = true;
     else
       warn(sink, "FUSECL_CACHE_MAX_BYTES='" + std::string(cap) +
                      "' is not a size like 268435456, 512M or 2G; using " + human_bytes(s.max_bytes));
@@ -123,6 +127,8 @@ DiskCacheSettings settings_from_env(const DiagnosticSink& sink) {
 
   if (s.mode != CacheMode::Off) {
     s.dir = default_cache_dir();
+    if (const char* d = std::getenv("FUSECL_CACHE_DIR"); d && !*d && !s.dir.empty())
+      warn(sink, "FUSECL_CACHE_DIR is set but empty; using " + s.dir.string());
     if (s.dir.empty()) {
       warn(sink, "no cache folder: HOME is not set and the user has no home folder; "
                  "set FUSECL_CACHE_DIR. Running without the disk kernel cache");

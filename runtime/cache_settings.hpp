@@ -7,7 +7,8 @@
 //                           entries, no access-time refresh, no eviction).
 //                           "off": no disk cache at all; nothing is read and no folder is created.
 //                           Any other value: a warning, and the default.
-//   FUSECL_CACHE_DIR        The cache folder. Else $XDG_CACHE_HOME/fusecl, else ~/.cache/fusecl.
+//   FUSECL_CACHE_DIR        The cache folder. Else $XDG_CACHE_HOME/fusecl, else ~/.cache/fusecl
+//                           (set but empty: a warning, and the same fallback).
 //   FUSECL_CACHE_MAX_BYTES  Size cap of the folder, default 256 MiB. A number of bytes with an
 //                           optional binary suffix: 1048576, 512K, 512M, 2G, 1T (also "512MiB").
 //                           After every store the least recently used entries (by file mtime; a
@@ -46,6 +47,10 @@ struct DiskCacheSettings {
   std::uint64_t max_bytes = default_cache_max_bytes;
   bool save_source = false;
   bool log = false;
+  // Whether FUSECL_CACHE_MAX_BYTES / FUSECL_CACHE gave the values above (with
+  // a valid value), for tools that say where a setting came from.
+  bool max_bytes_from_env = false;
+  bool mode_from_env = false;
   DiagnosticSink sink = write_to_stderr;  // tests capture warnings here
 };
 

@@ -1,12 +1,11 @@
 #include "runtime/context.hpp"
 
 #include "fusecl/error.hpp"
+#include "runtime/byte_size.hpp"
 #include "runtime/stats_counters.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
-#include <cstring>
 
 namespace fusecl::rt {
 
@@ -53,17 +52,20 @@ Runtime* create_runtime() {
 
 }  // namespace
 
-std::uint64_t pool_cache_cap(std::uint64_t global_mem_bytes, const char* env_value) {
+std::uint64_t pool_cache_cap(std::uint64_t global_mem_bytes, const char* env_value, const DiagnosticSink& sink) {
   const std::uint64_t quarter = global_mem_bytes / 4;
-  if (!env_value) return quarter;
-  const char* end = env_value + std::strlen(env_value);
-  std::uint64_t limit = 0;
-  const auto parsed = std::from_chars(env_value, end, limit);
-  if (env_value == end || parsed.ec != std::errc() || parsed.ptr != end)
-    throw Error("FUSECL_POOL_MAX_BYTES=\"" + std::string(env_value) +
-                "\" is not a byte count: expected a non-negative whole number such as 268435456 (256 MiB); "
-                "0 disables buffer caching.");
-  return std::min(quarter, limit);
+  std::string_view v = env_value ? std::string_view(env_value) : std::string_view();
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  if (v.empty()) return quarter;  // unset, or set to nothing
+  const auto limit = parse_byte_size(v);
+  if (!limit) {
+    sink("fusecl: warning: FUSECL_POOL_MAX_BYTES='" + std::string(env_value) +
+         "' is not a size like 268435456, 512M or 2G (0 disables buffer caching); using " + human_bytes(quarter) +
+         ", a quarter of the device's memory");
+    return quarter;
+  }
+  return std::min(quarter, *limit);
 }
 
 Runtime& runtime() {

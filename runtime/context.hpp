@@ -3,6 +3,7 @@
 #pragma once
 
 #include "runtime/buffer_pool.hpp"
+#include "runtime/cache_settings.hpp"
 #include "runtime/device_discovery.hpp"
 
 #include <cstdint>
@@ -36,8 +37,10 @@ void download(const DeviceBuffer& buf, std::size_t offset, std::size_t bytes, vo
 void finish();
 
 /// How many bytes of unused buffers the pool keeps: a quarter of the device's
-/// global memory, or FUSECL_POOL_MAX_BYTES (`env_value`, null when unset) if
-/// that is smaller. Throws fusecl::Error if `env_value` is not a byte count.
-std::uint64_t pool_cache_cap(std::uint64_t global_mem_bytes, const char* env_value);
+/// global memory, or FUSECL_POOL_MAX_BYTES (`env_value`, null or empty when
+/// unset; a size as FUSECL_CACHE_MAX_BYTES takes it: 268435456, 512M, 2G) if
+/// that is smaller. A malformed value is reported to `sink` and the quarter used.
+std::uint64_t pool_cache_cap(std::uint64_t global_mem_bytes, const char* env_value,
+                             const DiagnosticSink& sink = write_to_stderr);
 
 }  // namespace fusecl::rt

@@ -3,6 +3,7 @@
 #include "codegen/render.hpp"
 #include "fusecl/error.hpp"
 #include "runtime/context.hpp"
+#include "runtime/env_settings.hpp"
 #include "runtime/stats_counters.hpp"
 
 #include <algorithm>
@@ -27,7 +28,10 @@ DeviceTuning default_tuning() {
   // CPUs (PoCL) gain most from explicit wide vectors (one AVX-512 register,
   // or two AVX2 ones); GPUs want 16-byte loads per work-item.
   d.vector_bytes = cpu ? 64 : 16;
-  if (const char* v = std::getenv("FUSECL_VECTOR_BYTES"); v && *v) d.vector_bytes = std::clamp(std::atoi(v), 1, 128);
+  // Read once per process, so a bad value is reported once.
+  static const int from_env = int(rt::int_setting(
+      {"FUSECL_VECTOR_BYTES", d.vector_bytes, 1, 128, /*power_of_two=*/true, cpu ? "the default on CPUs" : "the default on GPUs"}));
+  d.vector_bytes = from_env;
   // CPU work-groups run as loops on one core: small groups, one or two per core.
   d.local_size = int(std::min<std::size_t>(cpu ? 16 : 256, info.max_work_group_size));
   int pow2 = 1;

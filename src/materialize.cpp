@@ -2,22 +2,19 @@
 
 #include "fusecl/error.hpp"
 #include "runtime/context.hpp"
+#include "runtime/env_settings.hpp"
 #include "src/launch.hpp"
 #include "src/scheduler.hpp"
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 
 namespace fusecl::detail {
 
 namespace {
 
 bool& fusion_flag() {
-  static bool on = [] {
-    const char* v = std::getenv("FUSECL_FUSION");
-    return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0 || std::strcmp(v, "false") == 0));
-  }();
+  static bool on = rt::switch_setting("FUSECL_FUSION", true);
   return on;
 }
 
@@ -187,6 +184,28 @@ void evaluate(const std::vector<NodePtr>& roots) {
 std::string kernel_source_of(const NodePtr& x) {
   if (x->op == Op::Buffer) return "";
   evaluate_dependencies(x);
+  if (x->op == Op::Concat) {
+    // As evaluate() runs it: one kernel per non-empty input, each writing its
+    // slab of the output in place.
+    const auto strides = contiguous_strides(x->shape);
+    std::size_t kernels = 0;
+    for (const auto& in : x->inputs) kernels += in->shape.size() > 0;
+    std::string out = "// concatenate along axis " + std::to_string(x->axis) + " into shape " + x->shape.str() + ": " +
+                      std::to_string(kernels) + " kernel(s), one per non-empty input\n";
+    std::int64_t start = 0;
+    for (std::size_t i = 0; i < x->inputs.size(); ++i) {
+      const NodePtr& in = x->inputs[i];
+      const std::int64_t len = in->shape.dims()[std::size_t(x->axis)];
+      if (in->shape.size() > 0) {
+        OutLayout lay{start * strides[std::size_t(x->axis)], strides};
+        out += "\n// input " + std::to_string(i) + ", shape " + in->shape.str() + " -> [" + std::to_string(start) + ", " +
+               std::to_string(start + len) + ") along axis " + std::to_string(x->axis) + "\n";
+        out += kernel_source(plan_elementwise({in}, device_tuning(), &lay).plan).source;
+      }
+      start += len;
+    }
+    return out;
+  }
   auto k = op_class(x->op) == OpClass::Reduce ? plan_reduce(x, device_tuning()) : plan_elementwise({x}, device_tuning());
   return kernel_source(k.plan).source;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <string>
 #include <vector>
 
 using fusecl::rt::BufferPool;
@@ -224,8 +225,22 @@ TEST_CASE("the pool's cache cap comes from the device's memory and FUSECL_POOL_M
   CHECK(pool_cache_cap(8 * GiB, "1048576") == MiB);
   CHECK(pool_cache_cap(8 * GiB, "0") == 0);
   CHECK(pool_cache_cap(8 * GiB, "99999999999999") == 2 * GiB);  // never above a quarter
-  for (const char* bad : {"", "-1", "1e6", "12 MiB", "abc", "123abc", "99999999999999999999999"})
-    CHECK_THROWS_WITH(pool_cache_cap(8 * GiB, bad), Contains("FUSECL_POOL_MAX_BYTES=\"" + std::string(bad) + "\""));
+  // The size syntax of FUSECL_CACHE_MAX_BYTES; an empty value is unset.
+  std::vector<std::string> warnings;
+  const auto sink = [&](const std::string& line) { warnings.push_back(line); };
+  CHECK(pool_cache_cap(8 * GiB, "512M", sink) == 512 * MiB);
+  CHECK(pool_cache_cap(8 * GiB, "1G", sink) == GiB);
+  CHECK(pool_cache_cap(8 * GiB, "64KiB", sink) == 64 * 1024);
+  CHECK(pool_cache_cap(8 * GiB, "", sink) == 2 * GiB);
+  CHECK(pool_cache_cap(8 * GiB, "  ", sink) == 2 * GiB);
+  CHECK(warnings.empty());
+  // A malformed value: one warning naming the variable, the value and what is used.
+  for (const char* bad : {"-1", "1e6", "12 MiB", "abc", "123abc", "99999999999999999999999", "2X"}) {
+    warnings.clear();
+    CHECK(pool_cache_cap(8 * GiB, bad, sink) == 2 * GiB);
+    REQUIRE(warnings.size() == 1);
+    CHECK_THAT(warnings[0], Contains("FUSECL_POOL_MAX_BYTES='" + std::string(bad) + "'") && Contains("using 2 GiB"));
+  }
 
   const auto& pool = *fusecl::rt::runtime().pool;
   CHECK(pool.max_cached_bytes() <= fusecl::device().global_mem_bytes / 4);

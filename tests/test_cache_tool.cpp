@@ -102,6 +102,15 @@ TEST_CASE("fusecl-cache stats and prune and clear", "[cache_tool]") {
   CHECK(stats.out.find(std::to_string(4 * one) + " bytes") != std::string::npos);
   CHECK(stats.out.find(f.t.path().string()) != std::string::npos);
   CHECK(stats.out.find("cap:") != std::string::npos);
+  // Where the cap and mode come from: the default unless the variable is set.
+  const std::string tool = shell_quote((fs::path(fusecl::test::tools_dir()) / "fusecl-cache").string());
+  auto defaults = fusecl::test::run_command("env -u FUSECL_CACHE_MAX_BYTES -u FUSECL_CACHE " + tool + " --dir=" + f.dir + " stats");
+  CHECK(defaults.out.find("the default (FUSECL_CACHE_MAX_BYTES changes it)") != std::string::npos);
+  CHECK(defaults.out.find("set by FUSECL_CACHE_MAX_BYTES") == std::string::npos);
+  CHECK(defaults.out.find("the default (FUSECL_CACHE changes it)") != std::string::npos);
+  auto set = fusecl::test::run_command("FUSECL_CACHE_MAX_BYTES=1G FUSECL_CACHE=read-only " + tool + " --dir=" + f.dir + " stats");
+  CHECK(set.out.find("1 GiB (1073741824 bytes), set by FUSECL_CACHE_MAX_BYTES") != std::string::npos);
+  CHECK(set.out.find("read-only, set by FUSECL_CACHE") != std::string::npos);
 
   auto pruned = run_cache_tool("--dir " + f.dir + " prune --max-bytes " + std::to_string(2 * one));
   CHECK(pruned.exit_code == 0);

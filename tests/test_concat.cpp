@@ -171,3 +171,23 @@ TEST_CASE("concatenate and stack take a braced list of arrays", "[concat][api]")
   CHECK(stack({a, a}).shape() == Shape{2, 2});
   CHECK(stack({a, a * 2.0f}, 1).to_host() == std::vector<float>{1, 2, 2, 4});
 }
+
+TEST_CASE("kernel_source of a concatenate shows the kernel of each input", "[concat]") {
+  using Catch::Matchers::Contains;
+  reset_stats();
+  auto a = fusecl::from_host(std::vector<float>{1, 2, 3}, {1, 3});
+  auto b = fusecl::from_host(std::vector<float>{4, 5, 6, 7, 8, 9}, {2, 3});
+  auto e = fusecl::from_host(std::vector<float>{}, {0, 3});
+  auto c = fusecl::concatenate({a * 2.0f, e, b + 1.0f}, 0);
+  const std::string src = fusecl::kernel_source(c);
+  CHECK_THAT(src, Contains("concatenate along axis 0 into shape (3, 3): 2 kernel(s)"));
+  CHECK_THAT(src, Contains("input 0, shape (1, 3) -> [0, 1) along axis 0"));
+  CHECK_THAT(src, Contains("input 2, shape (2, 3) -> [1, 3) along axis 0"));
+  CHECK(src.find("input 1,") == std::string::npos);  // empty: no kernel
+  std::size_t kernels = 0;
+  for (auto p = src.find("__kernel"); p != std::string::npos; p = src.find("__kernel", p + 1)) ++kernels;
+  CHECK(kernels == 2);
+  // Showing the source evaluates nothing, and the values are still right.
+  CHECK(fusecl::stats().kernels_launched == 0);
+  CHECK(c.to_host() == std::vector<float>{2, 4, 6, 5, 6, 7, 8, 9, 10});
+}

@@ -78,8 +78,10 @@ int cmd_stats(const DiskCache& cache) {
   if (sources || temps)
     std::printf("          binaries %s, %llu saved sources, %llu temporary files\n", human_bytes(entry_bytes).c_str(),
                 static_cast<unsigned long long>(sources), static_cast<unsigned long long>(temps));
-  std::printf("cap:      %s, set by FUSECL_CACHE_MAX_BYTES\n", exact_bytes(s.max_bytes).c_str());
-  std::printf("mode:     %s, set by FUSECL_CACHE\n", std::string(cache_mode_name(s.mode)).c_str());
+  std::printf("cap:      %s, %s\n", exact_bytes(s.max_bytes).c_str(),
+              s.max_bytes_from_env ? "set by FUSECL_CACHE_MAX_BYTES" : "the default (FUSECL_CACHE_MAX_BYTES changes it)");
+  std::printf("mode:     %s, %s\n", std::string(cache_mode_name(s.mode)).c_str(),
+              s.mode_from_env ? "set by FUSECL_CACHE" : "the default (FUSECL_CACHE changes it)");
   return 0;
 }
 

@@ -83,11 +83,10 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-CommandResult run_cache_tool(const std::string& args) {
+CommandResult run_command(const std::string& command) {
   TempDir capture;
   const fs::path out = capture.path() / "out", err = capture.path() / "err";
-  const std::string cmd = shell_quote((fs::path(tools_dir()) / "fusecl-cache").string()) + " " + args + " >" +
-                          shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+  const std::string cmd = command + " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
   const int status = std::system(cmd.c_str());
   CommandResult r;
   if (status != -1 && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
@@ -100,6 +99,16 @@ CommandResult run_cache_tool(const std::string& args) {
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+CommandResult run_cache_tool(const std::string& args) {
+  return run_command(shell_quote((fs::path(tools_dir()) / "fusecl-cache").string()) + " " + args);
+}
+
+CommandResult run_this_test_binary(const std::string& env, const std::string& test_name) {
+  // /proc/self/exe: this very test binary, wherever it was copied to.
+  return run_command("env " + env + " " + shell_quote(fs::read_symlink("/proc/self/exe").string()) + " " +
+                     shell_quote(test_name));
 }
 
 std::vector<fs::path> files_under(const fs::path& dir) {

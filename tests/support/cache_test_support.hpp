@@ -49,8 +49,17 @@ struct CommandResult {
   std::string out, err;
 };
 
+/// Runs a /bin/sh command line, capturing its standard output and error.
+CommandResult run_command(const std::string& command);
+
 /// Runs the built fusecl-cache with `args` (already shell-quoted where needed).
 CommandResult run_cache_tool(const std::string& args);
+
+/// Runs one test case of this test binary (by name or tag, e.g. a hidden
+/// "[.child]" case) in a child process under `env` ("A=1 B=2", already quoted;
+/// "-u NAME" unsets), so that a setting read once per process, or a crash,
+/// can be tested.
+CommandResult run_this_test_binary(const std::string& env, const std::string& test_name);
 
 /// Single-quotes `s` for /bin/sh.
 std::string shell_quote(const std::string& s);
