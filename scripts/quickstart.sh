@@ -5,6 +5,8 @@
 #                                 build/), run build/examples/demo
 #   scripts/quickstart.sh test    same build, then run the whole test suite with
 #                                 ctest; exits non-zero if any test fails
+#   scripts/quickstart.sh sanitize  the tests again, built with AddressSanitizer
+#                                 and UndefinedBehaviorSanitizer in build-asan/
 #   scripts/quickstart.sh bench   same build (plus gnuplot), then bench/compare.sh;
 #                                 further arguments go to compare.sh
 #
@@ -15,7 +17,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 log() { printf 'quickstart: %s\n' "$*"; }
 die() { printf 'quickstart: error: %s\n' "$*" >&2; exit 1; }
-usage() { sed -n '2,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+usage() { sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 
 jobs=$(nproc)
 
@@ -23,10 +25,15 @@ jobs=$(nproc)
 # earlier (say, Debug or without tests) is brought back to what this
 # command needs instead of silently giving another result.
 build() {
-  log "configuring build/ (Release)"
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"
+  build_in build Release "$@"
+}
+build_in() {
+  local dir=$1 type=$2
+  shift 2
+  log "configuring $dir/ ($type)"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="$type" "$@"
   log "building with $jobs job(s)"
-  cmake --build build -j"$jobs"
+  cmake --build "$dir" -j"$jobs"
 }
 
 command=${1:-}
@@ -49,6 +56,15 @@ case "$command" in
     # --no-tests=error: a build that found no tests must not pass as green.
     ctest --test-dir build --output-on-failure --no-tests=error -j"$jobs"
     ;;
+  sanitize)
+    ./scripts/setup.sh
+    # RelWithDebInfo: optimized (the suite runs in minutes, not tens of
+    # minutes) with the line numbers the sanitizers' reports need.
+    build_in build-asan RelWithDebInfo -DFUSECL_SANITIZE=ON -DFUSECL_BUILD_TESTS=ON \
+      -DFUSECL_BUILD_BENCH=OFF -DFUSECL_BUILD_EXAMPLES=OFF
+    log "running the tests under the sanitizers with $jobs job(s)"
+    ctest --test-dir build-asan --output-on-failure --no-tests=error -j"$jobs"
+    ;;
   bench)
     [[ -f bench/compare.sh ]] ||
       die "bench/compare.sh does not exist yet; it comes with the benchmarks. Nothing was done."
@@ -63,6 +79,6 @@ case "$command" in
   *)
     usage >&2
     if [[ -n "$command" ]]; then die "unknown command '$command'"; fi
-    die "expected a command: demo, test or bench"
+    die "expected a command: demo, test, sanitize or bench"
     ;;
 esac
