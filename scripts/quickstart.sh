@@ -3,8 +3,9 @@
 #
 #   scripts/quickstart.sh demo    install missing packages, build (Release, in
 #                                 build/), run build/examples/demo
-#   scripts/quickstart.sh test    same build, then run the whole test suite with
-#                                 ctest; exits non-zero if any test fails
+#   scripts/quickstart.sh test    same build (plus oclgrind), then run the whole
+#                                 test suite with ctest; exits non-zero if any
+#                                 test fails
 #   scripts/quickstart.sh bench   same build (plus gnuplot), then bench/compare.sh;
 #                                 further arguments go to compare.sh
 #
@@ -43,7 +44,7 @@ case "$command" in
     bench/compare.sh --short
     ;;
   test)
-    ./scripts/setup.sh
+    ./scripts/setup.sh --test
     build -DFUSECL_BUILD_TESTS=ON
     log "running the tests with $jobs job(s)"
     # --no-tests=error: a build that found no tests must not pass as green.
