@@ -37,9 +37,29 @@ std::string signature(const KernelPlan& p) {
     put(p.reduce.post_sqrt);
     put(p.reduce.strategy);
     put(p.reduce.two_stage);
+    put(p.reduce.finish);
+    put(p.reduce.combine);
     put(p.reduce.local_size);
   }
   return s;
+}
+
+bool uses_c11_atomics(const KernelPlan& p) {
+  return p.kind == KernelKind::Reduce && p.reduce.two_stage && !p.reduce.combine && p.reduce.finish == SplitFinish::LastGroup;
+}
+
+KernelPlan combine_plan(const KernelPlan& p) {
+  KernelPlan c;
+  c.kind = KernelKind::Reduce;
+  c.reduce = p.reduce;
+  c.reduce.combine = true;
+  c.reduce.input = -1;  // no body: the values are the partials
+  c.reduce.divisor = -1;
+  if (p.reduce.op == Op::Mean) {
+    c.reduce.divisor = 0;
+    c.scalar_dtypes.push_back(p.scalar_dtypes.at(std::size_t(p.reduce.divisor)));
+  }
+  return c;
 }
 
 std::size_t param_bytes(const KernelPlan& p) {
@@ -81,6 +101,7 @@ std::vector<Param> params(const KernelPlan& p) {
     if (p.reduce.two_stage) {
       out.push_back({ParamRole::Scratch});
       out.push_back({ParamRole::Groups});
+      if (uses_c11_atomics(p)) out.push_back({ParamRole::Counters});
     }
   }
   for (int d = 0; d < p.ndim; ++d) out.push_back({ParamRole::Dim, std::int16_t(d)});

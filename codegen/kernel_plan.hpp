@@ -59,6 +59,15 @@ enum class ReduceStrategy : std::uint8_t {
   ThreadPerOutput,  // a work-item per output, sequential over the reduced range (short or strided ranges)
 };
 
+/// How a split reduction (two_stage) combines its per-group partial results.
+/// OpenCL 1.2 promises no ordering between work-groups of one launch, so
+/// "the last group to finish reads the others' partials" is only well-defined
+/// with OpenCL C 2.0 atomics (acquire/release at device scope).
+enum class SplitFinish : std::uint8_t {
+  LastGroup,     // the last group (an acq_rel device-scope counter says which) combines them
+  SecondKernel,  // a second, small kernel (combine_plan) combines them; the in-order queue orders the two
+};
+
 struct ReduceSpec {
   Op op = Op::Sum;
   DType acc = DType::Float32;  // accumulator type: the input's (the graph casts it), also the result's but for arg-reductions
@@ -67,7 +76,9 @@ struct ReduceSpec {
   std::int16_t divisor = -1;    // Mean: scalar slot of the divisor
   bool post_sqrt = false;       // std
   ReduceStrategy strategy = ReduceStrategy::GroupPerOutput;
-  bool two_stage = false;       // the reduced range is split over `groups` work-groups; the last one finishes
+  bool two_stage = false;       // the reduced range is split over `groups` work-groups, each writing a partial
+  SplitFinish finish = SplitFinish::LastGroup;  // two_stage: who combines the partials
+  bool combine = false;         // this plan is the second kernel: one group per output combines `groups` partials
   std::uint16_t local_size = 256;
 };
 
@@ -89,6 +100,15 @@ struct KernelPlan {
 /// Compact bytes that determine the generated source exactly.
 std::string signature(const KernelPlan& plan);
 
+/// Whether the plan's source uses OpenCL C 2.0 atomics (and so must be built
+/// with an -cl-std of 2.0 or later).
+bool uses_c11_atomics(const KernelPlan& plan);
+
+/// The second kernel of a split reduction finished by SplitFinish::SecondKernel:
+/// reads the partials `plan` left in scratch and stores the results (mean's
+/// divisor, when there is one, is its only scalar, slot 0).
+KernelPlan combine_plan(const KernelPlan& plan);
+
 /// Kernel parameters, in declaration order. The launcher fills them from the
 /// argument values the scheduler collected, by role; codegen declares them.
 enum class ParamRole : std::uint8_t {
@@ -101,7 +121,8 @@ enum class ParamRole : std::uint8_t {
   Offset,      // index: instruction (a Buffer or Generate load)
   Stride,      // index: instruction, sub: dimension
   GenParam,    // index: instruction, sub: which parameter
-  Scratch,     // reduce: partial results and the finishing counters
+  Scratch,     // reduce, split: partial results (arg-reductions: indices first, then values)
+  Counters,    // reduce, split and finished by the last group: per-output counters, zero between launches
   Groups,      // reduce: work-groups per output
   OutOffset,   // strided output: offset
   OutStride,   // strided output: index: dimension

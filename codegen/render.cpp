@@ -36,6 +36,7 @@ std::string param_declaration(const KernelPlan& plan, const Param& p) {
       return "const " + cl_type(gen_param_dtype(i.gen, i.dtype, p.sub)) + " g" + idx + "_" + std::to_string(p.sub);
     }
     case ParamRole::Scratch: return "__global uchar* scratch";
+    case ParamRole::Counters: return "__global atomic_uint* counters";
     case ParamRole::Groups: return "const long groups";
     case ParamRole::OutOffset: return "const long outoff";
     case ParamRole::OutStride: return "const long ost" + idx;

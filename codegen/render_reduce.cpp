@@ -121,13 +121,36 @@ std::string lane(int j) {
   return std::string(".s") + hex[j];
 }
 
+// Where the partial results of a split reduction lie in scratch: for
+// arg-reductions n * groups indices first (8-byte aligned), then the values.
+std::string partial_pointers(const Emitter& e) {
+  std::string s;
+  if (e.arg) s += "  __global long* pidx = (__global long*)scratch;\n";
+  s += "  __global " + e.A + "* pval = (__global " + e.A + "*)(scratch + " + (e.arg ? "n * groups * 8" : "0") + ");\n";
+  return s;
+}
+
+// One group combines output o's `groups` partials into sh[0] (and shi[0]).
+std::string combine_partials(const Emitter& e, const std::string& ind) {
+  std::string s = ind + "acc = " + identity(e.rs.op, e.rs.acc) + ";\n";
+  if (e.arg) s += ind + "idx = -1;\n";
+  s += ind + "for (long k = lid; k < groups; k += " + std::to_string(e.rs.local_size) + ") {\n";
+  if (e.arg)
+    s += ind + "  const " + e.A + " pv = pval[o * groups + k]; const long pi = pidx[o * groups + k];\n" + ind + "  if (" +
+         e.better + "(acc, idx, pv, pi)) { acc = pv; idx = pi; }\n";
+  else
+    s += ind + "  acc = " + e.combine("acc", "pval[o * groups + k]", 1) + ";\n";
+  s += ind + "}\n";
+  return s + e.tree(ind);
+}
+
 }  // namespace
 
 std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   const ReduceSpec& rs = plan.reduce;
   HelperSet helpers;
   Emitter e{plan, rs, helpers, false, is_arg(rs.op), cl_type(rs.acc), ""};
-  e.kahan = is_float(rs.acc) && (rs.op == Op::Sum || rs.op == Op::Mean);
+  e.kahan = is_float(rs.acc) && (rs.op == Op::Sum || rs.op == Op::Mean) && !rs.combine;
   if (e.arg) {
     std::string nan = is_float(rs.acc) ? "  if (isnan(a)) return isnan(b) && ib < ia;\n  if (isnan(b)) return 1;\n" : "";
     std::string t = replace_all(k_argmax_better, "$NAN", nan);
@@ -167,6 +190,16 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   }
 
   b += "  const int lid = (int)get_local_id(0);\n";
+  if (rs.combine) {
+    // The second kernel of a split reduction: a group per output.
+    b += "  const long o = (long)get_group_id(0);\n";
+    b += "  __local " + e.A + " sh[" + L + "];\n";
+    if (e.arg) b += "  __local long shi[" + L + "];\n";
+    b += init("  ") + partial_pointers(e) + combine_partials(e, "  ");
+    b += "  if (lid == 0) {\n" + e.store("    ", "sh[0]", "shi[0]") + "  }\n";
+    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name +
+           "(\n    " + sig + ")\n{\n" + b + "}\n";
+  }
   if (rs.two_stage) {
     b += "  const long o = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n";
     b += "  const long chunk = ((m + groups - 1) / groups + " + Ws + " - 1) / " + Ws + " * " + Ws + ";\n";
@@ -176,6 +209,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   }
   b += "  __local " + e.A + " sh[" + L + "];\n";
   if (e.arg) b += "  __local long shi[" + L + "];\n";
+  if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
   b += init("  ");
   if (W > 1) {
     b += "  {\n    " + AW + " accv = (" + AW + ")(" + identity(rs.op, rs.acc) + ");\n";
@@ -204,27 +238,28 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   if (!rs.two_stage) {
     b += "  if (lid == 0) {\n" + e.store("    ", "sh[0]", "shi[0]") + "  }\n";
   } else {
-    // Partials go to scratch; the last group of an output (counted with an
-    // atomic) combines them and resets the counter for the next launch.
-    b += "  __global volatile uint* counters = (__global volatile uint*)scratch;\n";
-    b += "  __global volatile long* pidx = (__global volatile long*)(scratch + (n * 4 + 7) / 8 * 8);\n";
-    b += "  __global volatile " + e.A + "* pval = (__global volatile " + e.A + "*)(scratch + (n * 4 + 7) / 8 * 8 + " +
-         (e.arg ? "n * groups * 8" : "0") + ");\n";
-    b += "  __local int is_last;\n";
+    b += partial_pointers(e);
     b += "  if (lid == 0) {\n    pval[o * groups + part] = sh[0];\n";
     if (e.arg) b += "    pidx[o * groups + part] = shi[0];\n";
-    b += "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n";
-    b += "    is_last = atomic_inc(&counters[o]) == (uint)(groups - 1);\n  }\n";
-    b += "  barrier(CLK_LOCAL_MEM_FENCE);\n  if (!is_last) return;\n";
-    b += "  mem_fence(CLK_GLOBAL_MEM_FENCE);\n";
-    b += "  acc = " + identity(rs.op, rs.acc) + ";\n";
-    if (e.arg) b += "  idx = -1;\n";
-    b += "  for (long k = lid; k < groups; k += " + L + ") {\n";
-    if (e.arg) b += "    const " + e.A + " pv = pval[o * groups + k]; const long pi = pidx[o * groups + k];\n    if (" + e.better + "(acc, idx, pv, pi)) { acc = pv; idx = pi; }\n";
-    else b += "    acc = " + e.combine("acc", "pval[o * groups + k]", 1) + ";\n";
+    if (rs.finish == SplitFinish::LastGroup) {
+      // The partial above is a plain store; the release half of this atomic
+      // publishes it, and the acquire half lets the last group to count see
+      // every other group's (OpenCL C 2.0 memory model; OpenCL 1.2's
+      // atomic_inc and mem_fence order nothing between work-groups).
+      b += "    is_last = atomic_fetch_add_explicit(&counters[o], 1u, memory_order_acq_rel, memory_scope_device) == "
+           "(uint)(groups - 1);\n";
+    }
     b += "  }\n";
-    b += e.tree("  ");
-    b += "  if (lid == 0) {\n" + e.store("    ", "sh[0]", "shi[0]") + "    counters[o] = 0;\n  }\n";
+    if (rs.finish == SplitFinish::LastGroup) {
+      // Work-item 0's acquire happens before this barrier, which orders
+      // global memory for the rest of the group: they may read the partials.
+      b += "  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n  if (!is_last) return;\n";
+      b += combine_partials(e, "  ");
+      // The next launch (ordered after this one by the queue) finds it zero.
+      b += "  if (lid == 0) {\n" + e.store("    ", "sh[0]", "shi[0]") +
+           "    atomic_store_explicit(&counters[o], 0u, memory_order_relaxed, memory_scope_device);\n  }\n";
+    }
+    // SplitFinish::SecondKernel: combine_plan's kernel finishes.
   }
   return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name +
          "(\n    " + sig + ")\n{\n" + b + "}\n";

@@ -19,11 +19,19 @@ struct Runtime {
   cl_context ctx = nullptr;
   cl_command_queue queue = nullptr;
   std::unique_ptr<BufferPool> pool;
+  // Split reductions' scratch (src/launch.cpp): the partial results, and the
+  // per-output counters of kernels whose last group finishes. Held here, not
+  // in statics of the launcher, whose destructors would release them after
+  // the driver's own teardown at exit (Oclgrind then corrupts its heap).
+  std::shared_ptr<DeviceBuffer> reduce_partials;
+  std::shared_ptr<DeviceBuffer> reduce_counters;  // zero between kernels
 };
 
-/// The runtime, created on first call from FUSECL_DEVICE. Never destroyed:
-/// releasing OpenCL objects from static destructors races the ICD's own
-/// teardown on several drivers.
+/// The runtime, created on first call from FUSECL_DEVICE. Never destroyed, so
+/// the OpenCL objects it owns (context, queue, pooled and scratch buffers;
+/// kernel_cache.cpp's kernels likewise) are never released at exit: releasing
+/// them from static destructors races the ICD's own teardown on several
+/// drivers. No OpenCL object may be held by a static with a destructor.
 Runtime& runtime();
 
 /// Copies host memory into a new device buffer (blocking: the caller's memory

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -123,6 +125,45 @@ DeviceInfo query_device(cl_device_id d) {
 #undef FUSECL_STRING
 #undef FUSECL_VALUE
 
+// OpenCL 3.0 queries; cl.hpp fixes the API at 1.2, so they are spelled out.
+constexpr cl_device_info kOpenclCAllVersions = 0x1066;  // CL_DEVICE_OPENCL_C_ALL_VERSIONS
+constexpr cl_device_info kOpenclCFeatures = 0x106F;     // CL_DEVICE_OPENCL_C_FEATURES
+struct NameVersion {                                    // cl_name_version
+  cl_uint version;
+  char name[64];
+};
+
+// Drivers of OpenCL 1.x / 2.x reject these queries (CL_INVALID_VALUE): that
+// means "not reported", so the codes are deliberately not checked.
+std::vector<NameVersion> name_versions(cl_device_id d, cl_device_info what) {
+  std::size_t size = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &size) != CL_SUCCESS || size % sizeof(NameVersion) != 0) return {};
+  std::vector<NameVersion> v(size / sizeof(NameVersion));
+  if (!v.empty() && clGetDeviceInfo(d, what, size, v.data(), nullptr) != CL_SUCCESS) return {};
+  return v;
+}
+
+// OpenCL C 2.x has every atomic order and scope; 3.0 has acq_rel and device
+// scope only with the two optional features. Split reductions need both.
+std::string c11_atomics_std(cl_device_id d, const std::string& opencl_c_version) {
+  int major = 0, minor = 0;
+  if (std::sscanf(opencl_c_version.c_str(), "OpenCL C %d.%d", &major, &minor) == 2 && major == 2) return "-cl-std=CL2.0";
+  bool c2 = false, c3 = major == 3;
+  for (const NameVersion& v : name_versions(d, kOpenclCAllVersions)) {
+    c2 = c2 || (v.version >> 22) == 2;  // CL_VERSION_MAJOR
+    c3 = c3 || (v.version >> 22) == 3;
+  }
+  if (c2) return "-cl-std=CL2.0";
+  if (!c3) return "";
+  bool acq_rel = false, device_scope = false;
+  for (const NameVersion& f : name_versions(d, kOpenclCFeatures)) {
+    const std::string name(f.name, strnlen(f.name, sizeof f.name));
+    acq_rel = acq_rel || name == "__opencl_c_atomic_order_acq_rel";
+    device_scope = device_scope || name == "__opencl_c_atomic_scope_device";
+  }
+  return acq_rel && device_scope ? "-cl-std=CL3.0" : "";
+}
+
 // CL_PLATFORM_NOT_FOUND_KHR of cl_khr_icd; spelled out so that cl_ext.h, with
 // all its vendor extensions, stays out of fusecl (cl.hpp owns the includes).
 constexpr cl_int kPlatformNotFound = -1001;
@@ -157,12 +198,13 @@ std::vector<DeviceHandle> platform_devices(cl_platform_id p, int platform_index)
 
   std::vector<DeviceHandle> out;
   for (cl_uint i = 0; i < count; ++i) {
-    DeviceHandle h{p, ids[i], query_device(ids[i])};
+    DeviceHandle h{p, ids[i], query_device(ids[i]), ""};
     h.info.platform_index = platform_index;
     h.info.device_index = int(i);
     h.info.platform_name = platform_name;
     h.info.platform_version = platform_version;
     h.info.platform_vendor = platform_vendor;
+    h.c11_atomics_std = c11_atomics_std(ids[i], h.info.opencl_c_version);
     out.push_back(std::move(h));
   }
   return out;

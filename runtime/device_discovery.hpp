@@ -13,6 +13,10 @@ struct DeviceHandle {
   cl_platform_id platform = nullptr;
   cl_device_id device = nullptr;
   DeviceInfo info;
+  // The -cl-std option ("-cl-std=CL2.0" or "-cl-std=CL3.0") under which the
+  // device's OpenCL C has atomics with memory_order_acq_rel at
+  // memory_scope_device; empty when it has none (OpenCL C 1.x only).
+  std::string c11_atomics_std;
 };
 
 /// All devices of all platforms. Throws fusecl::Error saying how to install

@@ -3,8 +3,9 @@
 #
 #   scripts/quickstart.sh demo    install missing packages, build (Release, in
 #                                 build/), run build/examples/demo
-#   scripts/quickstart.sh test    same build, then run the whole test suite with
-#                                 ctest; exits non-zero if any test fails
+#   scripts/quickstart.sh test    same build (plus oclgrind), then run the whole
+#                                 test suite with ctest; exits non-zero if any
+#                                 test fails
 #   scripts/quickstart.sh sanitize  the tests again, built with AddressSanitizer
 #                                 and UndefinedBehaviorSanitizer in build-asan/
 #   scripts/quickstart.sh bench   same build (plus gnuplot), then bench/compare.sh;
@@ -17,7 +18,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 log() { printf 'quickstart: %s\n' "$*"; }
 die() { printf 'quickstart: error: %s\n' "$*" >&2; exit 1; }
-usage() { sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+usage() { sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 
 jobs=$(nproc)
 
@@ -50,14 +51,14 @@ case "$command" in
     bench/compare.sh --short
     ;;
   test)
-    ./scripts/setup.sh
+    ./scripts/setup.sh --test
     build -DFUSECL_BUILD_TESTS=ON
     log "running the tests with $jobs job(s)"
     # --no-tests=error: a build that found no tests must not pass as green.
     ctest --test-dir build --output-on-failure --no-tests=error -j"$jobs"
     ;;
   sanitize)
-    ./scripts/setup.sh
+    ./scripts/setup.sh --test
     # RelWithDebInfo: optimized (the suite runs in minutes, not tens of
     # minutes) with the line numbers the sanitizers' reports need.
     build_in build-asan RelWithDebInfo -DFUSECL_SANITIZE=ON -DFUSECL_BUILD_TESTS=ON \

@@ -4,6 +4,9 @@
 #   scripts/setup.sh           compiler, CMake, OpenCL (loader, headers, PoCL CPU
 #                              device, clinfo), Boost, xxHash, Catch2, Google Benchmark
 #   scripts/setup.sh --bench   the same, plus gnuplot-nox for the benchmark plots
+#   scripts/setup.sh --test    the same, plus oclgrind (the OpenCL simulator the
+#                              Oclgrind test runs kernels under; registered only
+#                              privately by that test, never in /etc/OpenCL/vendors)
 #
 # Only packages that are not installed yet are installed, and `apt-get update`
 # runs only when something is missing, so running it again is quick and changes
@@ -17,12 +20,13 @@ log() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,10s/^# \{0,1\}//p' "$0"
+  sed -n '2,13s/^# \{0,1\}//p' "$0"
 }
 
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(gnuplot-nox) ;;
+    --test) packages+=(oclgrind) ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument '$arg'" ;;
   esac

@@ -21,6 +21,19 @@ std::string build_options() {
 }
 
 namespace {
+// Split reductions end in their last work-group where the device's OpenCL C
+// makes that well-defined (acq_rel atomics at device scope), else in a second
+// kernel. FUSECL_REDUCE_TWO_KERNELS=1 forces the second kernel (a debugging
+// aid: it compares the two paths on one device).
+codegen::SplitFinish split_finish_default() {
+  const char* v = std::getenv("FUSECL_REDUCE_TWO_KERNELS");
+  const std::string s = v ? v : "";
+  if (s != "" && s != "0" && s != "1")
+    throw Error("FUSECL_REDUCE_TWO_KERNELS=\"" + s + "\" is not 0 or 1 (1: finish split reductions with a second kernel)");
+  if (s == "1" || rt::runtime().dev.c11_atomics_std.empty()) return codegen::SplitFinish::SecondKernel;
+  return codegen::SplitFinish::LastGroup;
+}
+
 DeviceTuning default_tuning() {
   const auto& info = rt::runtime().dev.info;
   const bool cpu = info.type == "CPU";
@@ -41,6 +54,7 @@ DeviceTuning default_tuning() {
   // better on an H200 (sum of 2^26 floats: 81.4 us against 77.6 us).
   d.target_groups = int(std::max(1u, info.compute_units)) * (cpu ? 2 : 4);
   d.max_parameter_bytes = std::max<std::size_t>(256, info.max_parameter_size);
+  d.split_finish = split_finish_default();
   return d;
 }
 
@@ -52,13 +66,28 @@ DeviceTuning& tuning() {
 
 const DeviceTuning& device_tuning() { return tuning(); }
 
+void set_reduce_two_kernels(bool on) {
+  tuning().split_finish = on ? codegen::SplitFinish::SecondKernel : split_finish_default();
+}
+
 void set_vector_bytes(int bytes) {
   tuning().vector_bytes = bytes > 0 ? std::clamp(bytes, 1, 128) : default_tuning().vector_bytes;
 }
 
 rt::KernelSource kernel_source(const codegen::KernelPlan& plan) {
   const std::string name = codegen::kernel_name(plan);
-  return {name, codegen::render(plan, name), build_options()};
+  std::string options = build_options();
+  // Only kernels with OpenCL C 2.0 atomics are built under a later standard;
+  // every other kernel keeps OpenCL C 1.2's semantics on every device.
+  if (codegen::uses_c11_atomics(plan)) {
+    const std::string& std_option = rt::runtime().dev.c11_atomics_std;
+    if (std_option.empty())
+      throw Error("internal error: a reduction kernel uses OpenCL C 2.0 atomics, which device '" + rt::runtime().dev.info.name +
+                  "' does not have");
+    const std::string cl12 = "-cl-std=CL1.2";
+    options.replace(options.find(cl12), cl12.size(), std_option);
+  }
+  return {name, codegen::render(plan, name), options};
 }
 
 namespace {
@@ -77,19 +106,42 @@ void set_long(cl_kernel k, cl_uint i, std::int64_t v) {
   set_arg(k, i, sizeof l, &l);
 }
 
-// Two-stage reductions keep per-output counters and partials here, counters
-// first (render_reduce.cpp: n counters, padded to 8 bytes, then the partials).
-// The in-order queue runs one kernel at a time, so one buffer serves them all.
-std::shared_ptr<rt::DeviceBuffer> scratch(std::size_t bytes) {
-  static std::shared_ptr<rt::DeviceBuffer> buf;
-  if (!buf || buf->bytes < bytes) {
-    auto& rt = rt::runtime();
-    buf.reset();
-    buf = rt.pool->allocate(std::max<std::size_t>(bytes, 1 << 16));
-    const cl_uchar zero = 0;
-    rt::check(clEnqueueFillBuffer(rt.queue, buf->mem, &zero, 1, 0, buf->capacity, 0, nullptr, nullptr), "clEnqueueFillBuffer");
+// Split reductions' partial results. The in-order queue runs one kernel at a
+// time, so one buffer serves them all.
+std::shared_ptr<rt::DeviceBuffer> partials(std::size_t bytes) {
+  auto& r = rt::runtime();
+  if (!r.reduce_partials || r.reduce_partials->bytes < bytes) {
+    r.reduce_partials.reset();
+    r.reduce_partials = r.pool->allocate(std::max<std::size_t>(bytes, 1 << 16));
   }
-  return buf;
+  return r.reduce_partials;
+}
+
+// Per-output counters of split reductions finished by their last group:
+// zeroed once when allocated; each kernel's last groups reset the counters
+// they used, so they are zero again before the next kernel without a fill.
+std::shared_ptr<rt::DeviceBuffer> counters(std::int64_t outputs) {
+  auto& r = rt::runtime();
+  const std::size_t bytes = std::size_t(outputs) * 4;
+  if (!r.reduce_counters || r.reduce_counters->bytes < bytes) {
+    r.reduce_counters.reset();
+    auto buf = r.pool->allocate(std::max<std::size_t>(bytes, 1 << 12));
+    const cl_uchar zero = 0;
+    rt::check(clEnqueueFillBuffer(r.queue, buf->mem, &zero, 1, 0, buf->capacity, 0, nullptr, nullptr), "clEnqueueFillBuffer");
+    r.reduce_counters = std::move(buf);
+  }
+  return r.reduce_counters;
+}
+
+// The second kernel of a split reduction whose partials `sk` leaves in scratch.
+ScheduledKernel combine_kernel(const ScheduledKernel& sk) {
+  ScheduledKernel c{codegen::combine_plan(sk.plan), {}};
+  c.args.count = sk.args.count;
+  c.args.reduce_count = sk.args.groups;
+  c.args.groups = sk.args.groups;
+  c.args.scratch_bytes = sk.args.scratch_bytes;
+  if (sk.plan.reduce.op == Op::Mean) c.args.scalars.push_back(sk.args.scalars.at(std::size_t(sk.plan.reduce.divisor)));
+  return c;
 }
 
 }  // namespace
@@ -123,18 +175,8 @@ void launch(const ScheduledKernel& sk, const std::vector<std::shared_ptr<rt::Dev
         set_bits(k, ai, codegen::gen_param_dtype(in.gen, in.dtype, p.sub), a.gen_params[idx][std::size_t(p.sub)]);
         break;
       }
-      case codegen::ParamRole::Scratch: {
-        // The counters must start at zero. A kernel resets the counters it
-        // used, but not its partials, and those lie where a later kernel with
-        // more outputs keeps counters: zero them before every launch.
-        const auto buf = scratch(a.scratch_bytes);
-        const cl_uchar zero = 0;
-        const std::size_t counter_bytes = std::size_t((a.count * 4 + 7) / 8 * 8);
-        rt::check(clEnqueueFillBuffer(rt.queue, buf->mem, &zero, 1, 0, counter_bytes, 0, nullptr, nullptr),
-                  "clEnqueueFillBuffer");
-        set_mem(k, ai, buf);
-        break;
-      }
+      case codegen::ParamRole::Scratch: set_mem(k, ai, partials(a.scratch_bytes)); break;
+      case codegen::ParamRole::Counters: set_mem(k, ai, counters(a.count)); break;
       case codegen::ParamRole::Groups: set_long(k, ai, a.groups); break;
       case codegen::ParamRole::OutOffset: set_long(k, ai, a.out_offset); break;
       case codegen::ParamRole::OutStride: set_long(k, ai, a.out_strides.at(idx)); break;
@@ -144,7 +186,7 @@ void launch(const ScheduledKernel& sk, const std::vector<std::shared_ptr<rt::Dev
   std::size_t global;
   if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
     local = plan.reduce.local_size;
-    global = std::size_t(a.count) * std::size_t(a.groups) * local;
+    global = std::size_t(a.count) * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;
   } else {
     if (plan.kind == codegen::KernelKind::Reduce) local = plan.reduce.local_size;
     const std::size_t work = plan.kind == codegen::KernelKind::Reduce ? std::size_t(a.count)
@@ -153,6 +195,9 @@ void launch(const ScheduledKernel& sk, const std::vector<std::shared_ptr<rt::Dev
   }
   rt::check(clEnqueueNDRangeKernel(rt.queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
   rt::counters().kernels_launched++;
+  if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.two_stage && !plan.reduce.combine &&
+      plan.reduce.finish == codegen::SplitFinish::SecondKernel)
+    launch(combine_kernel(sk), outputs);
 }
 
 }  // namespace fusecl::detail

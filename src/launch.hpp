@@ -18,6 +18,11 @@ const DeviceTuning& device_tuning();
 /// the device's default). Kernels of each width are cached separately.
 void set_vector_bytes(int bytes);
 
+/// Finishes later split reductions with a second kernel even where the device
+/// could let their last work-group do it (tests compare both paths); false
+/// restores the device's default (FUSECL_REDUCE_TWO_KERNELS, then the device).
+void set_reduce_two_kernels(bool on);
+
 /// Renders the program text of a plan (what the cache hashes and builds).
 rt::KernelSource kernel_source(const codegen::KernelPlan& plan);
 

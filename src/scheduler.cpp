@@ -397,9 +397,10 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning) {
       g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
     }
     rs.two_stage = g > 1;
+    if (rs.two_stage) rs.finish = tuning.split_finish;
     b.args.groups = g;
-    if (rs.two_stage)
-      b.args.scratch_bytes = std::size_t((n * 4 + 7) / 8 * 8 + (arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
+    // Partials (render_reduce.cpp): arg-reductions' indices, then the values.
+    if (rs.two_stage) b.args.scratch_bytes = std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
   }
   return {std::move(b.plan), std::move(b.args)};
 }

@@ -25,7 +25,7 @@ struct KernelArgs {
   std::int64_t out_offset = 0;                            // strided output
   std::vector<std::int64_t> out_strides;
   std::int64_t groups = 1;                                // reduce: work-groups per output
-  std::size_t scratch_bytes = 0;                          // reduce, two-stage: partials and counters
+  std::size_t scratch_bytes = 0;                          // reduce, two-stage: the partials
 };
 
 /// What the scheduler needs to know of the device.
@@ -34,6 +34,8 @@ struct DeviceTuning {
   int local_size = 256;    // work-group size for reductions
   int target_groups = 64;  // work-groups that keep the whole device busy
   std::size_t max_parameter_bytes = 1024;  // CL_DEVICE_MAX_PARAMETER_SIZE
+  // Split reductions: the last work-group finishes (OpenCL C 2.0 atomics) or a second kernel does.
+  codegen::SplitFinish split_finish = codegen::SplitFinish::SecondKernel;
 };
 
 struct ScheduledKernel {
