@@ -26,11 +26,8 @@ namespace {
 // kernel. FUSECL_REDUCE_TWO_KERNELS=1 forces the second kernel (a debugging
 // aid: it compares the two paths on one device).
 codegen::SplitFinish split_finish_default() {
-  const char* v = std::getenv("FUSECL_REDUCE_TWO_KERNELS");
-  const std::string s = v ? v : "";
-  if (s != "" && s != "0" && s != "1")
-    throw Error("FUSECL_REDUCE_TWO_KERNELS=\"" + s + "\" is not 0 or 1 (1: finish split reductions with a second kernel)");
-  if (s == "1" || rt::runtime().dev.c11_atomics_std.empty()) return codegen::SplitFinish::SecondKernel;
+  static const bool forced = rt::switch_setting("FUSECL_REDUCE_TWO_KERNELS", false);
+  if (forced || rt::runtime().dev.c11_atomics_std.empty()) return codegen::SplitFinish::SecondKernel;
   return codegen::SplitFinish::LastGroup;
 }
 

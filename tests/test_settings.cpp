@@ -37,7 +37,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 fusecl::test::CommandResult child(const std::string& env) {
   // The variables under test start unset, whatever the caller's environment holds.
   const std::string clean =
-      "-u FUSECL_VECTOR_BYTES -u FUSECL_MAX_FUSED_OPS -u FUSECL_FUSION -u FUSECL_POOL_MAX_BYTES ";
+      "-u FUSECL_VECTOR_BYTES -u FUSECL_MAX_FUSED_OPS -u FUSECL_FUSION -u FUSECL_POOL_MAX_BYTES -u FUSECL_REDUCE_TWO_KERNELS ";
   return run_this_test_binary(clean + env, "[.settings_child]");
 }
 
@@ -60,6 +60,7 @@ TEST_CASE("bad settings get one warning naming the variable, the value and what 
       {"FUSECL_MAX_FUSED_OPS", "1000000000", "is more than 4096", "; using 4096, the most allowed"},
       {"FUSECL_MAX_FUSED_OPS", "99999999999999999999999", "is more than 4096", "; using 4096, the most allowed"},
       {"FUSECL_FUSION", "maybe", "is not one of 1, on, true, yes, 0, off, false, no", "; using 1 (on)"},
+      {"FUSECL_REDUCE_TWO_KERNELS", "2", "is not one of 1, on, true, yes, 0, off, false, no", "; using 0 (off)"},
       {"FUSECL_POOL_MAX_BYTES", "lots", "is not a size like 268435456, 512M or 2G", ", a quarter of the device's memory"},
   };
   for (const Bad& c : cases) {
@@ -78,7 +79,7 @@ TEST_CASE("good settings and empty ones give no warning", "[settings]") {
   for (const std::string env : {"FUSECL_VECTOR_BYTES=16", "FUSECL_VECTOR_BYTES=4", "FUSECL_MAX_FUSED_OPS=100",
                                 "FUSECL_MAX_FUSED_OPS=4096", "FUSECL_FUSION=0", "FUSECL_FUSION=off", "FUSECL_FUSION=ON",
                                 "FUSECL_POOL_MAX_BYTES=512M", "FUSECL_POOL_MAX_BYTES=0", "FUSECL_POOL_MAX_BYTES=",
-                                "FUSECL_VECTOR_BYTES=", "FUSECL_MAX_FUSED_OPS=", "FUSECL_FUSION="}) {
+                                "FUSECL_VECTOR_BYTES=", "FUSECL_MAX_FUSED_OPS=", "FUSECL_FUSION=", "FUSECL_REDUCE_TWO_KERNELS=1"}) {
     INFO(env);
     const auto r = child(env);
     INFO("stderr: " << r.err);
