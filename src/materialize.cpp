@@ -25,11 +25,12 @@ bool& fusion_flag() {
 void become_buffer(Node& n, std::shared_ptr<rt::DeviceBuffer> buf) {
   n.op = Op::Buffer;
   n.buffer = std::move(buf);
-  n.inputs.clear();
+  release_inputs(n.inputs);  // a long chain below is freed without recursion
   n.strides.clear();
   n.axes.clear();
   n.offset = 0;
   n.weight = 1;
+  n.depth = 0;
 }
 
 std::shared_ptr<rt::DeviceBuffer> allocate(const Node& n) {
@@ -88,18 +89,33 @@ void evaluate_inputs_first(const NodePtr& body) {
   for (const auto& p : parts) evaluate({p});
 }
 
+// Where a plan does not fit, evaluates parts of its body first, chosen in one
+// pass (body_cuts) to keep the arguments within the limit; true if it did.
+bool evaluate_parts_to_fit(const NodePtr& body, const OutLayout* out) {
+  const auto ndim = std::uint64_t(body->shape.ndim());
+  // Fixed arguments: outputs, counts, groups, dimensions, strided output.
+  const std::uint64_t fixed = 8 * (4 + 2 * ndim + 1) + (out ? 8 * (ndim + 1) : 0);
+  const std::uint64_t limit = device_tuning().max_parameter_bytes;
+  const auto cuts = body_cuts({body}, {kMaxBodyInstructions, limit > fixed ? limit - fixed : 0});
+  for (const auto& c : cuts) evaluate({c});
+  return !cuts.empty();
+}
+
 ScheduledKernel plan_reduce_fitting(const NodePtr& root) {
-  auto k = plan_reduce(root, device_tuning());
-  if (fits(k)) return k;
-  evaluate({root->inputs[0]});
-  return plan_reduce(root, device_tuning());
+  for (;;) {
+    auto k = plan_reduce(root, device_tuning());
+    if (fits(k)) return k;
+    if (evaluate_parts_to_fit(root->inputs[0], nullptr)) continue;
+    evaluate({root->inputs[0]});
+    return plan_reduce(root, device_tuning());
+  }
 }
 
 ScheduledKernel plan_elementwise_fitting(const NodePtr& root, const OutLayout* out = nullptr) {
   for (;;) {
     auto k = plan_elementwise({root}, device_tuning(), out);
     if (fits(k)) return k;
-    evaluate_inputs_first(body_root(root));
+    if (!evaluate_parts_to_fit(body_root(root), out)) evaluate_inputs_first(body_root(root));
   }
 }
 
@@ -108,21 +124,26 @@ void evaluate_dependencies(const NodePtr& root) {
   if (!deps.empty()) evaluate(deps);
 }
 
-}  // namespace
+// Evaluates first the parts of oversized bodies that body_cuts picks; returns
+// the estimated instructions of `bodies` together afterwards.
+std::uint64_t split_oversized(const std::vector<NodePtr>& bodies) {
+  std::uint64_t total = 0;
+  for (const auto& c : body_cuts(bodies, BodyLimits{}, &total)) evaluate({c});
+  return total;
+}
 
-bool fusion_enabled() { return fusion_flag(); }
-void set_fusion_enabled(bool on) { fusion_flag() = on; }
-
-void evaluate(const std::vector<NodePtr>& roots) {
-  const EvaluationScope scope;
-  // Distinct, not yet evaluated.
+// Distinct nodes of `nodes` not evaluated yet, in order.
+std::vector<NodePtr> pending(const std::vector<NodePtr>& nodes) {
   std::vector<NodePtr> todo;
-  for (const auto& r : roots)
+  for (const auto& r : nodes)
     if (r->op != Op::Buffer && std::none_of(todo.begin(), todo.end(), [&](const NodePtr& t) { return t.get() == r.get(); }))
       todo.push_back(r);
-  for (const auto& r : todo) evaluate_dependencies(r);
+  return todo;
+}
 
-  // Elementwise roots of one shape share one kernel; each reduction has its own.
+// Runs the kernels computing `todo`, whose barriers are all evaluated.
+// Elementwise roots of one shape share one kernel; each reduction has its own.
+void run(std::vector<NodePtr> todo) {
   while (!todo.empty()) {
     NodePtr first = todo.front();
     if (first->op == Op::Buffer) {  // evaluated as another root's dependency
@@ -135,6 +156,7 @@ void evaluate(const std::vector<NodePtr>& roots) {
         todo.erase(todo.begin());
         continue;
       }
+      split_oversized({first->inputs[0]});
       auto k = plan_reduce_fitting(first);
       auto out = allocate(*first);
       launch(k, {out});
@@ -151,7 +173,10 @@ void evaluate(const std::vector<NodePtr>& roots) {
       std::int64_t start = 0;
       for (const auto& in : first->inputs) {
         OutLayout lay{start * strides[std::size_t(first->axis)], strides};
-        if (in->shape.size() > 0) launch(plan_elementwise_fitting(in, &lay), {out});
+        if (in->shape.size() > 0) {
+          split_oversized({in});
+          launch(plan_elementwise_fitting(in, &lay), {out});
+        }
         start += in->shape.dims()[std::size_t(first->axis)];
       }
       become_buffer(*first, out);
@@ -167,6 +192,12 @@ void evaluate(const std::vector<NodePtr>& roots) {
       } else {
         ++it;
       }
+    }
+    std::vector<NodePtr> bodies;
+    for (const auto& g : group) bodies.push_back(body_root(g));
+    if (split_oversized(bodies) > kMaxBodyInstructions && group.size() > 1) {
+      for (const auto& g : group) evaluate({g});  // too large together: one kernel each
+      continue;
     }
     auto k = plan_elementwise(group, device_tuning());
     if (!fits(k)) {
@@ -184,10 +215,45 @@ void evaluate(const std::vector<NodePtr>& roots) {
   }
 }
 
+}  // namespace
+
+bool fusion_enabled() { return fusion_flag(); }
+void set_fusion_enabled(bool on) { fusion_flag() = on; }
+
+void evaluate(const std::vector<NodePtr>& roots) {
+  const EvaluationScope scope;
+  // Each root needs the barriers below its body first, and they need theirs:
+  // a frame runs its roots once the barriers below every one of them have
+  // run, each root's barriers as one frame of their own. An explicit stack
+  // instead of recursion, so a chain of many barriers needs no deep stack.
+  struct Frame {
+    std::vector<NodePtr> todo;
+    std::size_t next = 0;  // the next root whose barriers are looked for
+  };
+  std::vector<Frame> frames;
+  frames.push_back({pending(roots)});
+  while (!frames.empty()) {
+    Frame& f = frames.back();
+    if (f.next < f.todo.size()) {
+      const NodePtr r = f.todo[f.next++];
+      if (r->op == Op::Buffer) continue;  // evaluated below an earlier root
+      auto deps = pending(unevaluated_barriers(r));
+      if (!deps.empty()) frames.push_back({std::move(deps)});  // f is not used after this
+      continue;
+    }
+    std::vector<NodePtr> todo = std::move(f.todo);
+    frames.pop_back();
+    run(std::move(todo));
+  }
+}
+
 std::string kernel_source_of(const NodePtr& x) {
   if (x->op == Op::Buffer) return "";
   evaluate_dependencies(x);
-  auto k = op_class(x->op) == OpClass::Reduce ? plan_reduce(x, device_tuning()) : plan_elementwise({x}, device_tuning());
+  const bool reduce = op_class(x->op) == OpClass::Reduce;
+  split_oversized({reduce ? x->inputs[0] : body_root(x)});
+  // The kernel that evaluation would run: parts that do not fit are evaluated.
+  auto k = reduce ? plan_reduce_fitting(x) : plan_elementwise_fitting(x);
   return kernel_source(k.plan).source;
 }
 
