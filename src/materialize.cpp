@@ -74,9 +74,10 @@ const DoneReduction* find_done(const Node& r) {
 }
 
 // Kernel arguments are limited (CL_DEVICE_MAX_PARAMETER_SIZE, 1 KiB on some
-// devices) and a body with many strided loads needs many. Where a plan does
-// not fit, evaluate the elementwise inputs of the body root first: each is a
-// smaller kernel, and the root then reads their buffers with one load each.
+// devices) and a body with many strided loads or scalars needs many. Where a
+// plan does not fit, parts of the body are evaluated first (each a smaller
+// kernel whose result the rest reads with one load); evaluate_inputs_first,
+// the elementwise inputs of the body root, is the fallback.
 bool fits(const ScheduledKernel& k) { return codegen::param_bytes(k.plan) <= device_tuning().max_parameter_bytes; }
 
 void evaluate_inputs_first(const NodePtr& body) {
@@ -93,8 +94,9 @@ void evaluate_inputs_first(const NodePtr& body) {
 // pass (body_cuts) to keep the arguments within the limit; true if it did.
 bool evaluate_parts_to_fit(const NodePtr& body, const OutLayout* out) {
   const auto ndim = std::uint64_t(body->shape.ndim());
-  // Fixed arguments: outputs, counts, groups, dimensions, strided output.
-  const std::uint64_t fixed = 8 * (4 + 2 * ndim + 1) + (out ? 8 * (ndim + 1) : 0);
+  // Fixed arguments, from above: an output, counts, scratch, groups, a mean's
+  // divisor, dimensions, a strided output's offset and strides.
+  const std::uint64_t fixed = 8 * (6 + ndim) + (out ? 8 * (ndim + 1) : 0);
   const std::uint64_t limit = device_tuning().max_parameter_bytes;
   const auto cuts = body_cuts({body}, {kMaxBodyInstructions, limit > fixed ? limit - fixed : 0});
   for (const auto& c : cuts) evaluate({c});
