@@ -47,7 +47,7 @@ std::vector<NodePtr> unevaluated_barriers(const NodePtr& root);
 /// The most instructions a kernel body may have: past this, bodies are split
 /// (body_cuts) whatever max_fused_ops() allows, since generated sources and
 /// their compile times grow with it and instruction indices are 16-bit.
-constexpr std::uint32_t kMaxBodyInstructions = 4096;
+constexpr std::uint32_t kMaxBodyInstructions = 1024;
 
 /// What one kernel body may hold.
 struct BodyLimits {

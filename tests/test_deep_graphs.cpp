@@ -247,3 +247,20 @@ TEST_CASE("deep graphs: a never-evaluated chain of 10^6 nodes is destroyed witho
   CHECK(stats().kernels_launched == 0);
   CHECK(y.to_host() == lanes(16));
 }
+
+TEST_CASE("deep graphs: a body past the instruction cap is split whatever the bound", "[deep]") {
+  // No scalar arguments: only the cap on instructions splits this chain of
+  // 10^4 operations (it used to fail with an internal error past 32000).
+  const BoundGuard bound(kHuge);
+  auto h = lanes(64);
+  const auto y = from_host(lanes(64));
+  auto x = from_host(h);
+  reset_stats();
+  for (int i = 0; i < 10000; ++i) x = i % 2 ? -x : fmin(x, y);
+  for (int i = 0; i < 10000; ++i)
+    for (std::size_t k = 0; k < 64; ++k) h[k] = i % 2 ? -h[k] : std::fmin(h[k], lanes(64)[k]);
+  require_equal(x.to_host(), h);
+  INFO("kernels: " << stats().kernels_launched);
+  CHECK(stats().kernels_launched >= 10);
+  CHECK(stats().kernels_launched <= 40);
+}
