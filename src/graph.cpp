@@ -10,6 +10,7 @@
 #include "src/views.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 namespace fusecl::detail {
@@ -19,12 +20,55 @@ std::uint32_t next_walk_epoch() {
   return ++epoch;
 }
 
+namespace {
+std::atomic<std::uint32_t> fused_ops_override{0};  // set_max_fused_ops; 0: none
+}  // namespace
+
 std::uint32_t max_fused_ops() {
+  if (const std::uint32_t o = fused_ops_override.load(std::memory_order_relaxed)) return o;
   // Above 4096 operations a kernel takes longer to compile than to run for
   // any size worth fusing; "unbounded" (a huge value) means this.
   static const std::uint32_t bound =
       std::uint32_t(rt::int_setting({"FUSECL_MAX_FUSED_OPS", 256, 2, 4096, false, "the default"}));
   return bound;
+}
+
+std::uint32_t set_max_fused_ops(std::uint32_t n) {
+  const std::uint32_t previous = max_fused_ops();
+  fused_ops_override.store(std::max<std::uint32_t>(n, 2), std::memory_order_relaxed);
+  return previous;
+}
+
+Node::~Node() { release_inputs(inputs); }
+
+void release_inputs(std::vector<NodePtr>& inputs) {
+  if (inputs.empty()) return;
+  std::vector<NodePtr> work = std::move(inputs);
+  inputs.clear();
+  while (!work.empty()) {
+    NodePtr n = std::move(work.back());
+    work.pop_back();
+    // Where this is the last owner, take the node's inputs over before it
+    // goes, so that its destructor has nothing left to release. (No weak
+    // pointers to nodes exist, so a count of one cannot grow behind us.)
+    if (n.use_count() == 1) {
+      for (auto& in : n->inputs) work.push_back(std::move(in));
+      n->inputs.clear();
+    }
+  }
+}
+
+std::uint32_t bounded_depth(const std::vector<NodePtr>& inputs) {
+  const std::uint32_t bound = max_fused_ops();
+  for (;;) {
+    const NodePtr* deepest = nullptr;
+    for (const auto& in : inputs)
+      if (!deepest || in->depth > (*deepest)->depth) deepest = &in;
+    if (!deepest || (*deepest)->depth < bound) return deepest ? (*deepest)->depth + 1 : 1;
+    // Evaluated, it becomes a buffer of depth 0; the loop ends within inputs.size() rounds.
+    rt::counters().auto_evaluations++;
+    evaluate({*deepest});
+  }
 }
 
 NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape shape) {
@@ -113,6 +157,7 @@ NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
   n->dtype = out;
   n->shape = std::move(shape);
   n->weight = weight;
+  n->depth = bounded_depth(inputs);
   n->inputs = std::move(inputs);
   if (!fusion_enabled()) evaluate({n});  // eager mode: one kernel per operation
   return n;
@@ -206,6 +251,7 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
   n->divisor = double(count) - double(ddof);
   n->post_sqrt = post_sqrt;
   n->weight = 1;
+  n->depth = bounded_depth({x});
   n->inputs = {x};
   if (!fusion_enabled()) evaluate({n});
   return n;

@@ -22,11 +22,12 @@ bool& fusion_flag() {
 void become_buffer(Node& n, std::shared_ptr<rt::DeviceBuffer> buf) {
   n.op = Op::Buffer;
   n.buffer = std::move(buf);
-  n.inputs.clear();
+  release_inputs(n.inputs);  // a long chain below is freed without recursion
   n.strides.clear();
   n.axes.clear();
   n.offset = 0;
   n.weight = 1;
+  n.depth = 0;
 }
 
 std::shared_ptr<rt::DeviceBuffer> allocate(const Node& n) {
@@ -70,9 +71,10 @@ const DoneReduction* find_done(const Node& r) {
 }
 
 // Kernel arguments are limited (CL_DEVICE_MAX_PARAMETER_SIZE, 1 KiB on some
-// devices) and a body with many strided loads needs many. Where a plan does
-// not fit, evaluate the elementwise inputs of the body root first: each is a
-// smaller kernel, and the root then reads their buffers with one load each.
+// devices) and a body with many strided loads or scalars needs many. Where a
+// plan does not fit, parts of the body are evaluated first (each a smaller
+// kernel whose result the rest reads with one load); evaluate_inputs_first,
+// the elementwise inputs of the body root, is the fallback.
 bool fits(const ScheduledKernel& k) { return codegen::param_bytes(k.plan) <= device_tuning().max_parameter_bytes; }
 
 void evaluate_inputs_first(const NodePtr& body) {
@@ -85,18 +87,34 @@ void evaluate_inputs_first(const NodePtr& body) {
   for (const auto& p : parts) evaluate({p});
 }
 
+// Where a plan does not fit, evaluates parts of its body first, chosen in one
+// pass (body_cuts) to keep the arguments within the limit; true if it did.
+bool evaluate_parts_to_fit(const NodePtr& body, const OutLayout* out) {
+  const auto ndim = std::uint64_t(body->shape.ndim());
+  // Fixed arguments, from above: an output, counts, scratch, groups, a mean's
+  // divisor, dimensions, a strided output's offset and strides.
+  const std::uint64_t fixed = 8 * (6 + ndim) + (out ? 8 * (ndim + 1) : 0);
+  const std::uint64_t limit = device_tuning().max_parameter_bytes;
+  const auto cuts = body_cuts({body}, {kMaxBodyInstructions, limit > fixed ? limit - fixed : 0});
+  for (const auto& c : cuts) evaluate({c});
+  return !cuts.empty();
+}
+
 ScheduledKernel plan_reduce_fitting(const NodePtr& root) {
-  auto k = plan_reduce(root, device_tuning());
-  if (fits(k)) return k;
-  evaluate({root->inputs[0]});
-  return plan_reduce(root, device_tuning());
+  for (;;) {
+    auto k = plan_reduce(root, device_tuning());
+    if (fits(k)) return k;
+    if (evaluate_parts_to_fit(root->inputs[0], nullptr)) continue;
+    evaluate({root->inputs[0]});
+    return plan_reduce(root, device_tuning());
+  }
 }
 
 ScheduledKernel plan_elementwise_fitting(const NodePtr& root, const OutLayout* out = nullptr) {
   for (;;) {
     auto k = plan_elementwise({root}, device_tuning(), out);
     if (fits(k)) return k;
-    evaluate_inputs_first(body_root(root));
+    if (!evaluate_parts_to_fit(body_root(root), out)) evaluate_inputs_first(body_root(root));
   }
 }
 
@@ -105,21 +123,26 @@ void evaluate_dependencies(const NodePtr& root) {
   if (!deps.empty()) evaluate(deps);
 }
 
-}  // namespace
+// Evaluates first the parts of oversized bodies that body_cuts picks; returns
+// the estimated instructions of `bodies` together afterwards.
+std::uint64_t split_oversized(const std::vector<NodePtr>& bodies) {
+  std::uint64_t total = 0;
+  for (const auto& c : body_cuts(bodies, BodyLimits{}, &total)) evaluate({c});
+  return total;
+}
 
-bool fusion_enabled() { return fusion_flag(); }
-void set_fusion_enabled(bool on) { fusion_flag() = on; }
-
-void evaluate(const std::vector<NodePtr>& roots) {
-  const EvaluationScope scope;
-  // Distinct, not yet evaluated.
+// Distinct nodes of `nodes` not evaluated yet, in order.
+std::vector<NodePtr> pending(const std::vector<NodePtr>& nodes) {
   std::vector<NodePtr> todo;
-  for (const auto& r : roots)
+  for (const auto& r : nodes)
     if (r->op != Op::Buffer && std::none_of(todo.begin(), todo.end(), [&](const NodePtr& t) { return t.get() == r.get(); }))
       todo.push_back(r);
-  for (const auto& r : todo) evaluate_dependencies(r);
+  return todo;
+}
 
-  // Elementwise roots of one shape share one kernel; each reduction has its own.
+// Runs the kernels computing `todo`, whose barriers are all evaluated.
+// Elementwise roots of one shape share one kernel; each reduction has its own.
+void run(std::vector<NodePtr> todo) {
   while (!todo.empty()) {
     NodePtr first = todo.front();
     if (first->op == Op::Buffer) {  // evaluated as another root's dependency
@@ -132,6 +155,7 @@ void evaluate(const std::vector<NodePtr>& roots) {
         todo.erase(todo.begin());
         continue;
       }
+      split_oversized({first->inputs[0]});
       auto k = plan_reduce_fitting(first);
       auto out = allocate(*first);
       launch(k, {out});
@@ -148,7 +172,10 @@ void evaluate(const std::vector<NodePtr>& roots) {
       std::int64_t start = 0;
       for (const auto& in : first->inputs) {
         OutLayout lay{start * strides[std::size_t(first->axis)], strides};
-        if (in->shape.size() > 0) launch(plan_elementwise_fitting(in, &lay), {out});
+        if (in->shape.size() > 0) {
+          split_oversized({in});
+          launch(plan_elementwise_fitting(in, &lay), {out});
+        }
         start += in->shape.dims()[std::size_t(first->axis)];
       }
       become_buffer(*first, out);
@@ -165,6 +192,12 @@ void evaluate(const std::vector<NodePtr>& roots) {
         ++it;
       }
     }
+    std::vector<NodePtr> bodies;
+    for (const auto& g : group) bodies.push_back(body_root(g));
+    if (split_oversized(bodies) > kMaxBodyInstructions && group.size() > 1) {
+      for (const auto& g : group) evaluate({g});  // too large together: one kernel each
+      continue;
+    }
     auto k = plan_elementwise(group, device_tuning());
     if (!fits(k)) {
       if (group.size() > 1) {
@@ -178,6 +211,38 @@ void evaluate(const std::vector<NodePtr>& roots) {
     for (const auto& g : group) outs.push_back(allocate(*g));
     launch(k, outs);
     for (std::size_t i = 0; i < group.size(); ++i) become_buffer(*group[i], outs[i]);
+  }
+}
+
+}  // namespace
+
+bool fusion_enabled() { return fusion_flag(); }
+void set_fusion_enabled(bool on) { fusion_flag() = on; }
+
+void evaluate(const std::vector<NodePtr>& roots) {
+  const EvaluationScope scope;
+  // Each root needs the barriers below its body first, and they need theirs:
+  // a frame runs its roots once the barriers below every one of them have
+  // run, each root's barriers as one frame of their own. An explicit stack
+  // instead of recursion, so a chain of many barriers needs no deep stack.
+  struct Frame {
+    std::vector<NodePtr> todo;
+    std::size_t next = 0;  // the next root whose barriers are looked for
+  };
+  std::vector<Frame> frames;
+  frames.push_back({pending(roots)});
+  while (!frames.empty()) {
+    Frame& f = frames.back();
+    if (f.next < f.todo.size()) {
+      const NodePtr r = f.todo[f.next++];
+      if (r->op == Op::Buffer) continue;  // evaluated below an earlier root
+      auto deps = pending(unevaluated_barriers(r));
+      if (!deps.empty()) frames.push_back({std::move(deps)});  // f is not used after this
+      continue;
+    }
+    std::vector<NodePtr> todo = std::move(f.todo);
+    frames.pop_back();
+    run(std::move(todo));
   }
 }
 
@@ -200,13 +265,17 @@ std::string kernel_source_of(const NodePtr& x) {
         OutLayout lay{start * strides[std::size_t(x->axis)], strides};
         out += "\n// input " + std::to_string(i) + ", shape " + in->shape.str() + " -> [" + std::to_string(start) + ", " +
                std::to_string(start + len) + ") along axis " + std::to_string(x->axis) + "\n";
-        out += kernel_source(plan_elementwise({in}, device_tuning(), &lay).plan).source;
+        split_oversized({in});
+        out += kernel_source(plan_elementwise_fitting(in, &lay).plan).source;
       }
       start += len;
     }
     return out;
   }
-  auto k = op_class(x->op) == OpClass::Reduce ? plan_reduce(x, device_tuning()) : plan_elementwise({x}, device_tuning());
+  const bool reduce = op_class(x->op) == OpClass::Reduce;
+  split_oversized({reduce ? x->inputs[0] : body_root(x)});
+  // The kernel that evaluation would run: parts that do not fit are evaluated.
+  auto k = reduce ? plan_reduce_fitting(x) : plan_elementwise_fitting(x);
   return kernel_source(k.plan).source;
 }
 

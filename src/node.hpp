@@ -27,6 +27,13 @@ struct GenParams {
 };
 
 struct Node {
+  Node() = default;
+  Node(const Node&) = default;
+  Node& operator=(const Node&) = default;
+  // Releases the inputs without recursion: a chain of a million nodes is
+  // destroyed with constant stack (see release_inputs).
+  ~Node();
+
   Op op;
   DType dtype;
   Shape shape;
@@ -56,12 +63,27 @@ struct Node {
   // per path (an over-estimate that is cheap to keep and errs towards
   // evaluating early). Bounds the size of generated kernels.
   std::uint32_t weight = 0;
+  // Levels of unevaluated nodes below and including this one, every kind
+  // counted (views, barriers, casts...); 0 for leaves. Bounded by
+  // max_fused_ops() like `weight`, so chains of barriers or views that fuse
+  // nothing still get evaluated part by part. May over-estimate after an
+  // input is evaluated in place.
+  std::uint32_t depth = 0;
 
   // Scratch for graph walks (single-threaded): a walk takes a fresh epoch and
   // marks the nodes it has seen, instead of allocating a visited set.
   std::uint32_t mark = 0;
   std::int16_t mark_value = -1;
 };
+
+/// Drops `inputs`, destroying the nodes only they held with an explicit
+/// worklist instead of recursion through ~Node.
+void release_inputs(std::vector<NodePtr>& inputs);
+
+/// The depth of a node made of `inputs` (1 + the deepest); past
+/// max_fused_ops(), the deepest inputs are evaluated first (each becomes a
+/// buffer of depth 0), so no graph grows deeper than the bound.
+std::uint32_t bounded_depth(const std::vector<NodePtr>& inputs);
 
 /// A number no node is marked with yet.
 std::uint32_t next_walk_epoch();
@@ -94,6 +116,8 @@ NodePtr make_moment(const NodePtr& x, std::vector<int> axes, bool all_axes, bool
 
 /// The graph-size bound: FUSECL_MAX_FUSED_OPS, default 256.
 std::uint32_t max_fused_ops();
+/// Tests only: replaces the bound (any value >= 2); returns the previous one.
+std::uint32_t set_max_fused_ops(std::uint32_t n);
 
 // Type-resolving builders used by the typed API: they apply NumPy's rules,
 // insert casts, and validate (e.g. bitwise ops on floats).

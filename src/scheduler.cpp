@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <string>
 #include <unordered_map>
 
 namespace fusecl::detail {
@@ -56,31 +57,40 @@ class BodyBuilder {
     logical_strides.reserve(32);
   }
 
-  std::int16_t visit(const NodePtr& n) {
-    if (n->mark == epoch_) return n->mark_value;
-    std::int16_t r;
-    if (n->op == Op::Scalar) {
-      r = scalar(*n);
-    } else if (n->op == Op::View) {
-      const Node& target = *n->inputs[0];
-      if (target.op == Op::Scalar) r = scalar(target);
-      else r = load(target, n->strides, n->offset, n->shape);
-    } else if (n->op == Op::Buffer || n->op == Op::Generate) {
-      r = load(*n, contiguous_strides(n->shape), 0, n->shape);
-    } else if (is_elementwise(n->op)) {
+  // The instruction computing n. Instructions are added in the post-order
+  // of a depth-first walk (inputs a, b, c before their node), kept on an
+  // explicit stack so that a deep body needs no deep recursion.
+  std::int16_t visit(const NodePtr& root) {
+    if (root->mark == epoch_) return root->mark_value;
+    if (!is_elementwise(root->op)) return finish(*root, operand(*root));
+    struct Frame {
+      Node* node;
+      std::size_t next;  // the next input to visit
+      std::int16_t v[3];
+    };
+    std::vector<Frame> stack{{root.get(), 0, {-1, -1, -1}}};
+    for (;;) {
+      Frame& f = stack.back();
+      const std::size_t arity = std::min<std::size_t>(f.node->inputs.size(), 3);
+      if (f.next < arity) {
+        Node& in = *f.node->inputs[f.next];
+        if (in.mark == epoch_) f.v[f.next++] = in.mark_value;
+        else if (!is_elementwise(in.op)) f.v[f.next++] = finish(in, operand(in));
+        else stack.push_back({&in, 0, {-1, -1, -1}});  // f is not used after this
+        continue;
+      }
       Instr in;
-      in.op = n->op;
-      in.dtype = n->dtype;
-      if (n->inputs.size() > 0) in.a = visit(n->inputs[0]);
-      if (n->inputs.size() > 1) in.b = visit(n->inputs[1]);
-      if (n->inputs.size() > 2) in.c = visit(n->inputs[2]);
-      r = add(in);
-    } else {
-      throw Error("internal: unevaluated " + std::string(op_name(n->op)) + " inside a kernel body");
+      in.op = f.node->op;
+      in.dtype = f.node->dtype;
+      in.a = f.v[0];
+      in.b = f.v[1];
+      in.c = f.v[2];
+      const std::int16_t r = finish(*f.node, add(in));
+      stack.pop_back();
+      if (stack.empty()) return r;
+      Frame& parent = stack.back();
+      parent.v[parent.next++] = r;
     }
-    n->mark = epoch_;
-    n->mark_value = r;
-    return r;
   }
 
   codegen::KernelPlan plan;
@@ -88,10 +98,36 @@ class BodyBuilder {
   std::vector<std::vector<std::int64_t>> logical_strides;  // by instruction, for loads
 
  private:
+  // The instruction of a node that is not elementwise: a load or a scalar.
+  std::int16_t operand(const Node& n) {
+    if (n.op == Op::Scalar) return scalar(n);
+    if (n.op == Op::View) {
+      const Node& target = *n.inputs[0];
+      if (target.op == Op::Scalar) return scalar(target);
+      return load(target, n.strides, n.offset, n.shape);
+    }
+    if (n.op == Op::Buffer || n.op == Op::Generate) return load(n, contiguous_strides(n.shape), 0, n.shape);
+    throw Error("internal: unevaluated " + std::string(op_name(n.op)) + " inside a kernel body");
+  }
+
+  std::int16_t finish(Node& n, std::int16_t r) {
+    n.mark = epoch_;
+    n.mark_value = r;
+    return r;
+  }
+
   std::int16_t add(const Instr& in) {
-    for (std::size_t i = 0; i < plan.instrs.size(); ++i)
-      if (plan.instrs[i] == in && in.op != Op::Buffer && in.op != Op::Generate && in.op != Op::Scalar) return std::int16_t(i);
+    // Operations are hash-consed (loads and scalars are not): an index by
+    // their bytes (Instr has no padding) keeps this constant time per
+    // instruction in large bodies.
+    const bool shared = in.op != Op::Buffer && in.op != Op::Generate && in.op != Op::Scalar;
+    std::string key;
+    if (shared) {
+      key.assign(reinterpret_cast<const char*>(&in), sizeof in);
+      if (auto it = ops_.find(key); it != ops_.end()) return it->second;
+    }
     if (plan.instrs.size() >= 32000) throw Error("internal: kernel body too large");
+    if (shared) ops_.emplace(std::move(key), std::int16_t(plan.instrs.size()));
     plan.instrs.push_back(in);
     args.offsets.push_back(0);
     args.strides.emplace_back();
@@ -111,9 +147,9 @@ class BodyBuilder {
     in.dtype = s.dtype;
     in.slot = it->second;
     // One instruction per scalar slot.
-    for (std::size_t i = 0; i < plan.instrs.size(); ++i)
-      if (plan.instrs[i].op == Op::Scalar && plan.instrs[i].slot == in.slot) return std::int16_t(i);
-    return add(in);
+    auto [at, added] = scalar_instrs_.try_emplace(in.slot, std::int16_t(-1));
+    if (added) at->second = add(in);
+    return at->second;
   }
 
   std::int16_t load(const Node& target, const std::vector<std::int64_t>& strides, std::int64_t offset, const Shape& shape) {
@@ -155,6 +191,8 @@ class BodyBuilder {
   Shape logical_;
   std::uint32_t epoch_;
   std::unordered_map<const Node*, std::int16_t> scalar_slots_;
+  std::unordered_map<std::int16_t, std::int16_t> scalar_instrs_;  // scalar slot -> its instruction
+  std::unordered_map<std::string, std::int16_t> ops_;             // operation bytes -> instruction
   std::unordered_map<const rt::DeviceBuffer*, std::int16_t> buffer_slots_;
   std::vector<std::pair<LoadKey, std::int16_t>> loads_;
 };

@@ -46,6 +46,25 @@ struct ScheduledKernel {
 /// Nodes below `root`'s kernel body that must be evaluated before it.
 std::vector<NodePtr> unevaluated_barriers(const NodePtr& root);
 
+/// The most instructions a kernel body may have: past this, bodies are split
+/// (body_cuts) whatever max_fused_ops() allows, since generated sources and
+/// their compile times grow with it and instruction indices are 16-bit.
+constexpr std::uint32_t kMaxBodyInstructions = 1024;
+
+/// What one kernel body may hold.
+struct BodyLimits {
+  std::uint64_t instructions = kMaxBodyInstructions;
+  std::uint64_t param_bytes = ~std::uint64_t(0);  // the loads' and scalars' arguments
+};
+
+/// Elementwise nodes inside the kernel bodies computing `bodies` (all of one
+/// shape) to evaluate first, in this order (each one's own body then holds
+/// no later cut), so that every body, those of the cuts included, stays
+/// within `limits` (estimated from above). `total`, if given, receives the
+/// estimated instructions of all of `bodies` together after the cuts.
+std::vector<NodePtr> body_cuts(const std::vector<NodePtr>& bodies, const BodyLimits& limits,
+                               std::uint64_t* total = nullptr);
+
 /// The value a kernel computes for an evaluation root (a Contiguous node's input;
 /// the node itself otherwise).
 const NodePtr& body_root(const NodePtr& root);

@@ -30,33 +30,81 @@ NodePtr make_view(const NodePtr& target, Strided s) {
   n->shape = std::move(s.shape);
   n->strides = std::move(s.strides);
   n->offset = s.offset;
+  n->depth = bounded_depth({target});
   n->inputs = {target};
   return n;
 }
 
+// f applied to a node that is not elementwise: a view of its storage.
+NodePtr view_of_storage(const NodePtr& x, const ViewFn& f) {
+  const NodePtr& target = x->op == Op::View ? x->inputs[0] : x;
+  auto s = f(base_layout(*x));
+  return s ? make_view(target, std::move(*s)) : nullptr;
+}
+
 // Pushes f through elementwise nodes down to what they load; null if some
-// layout cannot express it.
-NodePtr push_view(const NodePtr& x, const ViewFn& f, std::unordered_map<const Node*, NodePtr>& memo) {
-  if (auto it = memo.find(x.get()); it != memo.end()) return it->second;
-  NodePtr result;
-  if (is_elementwise(x->op)) {
-    auto n = std::make_shared<Node>(*x);
-    for (auto& in : n->inputs) {
-      if (in->shape.ndim() == 0) continue;  // 0-d inputs are uniform: nothing to remap
-      in = push_view(in, f, memo);
-      if (!in) return memo[x.get()] = nullptr;
+// layout cannot express it. Each elementwise node is copied with its inputs
+// replaced by theirs pushed, depth first, on an explicit stack (a deep
+// expression needs no deep recursion).
+NodePtr push_view(const NodePtr& root, const ViewFn& f, std::unordered_map<const Node*, NodePtr>& memo) {
+  if (auto it = memo.find(root.get()); it != memo.end()) return it->second;
+  if (!is_elementwise(root->op)) return memo[root.get()] = view_of_storage(root, f);
+  struct Frame {
+    NodePtr x;     // the original
+    NodePtr copy;  // its inputs are replaced one by one
+    std::size_t next = 0;
+  };
+  std::vector<Frame> stack;
+  stack.push_back({root, std::make_shared<Node>(*root)});
+  for (;;) {
+    Frame& fr = stack.back();
+    NodePtr done;  // the pushed value of fr.x, once known
+    bool failed = false;
+    if (fr.next < fr.copy->inputs.size()) {
+      NodePtr& in = fr.copy->inputs[fr.next];
+      if (in->shape.ndim() == 0) {  // 0-d inputs are uniform: nothing to remap
+        ++fr.next;
+        continue;
+      }
+      if (auto it = memo.find(in.get()); it != memo.end()) {
+        if (!it->second) failed = true;
+        else in = it->second, ++fr.next;
+      } else if (!is_elementwise(in->op)) {
+        NodePtr r = memo[in.get()] = view_of_storage(in, f);
+        if (!r) failed = true;
+        else in = std::move(r), ++fr.next;
+      } else {
+        NodePtr x = in;
+        stack.push_back({x, std::make_shared<Node>(*x)});  // fr is not used after this
+        continue;
+      }
+      if (!failed) continue;
+    } else {
+      // The view's shape: f applied to our own shape.
+      auto own = f(Strided{fr.x->shape, contiguous_strides(fr.x->shape), 0});
+      if (!own) {
+        failed = true;
+      } else {
+        fr.copy->shape = own->shape;
+        // A pushed view may sit one level deeper than what it replaced; the
+        // next node made on top applies the bound.
+        std::uint32_t d = 0;
+        for (const auto& i : fr.copy->inputs) d = std::max(d, i->depth);
+        fr.copy->depth = d + 1;
+        done = fr.copy;
+      }
     }
-    // The view's shape: that of any remapped input, or f applied to our own shape.
-    auto own = f(Strided{x->shape, contiguous_strides(x->shape), 0});
-    if (!own) return memo[x.get()] = nullptr;
-    n->shape = own->shape;
-    result = n;
-  } else {
-    const NodePtr& target = x->op == Op::View ? x->inputs[0] : x;
-    auto s = f(base_layout(*x));
-    if (s) result = make_view(target, std::move(*s));
+    if (failed) {
+      // Nothing above can be expressed either.
+      for (const auto& g : stack) memo[g.x.get()] = nullptr;
+      return nullptr;
+    }
+    memo[fr.x.get()] = done;
+    stack.pop_back();
+    if (stack.empty()) return done;
+    Frame& parent = stack.back();
+    parent.copy->inputs[parent.next++] = std::move(done);
   }
-  return memo[x.get()] = result;
 }
 
 }  // namespace
@@ -70,6 +118,7 @@ NodePtr apply_view(const NodePtr& x, const ViewFn& f) {
   c->op = Op::Contiguous;
   c->dtype = x->dtype;
   c->shape = x->shape;
+  c->depth = bounded_depth({x});
   c->inputs = {x};
   memo.clear();
   auto r = push_view(c, f, memo);
@@ -318,6 +367,7 @@ NodePtr make_concat(const std::vector<NodePtr>& xs, int axis) {
   n->axis = a;
   n->weight = 1;
   for (const auto& x : xs) n->inputs.push_back(make_cast(x, dtype));
+  n->depth = bounded_depth(n->inputs);
   return n;
 }
 
