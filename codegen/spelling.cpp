@@ -27,7 +27,7 @@ std::string w(int width) { return width > 1 ? std::to_string(width) : ""; }
 
 // Everything the helper templates below refer to.
 struct Types {
-  std::string T, U, S;  // full type, unsigned of same size (same width), scalar type
+  std::string T, U, I, S;  // full type, unsigned and signed of same size (same width), scalar type
   int bits;
   Kind kind;
 };
@@ -40,20 +40,43 @@ Types types_of(DType t, int width) {
   r.kind = kind_of(t);
   const DType u = size_of(t) == 1 ? DType::UInt8 : size_of(t) == 2 ? DType::UInt16 : size_of(t) == 4 ? DType::UInt32 : DType::UInt64;
   r.U = cl_type(u, width);
+  const DType i = size_of(t) == 1 ? DType::Int8 : size_of(t) == 2 ? DType::Int16 : size_of(t) == 4 ? DType::Int32 : DType::Int64;
+  r.I = cl_type(i, width);
   return r;
 }
 
-// Replaces $T, $U, $S, $B (bits), $N (helper name) in a helper template.
-std::string fill(std::string text, const Types& t, const std::string& name) {
-  auto rep = [&](const std::string& key, const std::string& val) {
-    for (std::size_t p = text.find(key); p != std::string::npos; p = text.find(key, p + val.size()))
-      text.replace(p, key.size(), val);
-  };
-  rep("$N", name);
-  rep("$T", t.T);
-  rep("$U", t.U);
-  rep("$S", t.S);
-  rep("$B", std::to_string(t.bits));
+// Replaces every `key` in text by `val`.
+void replace_all(std::string& text, const std::string& key, const std::string& val) {
+  for (std::size_t p = text.find(key); p != std::string::npos; p = text.find(key, p + val.size()))
+    text.replace(p, key.size(), val);
+}
+
+// Replaces $T, $U, $I, $S, $B (bits), $N (helper name) in a helper template;
+// for float types also the format constants $P (precision), $MB (mantissa
+// bits), $BIAS, $EMIN, $TINY (2^EMIN), $TWOP (2^P) and $MAGIC (2^(P-1)); and
+// $ANY(...), which is any(...) on vectors and the plain condition on scalars
+// (any() of a scalar tests its sign bit, and a scalar comparison gives 1).
+std::string fill(std::string text, const Types& t, const std::string& name, int width) {
+  replace_all(text, "$N", name);
+  if (t.kind == Kind::Float) {
+    const bool dbl = t.bits == 64;
+    replace_all(text, "$MB", dbl ? "52" : "23");
+    replace_all(text, "$P", dbl ? "53" : "24");
+    replace_all(text, "$BIAS", dbl ? "1023" : "127");
+    replace_all(text, "$EMIN", dbl ? "-1022" : "-126");
+    replace_all(text, "$TINY", dbl ? "0x1p-1022" : "0x1p-126f");
+    replace_all(text, "$TWOP", dbl ? "0x1p53" : "0x1p24f");
+    replace_all(text, "$MAGIC", dbl ? "0x1p52" : "0x1p23f");
+    replace_all(text, "$MANT", dbl ? "0x000fffffffffffffUL" : "0x007fffffU");
+    replace_all(text, "$ABS", dbl ? "0x7fffffffffffffffUL" : "0x7fffffffU");
+    replace_all(text, "$MAX", dbl ? "DBL_MAX" : "FLT_MAX");
+  }
+  replace_all(text, "$ANY", width > 1 ? "any" : "");
+  replace_all(text, "$T", t.T);
+  replace_all(text, "$U", t.U);
+  replace_all(text, "$I", t.I);
+  replace_all(text, "$S", t.S);
+  replace_all(text, "$B", std::to_string(t.bits));
   return text;
 }
 
@@ -75,9 +98,67 @@ const char* k_floordiv_unsigned = R"(static inline $T $N($T x, $T y) {
   return (y == ($T)(0)) ? ($T)(0) : ($T)(x / ys);
 }
 )";
-// NumPy's floor_divide on floats (npy_divmod).
+// Exact C fmod (the sign of x) from + - * /, comparisons, bit casts, integer
+// ops and fma, which OpenCL requires to be correctly rounded; never the fmod
+// builtin, which PoCL 3.1 gets wrong in about 0.3% of the lanes of a
+// double8 / double16 (14 % 11.25 gave 0.53125). Valid for scalars and vectors.
+//
+// Why it is exact. Let r = |x|, d = |y| (finite, d > 0), p the precision, and
+// E(v) the exponent of v (v in [2^E, 2^(E+1)); subnormals are scaled by 2^p
+// first, so E is right for them too). While r >= d, one step picks
+// t = d 2^k with k = 0 if E(r) - E(d) <= p - 5, else k = E(r) - E(d) - (p - 5)
+// (built from d's mantissa bits and the exponent E(r) - (p - 5), or, where
+// that is below the normal range, as d times a small power of two: exact
+// either way). Then d <= t <= r and r / t < 2^(p-4). With Q = floor(r / t):
+//  - qf = r / t is within 5/32 of r / t (even with 2.5-ulp float division),
+//    a = qf + 1/2 rounds by at most 1/16, so a is in [r/t + 9/32, r/t + 23/32]
+//    and n = floor(a) (rounding to an integer by adding and subtracting
+//    2^(p-1), then stepping down if that went up) is Q or Q + 1;
+//  - r' = r - n t lies in [-t, t) and is a multiple of the quantum (ulp) of t,
+//    as r >= t is; so it has at most p bits and fma(-n, t, r) gives it
+//    exactly; r' + t for r' < 0 is exact likewise.
+// So r mod t, and r mod d (t is a multiple of d), is exact after each step.
+// A step with k = 0 ends with r < d; a step with k > 0 leaves r < t <
+// 2^(E(r) - p + 6), removing p - 6 bits of exponent gap. At most 45 steps
+// for double (2^1023 % 2^-1074), 16 for float; one step when |x / y| <
+// 2^(p-5). Lanes that are done keep their value (a vector runs until its
+// slowest lane is done). fmod(x, 0), fmod(inf, y) and NaN give NaN;
+// fmod(x, inf) is x.
+const char* k_fmod_float = R"(static inline $T $N($T x, $T y) {
+  const $T ax = as_$T(as_$U(x) & ($U)($ABS));
+  const $T d = as_$T(as_$U(y) & ($U)($ABS));
+  const $I ok = (ax <= ($T)($MAX)) && (d > ($T)(0));
+  $T r = ok ? ax : ($T)(0);
+  const $I dsub = d < ($T)($TINY);
+  const $T dn = dsub ? d * ($T)($TWOP) : d;
+  const $I ed = as_$I(as_$U(dn) >> ($U)($MB)) - ($I)($BIAS) - (dsub ? ($I)($P) : ($I)(0));
+  const $U dmant = as_$U(dn) & ($U)($MANT);
+  $I todo = ok && (r >= d);
+  while ($ANY(todo)) {
+    const $I rsub = r < ($T)($TINY);
+    const $T rn = rsub ? r * ($T)($TWOP) : r;
+    const $I er = as_$I(as_$U(rn) >> ($U)($MB)) - ($I)($BIAS) - (rsub ? ($I)($P) : ($I)(0));
+    const $I et = er - ($I)($P - 5);
+    const $I big = (er - ed) > ($I)($P - 5);
+    const $T t_normal = as_$T(dmant | (as_$U(et + ($I)($BIAS)) << ($U)($MB)));
+    const $I k_small = (big && et < ($I)($EMIN)) ? et - ed : ($I)(0);
+    const $T t_sub = d * as_$T(as_$U(k_small + ($I)($BIAS)) << ($U)($MB));
+    const $T t = big ? ((et >= ($I)($EMIN)) ? t_normal : t_sub) : d;
+    const $T a = r / t + ($T)(0.5);
+    $T n = (a + ($T)($MAGIC)) - ($T)($MAGIC);
+    n = (n > a) ? n - ($T)(1) : n;
+    $T rr = fma(-n, t, r);
+    rr = (rr < ($T)(0)) ? rr + t : rr;
+    r = todo ? rr : r;
+    todo = ok && (r >= d);
+  }
+  const $T res = as_$T(as_$U(r) | (as_$U(x) & ~($U)($ABS)));
+  return ok ? res : ($T)(NAN);
+}
+)";
+// NumPy's floor_divide on floats (npy_divmod), on the exact fmod above.
 const char* k_floordiv_float = R"(static inline $T $N($T x, $T y) {
-  const $T m = fmod(x, y);
+  const $T m = $F(x, y);
   $T d = (x - m) / y;
   d = (m != ($T)(0) && ((y < ($T)(0)) != (m < ($T)(0)))) ? d - ($T)(1) : d;
   $T f = floor(d);
@@ -100,7 +181,7 @@ const char* k_mod_unsigned = R"(static inline $T $N($T x, $T y) {
 }
 )";
 const char* k_mod_float = R"(static inline $T $N($T x, $T y) {
-  const $T m = fmod(x, y);
+  const $T m = $F(x, y);
   const $T r = (m != ($T)(0) && ((m < ($T)(0)) != (y < ($T)(0)))) ? m + y : m;
   return (m == ($T)(0)) ? copysign(($T)(0), y) : r;
 }
@@ -165,10 +246,13 @@ std::string to_bool(const std::string& mask, int width) {
   return "convert_uchar" + w(width) + "(-(" + mask + "))";
 }
 
-std::string helper(HelperSet& h, const char* base, const char* tmpl, DType t, int width) {
+// `callee`: the name that $F stands for (a helper the template calls, which
+// must have been requested first so that its definition comes before).
+std::string helper(HelperSet& h, const char* base, const char* tmpl, DType t, int width, const std::string& callee = "") {
   Types ty = types_of(t, width);
   const std::string name = std::string("fcl_") + base + "_" + ty.T;
-  std::string text = fill(tmpl, ty, name);
+  std::string text = fill(tmpl, ty, name, width);
+  replace_all(text, "$F", callee);
   // Narrow types promote to int in C arithmetic; multiply them as uint so
   // that wrapping is defined.
   const std::string wide = size_of(t) < 4 ? "uint" : ty.U;
@@ -190,6 +274,61 @@ std::string int_arith(const char* op, DType t, const std::string& x, const std::
 
 std::string call(const std::string& f, const std::string& x) { return f + "(" + x + ")"; }
 std::string call(const std::string& f, const std::string& x, const std::string& y) { return f + "(" + x + ", " + y + ")"; }
+
+// Float to integer casts, one result on every device (OpenCL, like C, leaves
+// NaN and out-of-range conversions implementation-defined: PoCL gives
+// INT_MIN, NVIDIA 0). The rule is NumPy's on x86-64 (cvttsd2si), README
+// "Semantics": cvtt32(x) truncates toward zero to int32, giving INT32_MIN for
+// NaN and values outside int32; cvtt64 likewise with int64. Then
+//   int32 = cvtt32, int64 = cvtt64;
+//   int8, int16, uint8, uint16 = cvtt32 wrapped to the width;
+//   uint32 = cvtt64 wrapped to 32 bits;
+//   uint64 = x >= 2^63 ? cvtt64(x - 2^63) ^ 2^63 : cvtt64(x).
+// The converts only ever see in-range values (the others are replaced by
+// -2^31 or -2^63, which convert exactly to INT_MIN), so no device's
+// out-of-range behaviour shows through. Must match tests/support/value.cpp.
+std::string float_to_int(DType out, DType in, const std::string& x, int width, HelperSet& h) {
+  const std::string T = cl_type(in, width), R = cl_type(out, width);
+  const bool dbl = in == DType::Float64;
+  auto cvtt = [&](int bits, const std::string& v) {
+    const std::string lim = bits == 32 ? (dbl ? "0x1p31" : "0x1p31f") : (dbl ? "0x1p63" : "0x1p63f");
+    const std::string I = cl_type(bits == 32 ? DType::Int32 : DType::Int64, width);
+    return "convert_" + I + "_rtz((" + v + " >= (" + T + ")(-" + lim + ") && " + v + " < (" + T + ")(" + lim + ")) ? " +
+           v + " : (" + T + ")(-" + lim + "))";
+  };
+  std::string body;
+  switch (out) {
+    case DType::Int32: body = cvtt(32, "x"); break;
+    case DType::Int64: body = cvtt(64, "x"); break;
+    case DType::Int8: case DType::Int16: case DType::UInt8: case DType::UInt16: {
+      // Wrap through the unsigned type of the width (modular in C), then
+      // reinterpret for the signed ones.
+      const DType u = size_of(out) == 1 ? DType::UInt8 : DType::UInt16;
+      const std::string mask = size_of(out) == 1 ? "0xffU" : "0xffffU";
+      const std::string UI = cl_type(DType::UInt32, width);
+      const std::string wrapped =
+          "convert_" + cl_type(u, width) + "(as_" + UI + "(" + cvtt(32, "x") + ") & (" + UI + ")(" + mask + "))";
+      body = kind_of(out) == Kind::Signed ? "as_" + R + "(" + wrapped + ")" : wrapped;
+      break;
+    }
+    case DType::UInt32: {
+      const std::string UL = cl_type(DType::UInt64, width);
+      body = "convert_" + R + "(as_" + UL + "(" + cvtt(64, "x") + ") & (" + UL + ")(0xffffffffUL))";
+      break;
+    }
+    case DType::UInt64: {
+      // The top bit as a float 0/1 converted, so no mask changes width.
+      const std::string lim = dbl ? "0x1p63" : "0x1p63f";
+      const std::string big = "(x >= (" + T + ")(" + lim + "))";
+      body = "as_" + R + "(" + cvtt(64, "(" + big + " ? x - (" + T + ")(" + lim + ") : x)") + ") ^ (convert_" + R +
+             "_rtz(" + big + " ? (" + T + ")(1) : (" + T + ")(0)) << (" + R + ")(63))";
+      break;
+    }
+    default: throw Error("internal: float_to_int to " + std::string(dtype_name(out)));
+  }
+  const std::string name = "fcl_cast_" + R + "_" + T;
+  return call(h.use(name, "static inline " + R + " " + name + "(" + T + " x) {\n  return " + body + ";\n}\n"), x);
+}
 
 const char* builtin_name(Op op) {
   switch (op) {
@@ -284,6 +423,7 @@ std::string spell(Op op, DType out, DType in, const std::string& x, const std::s
       return "(" + T + ")(" + (op == Op::IsFinite ? "1" : "0") + ")";
     case Op::Cast:
       if (out == DType::Bool) return to_bool("(" + x + ") != " + zero_in, width);
+      if (flt && is_integer(out)) return float_to_int(out, in, x, width, h);
       return "convert_" + T + "(" + x + ")";
     case Op::Add: case Op::Sub: case Op::Mul: {
       const char* o = op == Op::Add ? "+" : op == Op::Sub ? "-" : "*";
@@ -295,10 +435,11 @@ std::string spell(Op op, DType out, DType in, const std::string& x, const std::s
       if (flt) return "((" + x + ") / (" + y + "))";
       [[fallthrough]];
     case Op::FloorDiv:
-      return call(helper(h, "floordiv", flt ? k_floordiv_float : k == Kind::Signed ? k_floordiv_signed : k_floordiv_unsigned,
-                         in, width), x, y);
+      if (flt) return call(helper(h, "floordiv", k_floordiv_float, in, width, helper(h, "fmod", k_fmod_float, in, width)), x, y);
+      return call(helper(h, "floordiv", k == Kind::Signed ? k_floordiv_signed : k_floordiv_unsigned, in, width), x, y);
     case Op::Mod:
-      return call(helper(h, "mod", flt ? k_mod_float : k == Kind::Signed ? k_mod_signed : k_mod_unsigned, in, width), x, y);
+      if (flt) return call(helper(h, "mod", k_mod_float, in, width, helper(h, "fmod", k_fmod_float, in, width)), x, y);
+      return call(helper(h, "mod", k == Kind::Signed ? k_mod_signed : k_mod_unsigned, in, width), x, y);
     case Op::LogicalAnd: case Op::LogicalOr:
       return to_bool("((" + x + ") != " + zero_in + ") " + (op == Op::LogicalAnd ? "&&" : "||") + " ((" + y + ") != " +
                          zero_in + ")", width);

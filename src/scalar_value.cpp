@@ -1,6 +1,9 @@
 #include "src/scalar_value.hpp"
 
+#include <cstdint>
+#include <limits>
 #include <sstream>
+#include <type_traits>
 
 namespace fusecl::detail {
 
@@ -24,9 +27,33 @@ decltype(auto) visit_scalar(DType t, std::uint64_t bits, F&& f) {
   return f(from_bits<double>(bits));
 }
 
+// Float to integer: NumPy's result on x86-64, which the kernels give on every
+// device (codegen/spelling.cpp float_to_int, README "Semantics"): truncation
+// to int32 or int64 (cvttsd2si), the minimum for NaN and out-of-range values,
+// wrapped to narrower types. C++ leaves those conversions undefined.
+template <class F>
+std::int32_t cvtt32(F v) {
+  return v >= F(-0x1p31) && v < F(0x1p31) ? static_cast<std::int32_t>(v) : std::numeric_limits<std::int32_t>::min();
+}
+template <class F>
+std::int64_t cvtt64(F v) {
+  return v >= F(-0x1p63) && v < F(0x1p63) ? static_cast<std::int64_t>(v) : std::numeric_limits<std::int64_t>::min();
+}
+
+template <class To, class F>
+To float_to_int(F v) {
+  if constexpr (std::is_same_v<To, std::int32_t>) return cvtt32(v);
+  else if constexpr (std::is_same_v<To, std::int64_t>) return cvtt64(v);
+  else if constexpr (sizeof(To) <= 2) return static_cast<To>(static_cast<std::uint32_t>(cvtt32(v)));  // wraps
+  else if constexpr (std::is_same_v<To, std::uint32_t>) return static_cast<To>(static_cast<std::uint64_t>(cvtt64(v)));
+  else return v >= F(0x1p63) ? static_cast<std::uint64_t>(cvtt64(v - F(0x1p63))) ^ (std::uint64_t{1} << 63)
+                             : static_cast<std::uint64_t>(cvtt64(v));
+}
+
 template <class To, class From>
 To convert(From v) {
   if constexpr (std::is_same_v<To, bool>) return v != From(0);
+  else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) return float_to_int<To>(v);
   else return static_cast<To>(v);
 }
 }  // namespace

@@ -19,9 +19,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <random>
 #include <utility>
 
 using namespace fusecl;
@@ -593,4 +595,153 @@ TEST_CASE("true_divide of integers is float64 as in NumPy", "[ops][binary][numpy
   CHECK(dtype_name(K::dtype()) == std::string("float64"));
   using L = decltype(true_divide(std::declval<Array<float>>(), std::declval<Array<std::int8_t>>()));
   CHECK(dtype_name(L::dtype()) == std::string("float32"));
+}
+
+namespace {
+
+/// x % y and floor_divide(x, y) of float dtype F as one kernel, compared
+/// bit-exactly (at the ops' tolerance, 0 ulp where division is correctly
+/// rounded) with the reference, which uses the host's exact std::fmod.
+template <class F>
+void check_mod_floordiv(const std::vector<Value>& xs, const std::vector<Value>& ys, const std::string& label) {
+  constexpr DType D = dtype_of_v<F>;
+  const auto x = to_device<F>(xs), y = to_device<F>(ys);
+  Batch b;
+  const std::size_t mod = b.add("x % y", x % y), fdiv = b.add("floor_divide(x, y)", fusecl::floor_divide(x, y));
+  const std::string error = b.evaluate();
+  if (!error.empty()) {
+    FAIL_CHECK(label + ": " + error);
+    return;
+  }
+  for (const auto& [slot, op] : {std::pair{mod, Op::Mod}, std::pair{fdiv, Op::FloorDiv}}) {
+    std::vector<Value> want;
+    for (std::size_t i = 0; i < xs.size(); ++i) want.push_back(ref_binary(op, xs[i], ys[i], D));
+    const Comparison c = compare_values(
+        b.name(slot) + " (" + std::string(dtype_name(D)) + "), " + label, D, b.values(slot), want,
+        Tolerance{tolerance_ulps(op, D, device().correctly_rounded_sqrt), false},
+        [&](std::size_t i) { return "x=" + xs[i].to_string() + " y=" + ys[i].to_string(); });
+    if (!c.failure.empty()) FAIL_CHECK(c.failure);
+    else SUCCEED();
+  }
+}
+
+/// A random float F of any finite magnitude (exponent uniform over the normal
+/// and subnormal range, random mantissa and sign).
+template <class F>
+F any_magnitude(std::mt19937_64& rng, bool subnormal) {
+  using L = std::numeric_limits<F>;
+  const F mantissa = F(1) + F(static_cast<double>(rng() >> 11) * 0x1.0p-53);
+  const int lo = L::min_exponent - L::digits, hi = L::max_exponent - 1;  // 2^lo is the smallest subnormal
+  const int e = subnormal ? lo + static_cast<int>(rng() % (L::digits - 1))
+                          : lo + static_cast<int>(rng() % static_cast<std::uint64_t>(hi - lo + 1));
+  const F v = std::ldexp(mantissa, e);
+  return (rng() & 1) ? -v : v;
+}
+
+}  // namespace
+
+TEST_CASE("binary float ops at every vector width with different values in every lane", "[ops][binary][width]") {
+  // Every binary op of float32 and float64 as one kernel at widths 1 to 16,
+  // on random moderate values different in every lane, both operands (so a
+  // divisor differs from lane to lane).
+  const std::uint64_t base = test_seed(0x5eed0012);
+  for_each_type(TypeList<float, double>{}, [&]<class T>(std::type_identity<T>) {
+    constexpr DType D = dtype_of_v<T>;
+    if (!dtype_available(D)) {
+      WARN("no cl_khr_fp64 on " << device().name << ": binary ops on float64 at every width skipped");
+      return;
+    }
+    INFO(seed_message(base));
+    const std::uint64_t seed = case_seed(base, "binary widths " + std::string(dtype_name(D)));
+    const std::size_t n = with_tail(4096);
+    const auto xs = moderate_values(D, n, seed), ys = moderate_values(D, n, seed + 1);
+    for (int w : kVectorWidths) {
+      const VectorWidth width(size_of(D), w);
+      run_array_array<D, T, T>(xs, ys, {}, std::string(dtype_name(D)) + " width " + std::to_string(w) +
+                                               ", mixed moderate values, n=" + std::to_string(n));
+    }
+  });
+}
+
+TEST_CASE("float64 % with different values in every lane of a double8 and double16 (issue example)",
+          "[ops][binary][numpy][width]") {
+  if (!device().fp64) {
+    WARN("no cl_khr_fp64: skipped");
+    return;
+  }
+  // PoCL 3.1's fmod on double8 / double16 gave 14 % 11.25 = 0.53125 here.
+  const std::vector<double> x0 = {14, 34, 0, 28, 0, 0, 0, 0}, y0 = {11.25, 31.25, -2.75, 25.25, -2.75, -2.75, -2.75, -2.75};
+  const std::vector<double> mod0 = {2.75, 2.75, -0.0, 2.75, -0.0, -0.0, -0.0, -0.0};  // NumPy 1.24
+  const std::vector<double> div0 = {1, 1, -0.0, 1, -0.0, -0.0, -0.0, -0.0};
+  std::vector<double> x, y, mod, div;
+  for (int k = 0; k < 2; ++k) {  // twice, so that width 16 has a full vector
+    x.insert(x.end(), x0.begin(), x0.end());
+    y.insert(y.end(), y0.begin(), y0.end());
+    mod.insert(mod.end(), mod0.begin(), mod0.end());
+    div.insert(div.end(), div0.begin(), div0.end());
+  }
+  for (int w : kVectorWidths) {
+    INFO("width " << w);
+    const VectorWidth width(8, w);
+    const auto a = from_host(x), b = from_host(y);
+    const auto r = (a % b).to_host(), q = floor_divide(a, b).to_host();
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      INFO(x[i] << " % " << y[i] << " at [" << i << "]: " << r[i] << ", floor_divide " << q[i]);
+      CHECK(std::bit_cast<std::uint64_t>(r[i]) == std::bit_cast<std::uint64_t>(mod[i]));
+      CHECK(std::bit_cast<std::uint64_t>(q[i]) == std::bit_cast<std::uint64_t>(div[i]));
+    }
+  }
+}
+
+TEST_CASE("float % and floor_divide are exact for operands of every magnitude at every vector width",
+          "[ops][binary][numpy][width]") {
+  // fusecl computes fmod itself (codegen/spelling.cpp): check it on quotients
+  // far beyond 2^53, subnormal divisors and dividends, and the edge values
+  // (zeros, infinities, NaN, extremes) mixed into the lanes, against the
+  // host's exact std::fmod and NumPy's divmod rules.
+  const std::uint64_t base = test_seed(0x5eed0013);
+  for_each_type(TypeList<float, double>{}, [&]<class F>(std::type_identity<F>) {
+    constexpr DType D = dtype_of_v<F>;
+    if (!dtype_available(D)) {
+      WARN("no cl_khr_fp64 on " << device().name << ": float64 % skipped");
+      return;
+    }
+    INFO(seed_message(base));
+    const std::uint64_t seed = case_seed(base, "exact fmod " + std::string(dtype_name(D)));
+    std::mt19937_64 rng(seed);
+    const InputOptions opt = device_input_options();
+    const std::size_t n = with_tail(2048);
+    std::vector<Value> xs, ys;
+    // A quarter each: any magnitudes; a subnormal divisor; both subnormal;
+    // a dividend 2^(p..p+40) times the divisor or more (many fmod steps).
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool sub = opt.denormals;
+      F x = any_magnitude<F>(rng, false), y = any_magnitude<F>(rng, false);
+      switch (i % 4) {
+        case 1: y = sub ? any_magnitude<F>(rng, true) : y; break;
+        case 2: x = sub ? any_magnitude<F>(rng, true) : x; y = sub ? any_magnitude<F>(rng, true) : y; break;
+        case 3: {
+          const int shift = std::numeric_limits<F>::digits + static_cast<int>(rng() % 41);
+          const F big = std::ldexp(y, shift);
+          if (std::isfinite(big)) x = big * (F(1) + F(static_cast<double>(rng() % 1000) / 1024));
+          break;
+        }
+        default: break;
+      }
+      if (!opt.denormals && std::fpclassify(x) == FP_SUBNORMAL) x = std::numeric_limits<F>::min();
+      if (!opt.denormals && std::fpclassify(y) == FP_SUBNORMAL) y = std::numeric_limits<F>::min();
+      xs.push_back(Value(x));
+      ys.push_back(Value(y));
+    }
+    // Edge values in random lanes, on either side.
+    const auto edges = edge_values(D, opt);
+    for (std::size_t k = 0; k < n / 8; ++k) {
+      auto& dst = (rng() & 1) ? xs : ys;
+      dst[rng() % n] = edges[rng() % edges.size()];
+    }
+    for (int w : kVectorWidths) {
+      const VectorWidth width(size_of(D), w);
+      check_mod_floordiv<F>(xs, ys, "width " + std::to_string(w) + ", n=" + std::to_string(n));
+    }
+  });
 }

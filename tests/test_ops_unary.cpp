@@ -259,3 +259,25 @@ TEST_CASE("unary ops match the reference for every dtype", "[ops][unary]") {
     DYNAMIC_SECTION(dtype_name(dtype_of_v<T>)) { test_unary_dtype<T>(base); }
   });
 }
+
+TEST_CASE("unary float ops at every vector width with different values in every lane", "[ops][unary][width]") {
+  // The main case runs the device's default width; here every op of each
+  // float dtype runs as one kernel at widths 1 to 16, on random moderate
+  // values that differ in every lane (a lane-mixing defect of a builtin, like
+  // PoCL's double8 fmod, shows only there).
+  const std::uint64_t base = test_seed(0x5eed0011);
+  for_each_type(TypeList<float, double>{}, [&]<class T>(std::type_identity<T>) {
+    constexpr DType D = dtype_of_v<T>;
+    if (!dtype_available(D)) {
+      WARN("no cl_khr_fp64 on " << device().name << ": unary ops on float64 at every width skipped");
+      return;
+    }
+    INFO(seed_message(base));
+    const std::size_t n = with_tail(2048);
+    const auto xs = moderate_values(D, n, case_seed(base, "unary widths " + std::string(dtype_name(D))));
+    for (int w : kVectorWidths) {
+      const VectorWidth width(size_of(D), w);
+      check_run<T>(xs, {}, "width " + std::to_string(w) + ", mixed moderate values, n=" + std::to_string(n));
+    }
+  });
+}

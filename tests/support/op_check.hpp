@@ -142,16 +142,15 @@ bool value_matches(DType t, const Value& got, const Value& want, Tolerance tol);
 //  - float16 sin/cos/tan: sin(vload16(0, in)) with in = 1e-10f x 16 and
 //    in[5] = 1e30f gives 0.0134 for lane 0 (lanes below ~0.01 are wrong once
 //    another lane is >= ~1e7 or infinite);
-//  - double8 fmod: lanes beside a lane fmod(x, nan) come out NaN
-//    (fmod(-2.28e130, -1.11e-195) = nan in such a vector);
 //  - double8 pow: pow(0.2996, -5.93) = 0 instead of 1272.6 when another lane
-//    has base 0, infinity or NaN;
-//  - double8 fmod takes 6 to 9 s when one lane's divisor is subnormal
-//    ({1 x 8} % {3 x 7, 5e-324}), while scalar fmod is immediate.
+//    has base 0, infinity or NaN.
 // Those are device bugs, not fusecl's; with lane blocks the tests still check
 // every value on the vector path and the scalar path, and the cross-lane
 // wiring of fusecl's kernels is checked by runs of mixed moderate values
-// (which those bugs do not touch).
+// (which those bugs do not touch) at every vector width. (PoCL's double8 /
+// double16 fmod is wrong even for mixed moderate values, 14 % 11.25 giving
+// 0.53125, and beside a lane fmod(x, nan) or a subnormal divisor: fusecl
+// does not call it; see codegen/spelling.cpp.)
 
 /// The element order of a lane-block layout of n distinct values: value i
 /// at 16 consecutive positions (16 i .. 16 i + 15), then values 0..6 once
@@ -169,12 +168,27 @@ std::vector<V> gather(const std::vector<V>& v, const std::vector<std::size_t>& i
   return out;
 }
 
-/// n random values of moderate magnitude, never zero: floats log-uniformly
-/// in [2^-30, 16) of either sign, integers in [1, 16] with a random sign
-/// (signed dtypes), bools all true. Safe to mix within a vector, even as
-/// divisors and bases of pow (PoCL's vector fmod is wrong and very slow
-/// beside a lane that divides by zero; its pow beside a zero base).
+/// n random values of moderate magnitude, never zero, of either sign (signed
+/// dtypes): floats a third each log-uniformly in [2^-30, 16), multiples of
+/// 1/4 in [1/4, 16) and integers in [1, 16] (quotients of such values are
+/// where PoCL's double8 fmod went wrong), integers in [1, 16], bools all true.
+/// Safe to mix within a vector, even as divisors and bases of pow (PoCL's
+/// vector sin is wrong beside lanes >= 1e7; its pow beside a zero base).
 std::vector<Value> moderate_values(DType t, std::size_t n, std::uint64_t seed);
+
+/// The vector widths kernels are tested at: 1 (scalar) to 16, OpenCL's widest.
+constexpr int kVectorWidths[] = {1, 2, 4, 8, 16};
+
+/// While alive, kernels whose widest element type has `element_bytes` bytes
+/// run at vector width `width` (the scheduler's vector size is set to their
+/// product; 1-d contiguous kernels take it); the device default returns after.
+class VectorWidth {
+ public:
+  VectorWidth(int element_bytes, int width);
+  ~VectorWidth();
+  VectorWidth(const VectorWidth&) = delete;
+  VectorWidth& operator=(const VectorWidth&) = delete;
+};
 
 // ---- a batch of outputs evaluated as one kernel ----------------------------------------
 

@@ -101,9 +101,17 @@ Value random_float(std::mt19937_64& rng, const InputOptions& opt) {
 
 Value random_integer(DType t, std::mt19937_64& rng, const InputOptions& opt) {
   if (!opt.range) return Value::of_bits(t, rng());  // the low bits: uniform over t
-  // Saturating casts clip the range to t.
-  const std::uint64_t lo = Value::of(t, opt.range->first).int_bits();
-  const std::uint64_t hi = Value::of(t, opt.range->second).int_bits();
+  // The range clipped to t (a cast would wrap out-of-range bounds instead).
+  auto clipped = [t](double d) {
+    const int w = size_of(t) * 8;
+    const bool sgn = kind_of(t) == Kind::Signed;
+    const double top = std::ldexp(1.0, sgn ? w - 1 : w), bottom = sgn ? -top : 0.0;
+    if (d >= top) return Value::of_bits(t, sgn ? (std::uint64_t{1} << (w - 1)) - 1 : ~std::uint64_t{0});
+    if (d < bottom) return Value::of_bits(t, sgn ? std::uint64_t{1} << (w - 1) : 0);
+    return Value::of(t, d);
+  };
+  const std::uint64_t lo = clipped(opt.range->first).int_bits();
+  const std::uint64_t hi = clipped(opt.range->second).int_bits();
   const std::uint64_t span = hi - lo + 1;  // modular: 0 means all 2^64 values
   const std::uint64_t r = rng();
   return Value::of_bits(t, lo + (span == 0 ? r : r % span));

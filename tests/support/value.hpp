@@ -73,16 +73,13 @@ std::ostream& operator<<(std::ostream& os, const Value& v);
 ///  - integer to integer: two's-complement wrap;
 ///  - to float: round to nearest even, directly from the integer (no detour
 ///    through double, which would round twice); float64 overflow gives inf;
-///  - float to integer: truncation toward zero. C leaves NaN, infinities and
-///    out-of-range values undefined (NumPy's result depends on the CPU, OpenCL
-///    on the device); this returns the saturated value (NaN gives 0) so the
-///    result is deterministic, and cast_is_defined() says when a test must not
-///    compare it with a device.
+///  - float to integer: truncation toward zero; NaN and values out of range,
+///    which C leaves undefined, follow fusecl's documented rule (README
+///    "Semantics"; NumPy's result on x86-64): int32 and int64 give their
+///    minimum, int8, int16, uint8 and uint16 wrap the int32 result, uint32
+///    wraps the int64 result, uint64 is the int64 result of x - 2^63 with the
+///    top bit flipped from 2^63 up (NaN: 2^63, inf: 0, -1: 2^64 - 1).
 Value cast(Value x, DType to);
-
-/// False exactly when cast(x, to) is a float-to-integer conversion of NaN, an
-/// infinity or a value whose truncation does not fit `to`.
-bool cast_is_defined(Value x, DType to);
 
 // ---- template definitions ------------------------------------------------------------
 
@@ -112,7 +109,7 @@ T Value::as() const {
     // Directly from the stored type: int64 -> float must round once.
     return std::visit([](auto v) { return static_cast<C>(v); }, v_);
   } else {
-    // cast() has already wrapped or saturated into C's range, so taking the
+    // cast() has already brought the value into C's range, so taking the
     // low bits is exact.
     return static_cast<C>(cast(*this, dtype_of_v<C>).int_bits());
   }
