@@ -238,6 +238,18 @@ const char* k_ipow = R"(static inline $T $N($T b, $T e) {
 }
 )";
 
+// float64 pow on 8 and 16 lanes as double4 halves. PoCL 3.1's double8 pow
+// is wrong in lanes 4..7 whenever an operand is subnormal, even with all eight
+// lanes equal (pow(5e-324, 1) gives 4.56e-305 there), while its double4 and
+// scalar pow are right; splitting costs nothing on devices that get it right.
+std::string split_pow(HelperSet& h, int width) {
+  const std::string half = width == 8 ? "pow" : split_pow(h, width / 2);
+  const std::string T = "double" + std::to_string(width);
+  const std::string name = "fcl_pow_" + T;
+  return h.use(name, "static inline " + T + " " + name + "(" + T + " x, " + T + " y) {\n  return (" + T + ")(" + half +
+                         "(x.lo, y.lo), " + half + "(x.hi, y.hi));\n}\n");
+}
+
 bool is_signed_kind(DType t) { return kind_of(t) == Kind::Signed; }
 
 // Turns a comparison result (1/0 for scalars, -1/0 for vectors) into a bool (uchar 0/1).
@@ -400,6 +412,7 @@ std::string spell(Op op, DType out, DType in, const std::string& x, const std::s
 
   if (const char* cmp = comparison(op)) return to_bool("(" + x + ") " + cmp + " (" + y + ")", width);
   if (const char* b = builtin_name(op)) {
+    if (op == Op::Pow && in == DType::Float64 && width > 4) return call(split_pow(h, width), x, y);
     if (flt) return op_class(op) == OpClass::Binary ? call(b, x, y) : call(b, x);
     if (op == Op::Pow) return call(helper(h, "ipow", k_ipow, in, width), x, y);
     return x;  // floor/ceil/trunc/round of integers: the identity (NumPy >= 2.3)

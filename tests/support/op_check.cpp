@@ -114,18 +114,9 @@ const char* known_device_defect(Op op, DType t, const std::vector<const std::vec
   static const bool active = !strict_device() && on_pocl();
   if (!active || args.empty()) return nullptr;
   const std::vector<Value>& x = *args[0];
-  // PoCL 3.1, float64 pow on a double8: with a subnormal operand, lanes 4..7
-  // are wrong even when all eight lanes are the same (the upper half of the
-  // vector mishandles subnormals):
-  //   vstore8(pow(vload8(0, a), vload8(0, b)), 0, out);  // a = 5e-324 x 8, b = 1 x 8
-  // gives 4.94e-324 in lanes 0..3 and 4.56e-305 in lanes 4..7. (Its fmod
-  // has the same defect, and worse ones; fusecl computes % and floor_divide
-  // without it, so those are not excused.)
-  if (op == Op::Pow && t == DType::Float64 && i % 8 >= 4) {
-    for (const auto* a : args)
-      if (std::fpclassify(cast((*a)[i], DType::Float64).as<double>()) == FP_SUBNORMAL)
-        return "PoCL float64 pow on double8: lanes 4..7 wrong for subnormal operands";
-  }
+  // (PoCL 3.1's float64 pow on a double8 is wrong in lanes 4..7 for
+  // subnormal operands, and its fmod in some lanes: fusecl computes pow on
+  // double4 halves and % and floor_divide without fmod, so neither is excused.)
   // PoCL 3.1, float64 exp (scalar and vector): exp(709.78271289338397), the
   // largest double whose exp is finite (1.7976931348622732e308), gives inf.
   //   out[0] = exp(in[0]);  // in[0] = 709.78271289338397
