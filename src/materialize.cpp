@@ -126,6 +126,12 @@ void evaluate_dependencies(const NodePtr& root) {
 // Evaluates first the parts of oversized bodies that body_cuts picks; returns
 // the estimated instructions of `bodies` together afterwards.
 std::uint64_t split_oversized(const std::vector<NodePtr>& bodies) {
+  // A node's weight counts the nodes of its body from above (a shared node
+  // once per use), so bodies light enough by weight need no walk: the common
+  // case, on the path of every evaluation.
+  std::uint64_t weight = 0;
+  for (const auto& b : bodies) weight += is_elementwise(b->op) ? b->weight : 1;
+  if (weight <= kMaxBodyInstructions) return weight;
   std::uint64_t total = 0;
   for (const auto& c : body_cuts(bodies, BodyLimits{}, &total)) evaluate({c});
   return total;

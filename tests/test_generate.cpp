@@ -6,6 +6,7 @@
 // codegen/philox.hpp (both sides compute one exact mapping from (flat index,
 // seed)); normal ones within philox.hpp's normal_tolerance_ulps.
 #include "codegen/philox.hpp"
+#include "src/launch.hpp"
 #include "support/device_compare.hpp"
 #include "support/host_array.hpp"
 #include "support/ulp.hpp"
@@ -253,7 +254,11 @@ TEST_CASE("Monte Carlo pi over 2^24 samples is one kernel with no upload and one
   const auto u = random::uniform<float>(Shape{n}, s1);
   const auto v = random::uniform<float>(Shape{n}, s2);
   const float inside = mean(((u * u + v * v) <= 1.0f).astype<float>()).to_host()[0];
-  CHECK(stats().kernels_launched == 1);
+  // A mean of 2^24 values is split over work-groups; where the device's
+  // OpenCL C lacks device-scope acq_rel atomics (NVIDIA's 1.2, for one) a
+  // second, small kernel combines the groups' partials (README: split reductions).
+  const std::uint64_t finish = detail::device_tuning().split_finish == codegen::SplitFinish::SecondKernel ? 1 : 0;
+  CHECK(stats().kernels_launched == 1 + finish);
   CHECK(stats().uploads == 0);
   CHECK(stats().downloads == 1);
   CHECK(stats().bytes_downloaded == sizeof(float));
@@ -277,7 +282,7 @@ TEST_CASE("Monte Carlo pi over 2^24 samples is one kernel with no upload and one
   const auto frac = mean(((us * us + vs * vs) <= 1.0f).astype<float>());
   reset_stats();
   const float pi4 = (frac * 4.0f).to_host()[0];
-  CHECK(stats().kernels_launched == 2);
+  CHECK(stats().kernels_launched == 2 + finish);
   CHECK(stats().uploads == 0);
   CHECK(pi4 == 4.0f * frac.to_host()[0]);
 }
