@@ -44,15 +44,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // ---- host reference per output ------------------------------------------------------------
 
-/// ref_reduce over one output's elements (reference.hpp defines the semantics).
-template <class R, class T>
-R ref(Op op, const std::vector<T>& xs) {
-  std::vector<Value> v;
-  v.reserve(xs.size());
-  for (const T x : xs) v.push_back(Value(x));
-  return ref_reduce(op, v, dtype_of_v<R>).template as<R>();
-}
-
 /// numpy.var(xs, ddof=ddof) in long double (two-pass, as NumPy computes it).
 long double ref_var(const std::vector<long double>& xs, int ddof) {
   long double mean = 0;
@@ -122,7 +113,7 @@ template <class R, class T>
 void check_op(Op op, const HostArray<T>& hx, const Layout& l, double ulps = 0) {
   INFO(op_name(op) << " of " << dtype_name(dtype_of_v<T>) << " over " << l.name);
   const Array<R> got = apply<R>(op, to_device(hx), l);
-  const auto want = h_reduce<R>(hx, l.axes, l.all, l.keepdims, [&](const std::vector<T>& v) { return ref<R>(op, v); });
+  const auto want = h_reduce<R>(hx, l.axes, l.all, l.keepdims, [&](const std::vector<T>& v) { return ref_reduce_as<R>(op, v); });
   const auto values = got.to_host();
   REQUIRE(got.shape().dims() == want.shape);
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -288,7 +279,7 @@ TEST_CASE("argmin and argmax over a random axis return the first extreme index",
     const Array<std::int64_t> got = flat ? (is_max ? argmax(x) : argmin(x))
                                          : (is_max ? argmax(x, axis, keepdims) : argmin(x, axis, keepdims));
     const auto want = h_reduce<std::int64_t>(hx, {axis}, flat, flat ? false : keepdims,
-                                             [&](const std::vector<float>& v) { return ref<std::int64_t>(op, v); });
+                                             [&](const std::vector<float>& v) { return ref_reduce_as<std::int64_t>(op, v); });
     const auto values = got.to_host();
     INFO(describe_mismatch(got.shape(), values, want));
     REQUIRE(first_mismatch(got.shape(), values, want) == -1);
@@ -618,7 +609,7 @@ TEST_CASE("each reduction strategy gives the right values", "[reduce][strategy]"
     h.data[std::size_t(150'000 * 3 + 1)] = 2000;
     h.data[std::size_t(170'000 * 3 + 1)] = 2000;
     h.data[std::size_t(5 * 3 + 2)] = float(kNaN);
-    const auto want = h_reduce<std::int64_t>(h, {0}, false, false, [](const std::vector<float>& v) { return ref<std::int64_t>(Op::ArgMax, v); });
+    const auto want = h_reduce<std::int64_t>(h, {0}, false, false, [](const std::vector<float>& v) { return ref_reduce_as<std::int64_t>(Op::ArgMax, v); });
     CHECK(want.data[1] == 150'000);  // the first of the two maxima
     CHECK(want.data[2] == 5);        // the NaN
     CHECK(argmax(to_device(h), 0).to_host() == want.data);

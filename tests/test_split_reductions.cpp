@@ -25,14 +25,6 @@ using namespace fusecl::test;
 
 namespace {
 
-template <class R, class T>
-R ref(Op op, const std::vector<T>& xs) {
-  std::vector<Value> v;
-  v.reserve(xs.size());
-  for (const T x : xs) v.push_back(Value(x));
-  return ref_reduce(op, v, dtype_of_v<R>).template as<R>();
-}
-
 long double ref_var(const std::vector<float>& xs) {
   long double mean = 0, ss = 0;
   for (float x : xs) mean += x;
@@ -85,30 +77,30 @@ void check_every_op(const Layout& L, bool two_kernels) {
 
   // Exact: sums, extremes and their indices of small integers.
   require_matches(all_axes([](auto& a, int k) { return sum(a, k); }, [](auto& a) { return sum(a); }),
-                  host_reduce<float, float>(h, ax, [](const std::vector<float>& v) { return ref<float>(Op::Sum, v); }));
+                  host_reduce<float, float>(h, ax, [](const std::vector<float>& v) { return ref_reduce_as<float>(Op::Sum, v); }));
   require_matches(all_axes([](auto& a, int k) { return min(a, k); }, [](auto& a) { return min(a); }),
-                  host_reduce<float, float>(h, ax, [](const std::vector<float>& v) { return ref<float>(Op::Min, v); }));
+                  host_reduce<float, float>(h, ax, [](const std::vector<float>& v) { return ref_reduce_as<float>(Op::Min, v); }));
   require_matches(all_axes([](auto& a, int k) { return max(a, k); }, [](auto& a) { return max(a); }),
-                  host_reduce<float, float>(h, ax, [](const std::vector<float>& v) { return ref<float>(Op::Max, v); }));
+                  host_reduce<float, float>(h, ax, [](const std::vector<float>& v) { return ref_reduce_as<float>(Op::Max, v); }));
   require_matches(all_axes([](auto& a, int k) { return argmin(a, k); }, [](auto& a) { return argmin(a); }),
-                  host_reduce<std::int64_t, float>(h, ax, [](const std::vector<float>& v) { return ref<std::int64_t>(Op::ArgMin, v); }));
+                  host_reduce<std::int64_t, float>(h, ax, [](const std::vector<float>& v) { return ref_reduce_as<std::int64_t>(Op::ArgMin, v); }));
   require_matches(all_axes([](auto& a, int k) { return argmax(a, k); }, [](auto& a) { return argmax(a); }),
-                  host_reduce<std::int64_t, float>(h, ax, [](const std::vector<float>& v) { return ref<std::int64_t>(Op::ArgMax, v); }));
+                  host_reduce<std::int64_t, float>(h, ax, [](const std::vector<float>& v) { return ref_reduce_as<std::int64_t>(Op::ArgMax, v); }));
 
   // Products of +-1 with a few 2s: exact.
   auto signs = h_map<float>(h, [](float v) { return v == 1000.0f ? 2.0f : v < 0 ? -1.0f : 1.0f; });
   const auto xs = to_device(signs);
   require_matches(ax == -99 ? prod(xs) : prod(xs, ax),
-                  host_reduce<float, float>(signs, ax, [](const std::vector<float>& v) { return ref<float>(Op::Prod, v); }));
+                  host_reduce<float, float>(signs, ax, [](const std::vector<float>& v) { return ref_reduce_as<float>(Op::Prod, v); }));
 
   // all / any of bools: one false (true) value, late in the row.
   auto nonzero = h_map<bool>(h, [](float v) { return v != -1000.0f; });
   auto only_one = h_map<bool>(h, [](float v) { return v == 1000.0f; });
   const auto bn = to_device(nonzero), bo = to_device(only_one);
   require_matches(ax == -99 ? all(bn) : all(bn, ax),
-                  host_reduce<bool, bool>(nonzero, ax, [](const std::vector<bool>& v) { return ref<bool>(Op::All, v); }));
+                  host_reduce<bool, bool>(nonzero, ax, [](const std::vector<bool>& v) { return ref_reduce_as<bool>(Op::All, v); }));
   require_matches(ax == -99 ? any(bo) : any(bo, ax),
-                  host_reduce<bool, bool>(only_one, ax, [](const std::vector<bool>& v) { return ref<bool>(Op::Any, v); }));
+                  host_reduce<bool, bool>(only_one, ax, [](const std::vector<bool>& v) { return ref_reduce_as<bool>(Op::Any, v); }));
   const auto no_true = to_device(h_map<bool>(h, [](float) { return false; }));
   for (bool b : (ax == -99 ? any(no_true) : any(no_true, ax)).to_host()) CHECK_FALSE(b);
 

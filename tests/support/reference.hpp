@@ -58,6 +58,7 @@
 #include "support/value.hpp"
 
 #include <span>
+#include <vector>
 
 namespace fusecl::test {
 
@@ -80,5 +81,15 @@ Value ref_ternary(Op op, Value a, Value b, Value c, DType out);
 /// Min, Max, ArgMin and ArgMax of nothing throw std::invalid_argument, as
 /// NumPy raises.
 Value ref_reduce(Op op, std::span<const Value> xs, DType out);
+
+/// ref_reduce over the elements of one output, given as plain host values,
+/// read back as R (the reduction's result type).
+template <class R, class T>
+R ref_reduce_as(Op op, const std::vector<T>& xs) {
+  std::vector<Value> v;
+  v.reserve(xs.size());
+  for (const T x : xs) v.push_back(Value(x));
+  return ref_reduce(op, v, dtype_of_v<R>).template as<R>();
+}
 
 }  // namespace fusecl::test
