@@ -2,6 +2,7 @@
 
 #include "fusecl/error.hpp"
 #include "runtime/byte_size.hpp"
+#include "runtime/env_settings.hpp"
 #include "runtime/stats_counters.hpp"
 
 #include <algorithm>
@@ -54,9 +55,7 @@ Runtime* create_runtime() {
 
 std::uint64_t pool_cache_cap(std::uint64_t global_mem_bytes, const char* env_value, const DiagnosticSink& sink) {
   const std::uint64_t quarter = global_mem_bytes / 4;
-  std::string_view v = env_value ? std::string_view(env_value) : std::string_view();
-  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  const std::string_view v = trim(env_value ? std::string_view(env_value) : std::string_view());
   if (v.empty()) return quarter;  // unset, or set to nothing
   const auto limit = parse_byte_size(v);
   if (!limit) {

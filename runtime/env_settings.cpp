@@ -20,13 +20,13 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+}  // namespace
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
 }
-
-}  // namespace
 
 std::string_view env_value(const char* name) {
   const char* v = std::getenv(name);

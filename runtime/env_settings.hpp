@@ -40,4 +40,7 @@ std::optional<std::uint64_t> byte_size_setting(const char* name, std::string_vie
 /// The value of `name`, or an empty view when unset.
 std::string_view env_value(const char* name);
 
+/// `s` without leading and trailing white space.
+std::string_view trim(std::string_view s);
+
 }  // namespace fusecl::rt
