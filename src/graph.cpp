@@ -26,8 +26,9 @@ std::atomic<std::uint32_t> fused_ops_override{0};  // set_max_fused_ops; 0: none
 
 std::uint32_t max_fused_ops() {
   if (const std::uint32_t o = fused_ops_override.load(std::memory_order_relaxed)) return o;
-  // Above 4096 operations a kernel takes longer to compile than to run for
-  // any size worth fusing; "unbounded" (a huge value) means this.
+  // A larger bound gains nothing: kernel bodies are split at
+  // kMaxBodyInstructions (1024) anyway, and deeper graphs only cost memory.
+  // "Unbounded" (a huge value) means 4096, with a warning.
   static const std::uint32_t bound =
       std::uint32_t(rt::int_setting({"FUSECL_MAX_FUSED_OPS", 256, 2, 4096, false, "the default"}));
   return bound;

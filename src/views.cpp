@@ -189,11 +189,11 @@ NodePtr reshape(const NodePtr& x, std::vector<std::int64_t> dims) {
       infer = int(i);
     } else if (dims[i] < 0) {
       throw ShapeError("negative dimension " + std::to_string(dims[i]) + " in reshape");
-    } else if (known != 0 && dims[i] != 0 && __builtin_mul_overflow(known, dims[i], &known)) {
-      throw ShapeError("array is too big: cannot reshape array of size " + std::to_string(x->shape.size()) +
-                       " into a shape whose dimensions multiply past 2^63 - 1");
     } else if (dims[i] == 0) {
       known = 0;
+    } else if (known != 0 && __builtin_mul_overflow(known, dims[i], &known)) {
+      throw ShapeError("array is too big: cannot reshape array of size " + std::to_string(x->shape.size()) +
+                       " into a shape whose dimensions multiply past 2^63 - 1");
     }
   }
   if (infer >= 0) {
