@@ -92,10 +92,10 @@ class BufferPair {
     for (cl_mem m : {in_, out_})
       fusecl::rt::check(clEnqueueFillBuffer(rt.queue, m, &one, sizeof one, 0, bytes_, 0, nullptr, nullptr),
                         "clEnqueueFillBuffer (copy benchmark)");
-    fusecl::rt::finish();
+    fusecl::rt::finish(fusecl::rt::runtime());
   }
   ~BufferPair() {
-    fusecl::rt::finish();  // no copy may still be using them
+    fusecl::rt::finish(fusecl::rt::runtime());  // no copy may still be using them
     static_cast<void>(clReleaseMemObject(in_));
     static_cast<void>(clReleaseMemObject(out_));
   }
@@ -139,7 +139,7 @@ double measure_copy_bandwidth(int log2) {
   // and the clock's resolution do not count.
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < 2; ++i) k.enqueue(buf.in(), buf.out(), floats);
-  fusecl::rt::finish();
+  fusecl::rt::finish(fusecl::rt::runtime());
   const double one = std::max(seconds_since(t0) / 2, 1e-6);
   const int batch = int(std::clamp(0.02 / one, 1.0, 1000.0));
 
@@ -149,7 +149,7 @@ double measure_copy_bandwidth(int log2) {
   for (int sample = 0; sample < 7; ++sample) {
     t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < batch; ++i) k.enqueue(buf.in(), buf.out(), floats);
-    fusecl::rt::finish();
+    fusecl::rt::finish(fusecl::rt::runtime());
     best = std::max(best, 2.0 * double(buf.bytes()) * batch / seconds_since(t0));
   }
   measured() = best;
@@ -168,11 +168,11 @@ void register_copy_benchmarks(const Options& options) {
       const CopyKernel& k = kernel();
       BufferPair buf(floats);
       k.enqueue(buf.in(), buf.out(), floats);
-      fusecl::rt::finish();
+      fusecl::rt::finish(fusecl::rt::runtime());
       const fusecl::Stats before = fusecl::stats();
       for (auto _ : state) {
         k.enqueue(buf.in(), buf.out(), floats);
-        fusecl::rt::finish();
+        fusecl::rt::finish(fusecl::rt::runtime());
       }
       report_counters(state, before, std::int64_t(floats), 2.0 * double(buf.bytes()), 1);
     });

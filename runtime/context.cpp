@@ -3,6 +3,7 @@
 #include "fusecl/error.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/env_settings.hpp"
+#include "runtime/kernel_cache.hpp"
 #include "runtime/stats_counters.hpp"
 
 #include <algorithm>
@@ -20,12 +21,24 @@ namespace {
               "\nChoose another device with FUSECL_DEVICE; fusecl-info lists them.");
 }
 
-Runtime* create_runtime() {
-  const std::vector<DeviceHandle> handles = discover_devices();
-  const char* spec = std::getenv("FUSECL_DEVICE");
-  const DeviceChoice choice = choose_device(infos_of(handles), spec ? spec : "");
+}  // namespace
 
-  auto rt = std::make_unique<Runtime>();
+Runtime::~Runtime() {
+  // Release results are ignored: nothing can be done about them here.
+  reduce_partials.reset();
+  reduce_counters.reset();
+  for (auto& [signature, kernel] : kernels) static_cast<void>(clReleaseKernel(kernel));
+  if (queue) static_cast<void>(clFinish(queue));
+  pool.reset();
+  if (queue) static_cast<void>(clReleaseCommandQueue(queue));
+  if (ctx) static_cast<void>(clReleaseContext(ctx));
+}
+
+std::shared_ptr<Runtime> open_runtime(std::string_view spec, std::string_view origin) {
+  const std::vector<DeviceHandle> handles = discover_devices();
+  const DeviceChoice choice = choose_device(infos_of(handles), std::string(spec), origin);
+
+  auto rt = std::make_shared<Runtime>();
   rt->dev = handles[choice.index];
   rt->choice_reason = choice.reason;
   // Read before any OpenCL object exists, so that a typo in the variable is
@@ -43,15 +56,26 @@ Runtime* create_runtime() {
     check(err, "clCreateCommandQueue");
     rt->pool = std::make_unique<BufferPool>(rt->ctx, cache_cap, rt->dev.info.max_alloc_bytes);
   } catch (const Error& e) {
-    // Release results are ignored: we are already reporting the real failure.
-    if (rt->queue) static_cast<void>(clReleaseCommandQueue(rt->queue));
-    if (rt->ctx) static_cast<void>(clReleaseContext(rt->ctx));
-    setup_failed(rt->dev, rt->choice_reason, e);
+    setup_failed(rt->dev, rt->choice_reason, e);  // rt's destructor releases what was made
   }
-  return rt.release();
+  return rt;
 }
 
-}  // namespace
+const std::shared_ptr<Runtime>& default_runtime() {
+  // A function-local static: created on first use, thread-safely; if creation
+  // throws, the next call tries again (and reports the problem again).
+  static const auto* const instance = [] {
+    const char* spec = std::getenv("FUSECL_DEVICE");
+    return new std::shared_ptr<Runtime>(open_runtime(spec ? spec : "", "FUSECL_DEVICE"));
+  }();
+  return *instance;
+}
+
+Runtime& runtime() { return *default_runtime(); }
+
+const DeviceInfo& info(const Runtime& rt) { return rt.dev.info; }
+const std::string& choice_reason(const Runtime& rt) { return rt.choice_reason; }
+const std::string& c11_atomics_std(const Runtime& rt) { return rt.dev.c11_atomics_std; }
 
 std::uint64_t pool_cache_cap(std::uint64_t global_mem_bytes, const char* env_value, const DiagnosticSink& sink) {
   const std::uint64_t quarter = global_mem_bytes / 4;
@@ -67,46 +91,71 @@ std::uint64_t pool_cache_cap(std::uint64_t global_mem_bytes, const char* env_val
   return std::min(quarter, *limit);
 }
 
-Runtime& runtime() {
-  // A function-local static: created on first use, thread-safely; if creation
-  // throws, the next call tries again (and reports the problem again).
-  static Runtime* const instance = create_runtime();
-  return *instance;
-}
+std::shared_ptr<DeviceBuffer> allocate(Runtime& rt, std::size_t bytes) { return rt.pool->allocate(bytes); }
 
-std::shared_ptr<DeviceBuffer> upload(const void* data, std::size_t bytes) {
+std::size_t bytes_of(const DeviceBuffer& buf) { return buf.bytes; }
+
+std::shared_ptr<DeviceBuffer> upload(Runtime& rt, const void* data, std::size_t bytes) {
   if (bytes == 0) return std::make_shared<DeviceBuffer>();
   if (!data) throw Error("upload: null source pointer for " + std::to_string(bytes) + " bytes");
-  Runtime& r = runtime();
-  std::shared_ptr<DeviceBuffer> buf = r.pool->allocate(bytes);
+  std::shared_ptr<DeviceBuffer> buf = rt.pool->allocate(bytes);
   const std::string call = "clEnqueueWriteBuffer of " + std::to_string(bytes) + " bytes";
-  check(clEnqueueWriteBuffer(r.queue, buf->mem, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr), call.c_str());
+  check(clEnqueueWriteBuffer(rt.queue, buf->mem, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr), call.c_str());
   counters().uploads += 1;
   counters().bytes_uploaded += bytes;
   return buf;
 }
 
-void download(const DeviceBuffer& buf, std::size_t offset, std::size_t bytes, void* dst) {
+void download(Runtime& rt, const DeviceBuffer& buf, std::size_t offset, std::size_t bytes, void* dst) {
   if (offset > buf.bytes || bytes > buf.bytes - offset)
     throw Error("download: bytes [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
                 std::to_string(bytes) + ") lie outside a buffer of " + std::to_string(buf.bytes) + " bytes");
   if (bytes == 0) return;
   if (!dst) throw Error("download: null destination pointer for " + std::to_string(bytes) + " bytes");
-  Runtime& r = runtime();
   const std::string call = "clEnqueueReadBuffer of " + std::to_string(bytes) + " bytes";
-  check(clEnqueueReadBuffer(r.queue, buf.mem, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr), call.c_str());
+  check(clEnqueueReadBuffer(rt.queue, buf.mem, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr), call.c_str());
   counters().downloads += 1;
   counters().bytes_downloaded += bytes;
 }
 
-void finish() { check(clFinish(runtime().queue), "clFinish"); }
+void finish(Runtime& rt) { check(clFinish(rt.queue), "clFinish"); }
+
+std::shared_ptr<DeviceBuffer> reduce_partials(Runtime& rt, std::size_t bytes) {
+  if (!rt.reduce_partials || rt.reduce_partials->bytes < bytes) {
+    rt.reduce_partials.reset();
+    rt.reduce_partials = rt.pool->allocate(std::max<std::size_t>(bytes, 1 << 16));
+  }
+  return rt.reduce_partials;
+}
+
+std::shared_ptr<DeviceBuffer> reduce_counters(Runtime& rt, std::int64_t outputs) {
+  const std::size_t bytes = std::size_t(outputs) * 4;
+  if (!rt.reduce_counters || rt.reduce_counters->bytes < bytes) {
+    rt.reduce_counters.reset();
+    auto buf = rt.pool->allocate(std::max<std::size_t>(bytes, 1 << 12));
+    const cl_uchar zero = 0;
+    check(clEnqueueFillBuffer(rt.queue, buf->mem, &zero, 1, 0, buf->capacity, 0, nullptr, nullptr), "clEnqueueFillBuffer");
+    rt.reduce_counters = std::move(buf);
+  }
+  return rt.reduce_counters;
+}
+
+void launch_kernel(Runtime& rt, const std::string& signature, const std::function<KernelSource()>& render,
+                   std::span<const KernelArg> args, std::size_t global, std::size_t local) {
+  cl_kernel k = get_kernel(rt, signature, render);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const KernelArg& a = args[i];
+    cl_int err;
+    if (a.size == 0) {
+      cl_mem m = a.buffer ? a.buffer->mem : nullptr;
+      err = clSetKernelArg(k, cl_uint(i), sizeof(cl_mem), &m);
+    } else {
+      err = clSetKernelArg(k, cl_uint(i), a.size, &a.bits);  // little-endian: the low bytes are the value
+    }
+    check(err, "clSetKernelArg");
+  }
+  check(clEnqueueNDRangeKernel(rt.queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
+  counters().kernels_launched++;
+}
 
 }  // namespace fusecl::rt
-
-namespace fusecl {
-
-const DeviceInfo& device() { return rt::runtime().dev.info; }
-
-const std::string& device_choice_reason() { return rt::runtime().choice_reason; }
-
-}  // namespace fusecl

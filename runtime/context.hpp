@@ -1,48 +1,48 @@
-// The process-wide OpenCL state: one device, its context, one in-order queue
-// and a buffer pool, created once on first use and kept for the whole process.
+// One opened device: its context, one in-order queue, a buffer pool, the
+// kernels built for it and the split reductions' scratch (runtime.hpp is the
+// interface src/ uses; this is the OpenCL side of it).
 #pragma once
 
 #include "runtime/buffer_pool.hpp"
 #include "runtime/cache_settings.hpp"
 #include "runtime/device_discovery.hpp"
+#include "runtime/runtime.hpp"
 
 #include <cstdint>
 #include <memory>
-#include <span>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 namespace fusecl::rt {
 
 struct Runtime {
+  Runtime() = default;
+  /// Releases the kernels, the queue and the context (the pool releases its
+  /// buffers). The default runtime is never destroyed (default_runtime()).
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
   DeviceHandle dev;
   std::string choice_reason;
   cl_context ctx = nullptr;
   cl_command_queue queue = nullptr;
   std::unique_ptr<BufferPool> pool;
-  // Split reductions' scratch (src/launch.cpp): the partial results, and the
-  // per-output counters of kernels whose last group finishes. Held here, not
-  // in statics of the launcher, whose destructors would release them after
-  // the driver's own teardown at exit (Oclgrind then corrupts its heap).
+  // Built kernels by structure signature (kernel_cache.cpp). The mutex makes
+  // lookups and builds atomic, so one signature is built once however many
+  // threads ask at once.
+  std::unordered_map<std::string, cl_kernel> kernels;
+  std::mutex kernels_mutex;
+  // Split reductions' scratch: the partial results, and the per-output
+  // counters of kernels whose last group finishes (zero between kernels).
   std::shared_ptr<DeviceBuffer> reduce_partials;
-  std::shared_ptr<DeviceBuffer> reduce_counters;  // zero between kernels
+  std::shared_ptr<DeviceBuffer> reduce_counters;
 };
 
-/// The runtime, created on first call from FUSECL_DEVICE. Never destroyed, so
-/// the OpenCL objects it owns (context, queue, pooled and scratch buffers;
-/// kernel_cache.cpp's kernels likewise) are never released at exit: releasing
-/// them from static destructors races the ICD's own teardown on several
-/// drivers. No OpenCL object may be held by a static with a destructor.
+/// The default runtime (default_runtime()), for tests and tools that work at
+/// the OpenCL level.
 Runtime& runtime();
-
-/// Copies host memory into a new device buffer (blocking: the caller's memory
-/// may be reused as soon as this returns). Counts one upload.
-std::shared_ptr<DeviceBuffer> upload(const void* data, std::size_t bytes);
-
-/// Copies `bytes` from `buf` at byte `offset` into host memory, blocking. Counts one download.
-void download(const DeviceBuffer& buf, std::size_t offset, std::size_t bytes, void* dst);
-
-/// Blocks until the queue is empty.
-void finish();
 
 /// How many bytes of unused buffers the pool keeps: a quarter of the device's
 /// global memory, or FUSECL_POOL_MAX_BYTES (`env_value`, null or empty when

@@ -266,9 +266,15 @@ std::string device_list(const std::vector<DeviceInfo>& devices) {
   return s;
 }
 
-[[noreturn]] void no_match(const std::vector<DeviceInfo>& devices, const std::string& spec, const std::string& why) {
-  throw Error("FUSECL_DEVICE=" + spec + ": " + why + ".\nOpenCL devices on this machine:\n" + device_list(devices) +
-              "FUSECL_DEVICE accepts: cpu, gpu or accelerator (the first device of that type); P:D "
+// How a spec is named in messages: FUSECL_DEVICE=gpu, open_device("gpu").
+std::string spec_label(std::string_view origin, const std::string& spec) {
+  if (origin == "FUSECL_DEVICE") return "FUSECL_DEVICE=" + spec;
+  return std::string(origin) + "(\"" + spec + "\")";
+}
+
+[[noreturn]] void no_match(const std::vector<DeviceInfo>& devices, const std::string& label, const std::string& why) {
+  throw Error(label + ": " + why + ".\nOpenCL devices on this machine:\n" + device_list(devices) +
+              "FUSECL_DEVICE and open_device accept: cpu, gpu or accelerator (the first device of that type); P:D "
               "(device D of platform P, as listed above); or part of a platform or device name, "
               "vendor or version (case-insensitive), e.g. pocl, nvidia, amd, intel, apple.");
 }
@@ -287,20 +293,23 @@ std::optional<std::size_t> first_of_type(const std::vector<DeviceInfo>& devices,
 
 }  // namespace
 
-DeviceChoice choose_device(const std::vector<DeviceInfo>& devices, const std::string& raw_spec) {
+DeviceChoice choose_device(const std::vector<DeviceInfo>& devices, const std::string& raw_spec,
+                           std::string_view origin) {
   const std::string spec = trimmed(raw_spec);
+  const std::string label = spec_label(origin, spec);
   if (spec.empty()) {
     if (devices.empty()) throw Error("No OpenCL device to choose from.\n" + std::string(kInstallHint));
-    if (auto i = first_of_type(devices, "GPU")) return {*i, "default: first GPU (no FUSECL_DEVICE set)"};
-    if (auto i = first_of_type(devices, "CPU")) return {*i, "default: first CPU, there is no GPU (no FUSECL_DEVICE set)"};
-    return {0, "default: first device, there is no GPU or CPU (no FUSECL_DEVICE set)"};
+    const std::string why = origin == "FUSECL_DEVICE" ? " (no FUSECL_DEVICE set)" : " (" + label + ")";
+    if (auto i = first_of_type(devices, "GPU")) return {*i, "default: first GPU" + why};
+    if (auto i = first_of_type(devices, "CPU")) return {*i, "default: first CPU, there is no GPU" + why};
+    return {0, "default: first device, there is no GPU or CPU" + why};
   }
 
   const std::string lower = lowercase(spec);
   for (std::string_view type : {"GPU", "CPU", "accelerator"}) {
     if (lower != lowercase(type)) continue;
-    if (auto i = first_of_type(devices, type)) return {*i, "FUSECL_DEVICE=" + spec + ": first " + std::string(type)};
-    no_match(devices, spec, "there is no " + std::string(type) + " device");
+    if (auto i = first_of_type(devices, type)) return {*i, label + ": first " + std::string(type)};
+    no_match(devices, label, "there is no " + std::string(type) + " device");
   }
 
   if (const auto colon = spec.find(':'); colon != std::string::npos) {
@@ -309,8 +318,8 @@ DeviceChoice choose_device(const std::vector<DeviceInfo>& devices, const std::st
         parse_index(std::string_view(spec).substr(colon + 1), d)) {
       for (std::size_t i = 0; i < devices.size(); ++i)
         if (devices[i].platform_index == p && devices[i].device_index == d)
-          return {i, "FUSECL_DEVICE=" + spec + ": platform " + std::to_string(p) + ", device " + std::to_string(d)};
-      no_match(devices, spec, "there is no device " + spec);
+          return {i, label + ": platform " + std::to_string(p) + ", device " + std::to_string(d)};
+      no_match(devices, label, "there is no device " + spec);
     }
   }
 
@@ -337,10 +346,10 @@ DeviceChoice choose_device(const std::vector<DeviceInfo>& devices, const std::st
       for (std::size_t i = 0; i < devices.size(); ++i) {
         const std::string& text = devices[i].*f.member;
         if (lowercase(text).find(needle) != std::string::npos)
-          return {i, "FUSECL_DEVICE=" + spec + ": " + f.what + " \"" + text + "\" " +
+          return {i, label + ": " + f.what + " \"" + text + "\" " +
                          (needle == lower ? "contains it" : "contains \"" + needle + "\"")};
       }
-  no_match(devices, spec, "no device matches");
+  no_match(devices, label, "no device matches");
 }
 
 }  // namespace fusecl::rt

@@ -5,6 +5,7 @@
 #include "runtime/cl.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fusecl::rt {
@@ -33,10 +34,12 @@ struct DeviceChoice {
   std::string reason;     // human-readable: why this one
 };
 
-/// spec is FUSECL_DEVICE's value or empty. Accepts "cpu", "gpu", "accelerator",
+/// spec is FUSECL_DEVICE's value (or open_device's argument; `origin` names
+/// which, for messages) or empty. Accepts "cpu", "gpu", "accelerator",
 /// "P:D", or a case-insensitive substring of the platform or device name.
 /// Empty: the first GPU, else the first CPU, else the first device.
 /// An unknown spec throws fusecl::Error listing every device (id, platform, name).
-DeviceChoice choose_device(const std::vector<DeviceInfo>& devices, const std::string& spec);
+DeviceChoice choose_device(const std::vector<DeviceInfo>& devices, const std::string& spec,
+                           std::string_view origin = "FUSECL_DEVICE");
 
 }  // namespace fusecl::rt

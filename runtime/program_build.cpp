@@ -155,8 +155,7 @@ CacheKey program_cache_key(const KernelSource& ks, const DeviceInfo& dev) {
   return cache_key(in);
 }
 
-cl_program build_program(const KernelSource& ks) {
-  Runtime& rt = runtime();
+cl_program build_program(const Runtime& rt, const KernelSource& ks) {
   DiskCache& cache = disk_cache();
   if (!cache.readable()) return program_from_source(rt, ks);
 

@@ -2,8 +2,7 @@
 // introspection (kernel_source, to_dot) and the fusion switch.
 #include "fusecl/array.hpp"
 
-#include "runtime/context.hpp"
-#include "src/api_lock.hpp"
+#include "src/device_state.hpp"
 #include "src/materialize.hpp"
 #include "src/node.hpp"
 #include "src/scalar_value.hpp"
@@ -15,29 +14,41 @@ namespace fusecl {
 
 namespace detail {
 
-NodePtr node_from_host(const void* data, DType dtype, const Shape& shape) {
-  const detail::ApiLock lock;
+NodePtr node_from_host(const void* data, DType dtype, const Shape& shape, const Device& dev) {
   check_bytes(shape, size_of(dtype));
   const std::size_t bytes = std::size_t(shape.size()) * std::size_t(size_of(dtype));
-  return make_buffer(rt::upload(data, bytes), dtype, shape);
+  // No lock: the upload makes a new buffer, and the runtime's queue and pool are thread-safe.
+  return make_buffer(rt::upload(dev.state()->runtime(), data, bytes), dtype, shape, dev.state());
 }
 
 NodePtr empty_node(DType dtype) {
-  return make_buffer(std::make_shared<rt::DeviceBuffer>(), dtype, Shape{0});
+  // No buffer at all (nothing reads zero bytes), so no device work either:
+  // declaring an Array does not start OpenCL.
+  return make_buffer(nullptr, dtype, Shape{0}, current_state());
 }
+
+Device node_device(const NodePtr& n) { return n->device ? Device(n->device) : default_device(); }
+
+NodePtr node_to_device(const NodePtr& n, const Device& dev) { return make_transfer(n, dev.state()); }
 
 const Shape& node_shape(const NodePtr& n) { return n->shape; }
 DType node_dtype(const NodePtr& n) { return n->dtype; }
 
 void node_to_host(const NodePtr& n, void* dst, std::size_t bytes) {
-  const detail::ApiLock lock;
-  evaluate({n});
+  std::shared_ptr<rt::DeviceBuffer> result;
+  {
+    const GraphLock lock{n.get()};
+    evaluate({n});
+    result = n->buffer;
+  }
   if (bytes == 0) return;
-  rt::download(*n->buffer, 0, bytes, dst);
+  // Outside the lock: the in-order queue orders the copy after the kernels,
+  // and other threads build and launch on the device while this one waits.
+  rt::download(n->device->runtime(), *result, 0, bytes, dst);
 }
 
 void evaluate_nodes(const std::vector<NodePtr>& nodes) {
-  const ApiLock lock;
+  const GraphLock lock(nodes);
   evaluate(nodes);
 }
 
@@ -48,27 +59,18 @@ void throw_scalar_overflow(const std::string& value, DType target) {
 
 }  // namespace detail
 
-void finish() {
-  const detail::ApiLock lock;
-  rt::finish();
-}
+void finish() { default_device().finish(); }
 
 std::string kernel_source_of_node(const detail::NodePtr& n) {
-  const detail::ApiLock lock;
+  const detail::GraphLock lock{n.get()};
   return detail::kernel_source_of(n);
 }
 
-void set_fusion(bool on) {
-  const detail::ApiLock lock;
-  detail::set_fusion_enabled(on);
-}
-bool fusion() {
-  const detail::ApiLock lock;
-  return detail::fusion_enabled();
-}
+void set_fusion(bool on) { detail::set_fusion_enabled(on); }
+bool fusion() { return detail::fusion_enabled(); }
 
 std::string to_dot_of_node(const detail::NodePtr& root) {
-  const detail::ApiLock lock;
+  const detail::GraphLock lock{root.get()};  // every device the graph reaches
   using detail::Node;
   std::ostringstream s;
   s << "digraph fusecl {\n  node [shape=box, fontname=\"monospace\"];\n";
@@ -81,6 +83,7 @@ std::string to_dot_of_node(const detail::NodePtr& root) {
     const int id = ids[n];
     s << "  n" << id << " [label=\"" << op_name(n->op);
     if (n->op == Op::Cast) s << " -> " << dtype_name(n->dtype);
+    if (n->op == Op::Transfer) s << " " << detail::describe(*n->device);
     if (n->op == Op::Scalar) s << " " << detail::scalar_to_string(n->dtype, n->bits);
     s << "\\n" << dtype_name(n->dtype) << " " << n->shape.str();
     if (n->op == Op::View) {

@@ -4,7 +4,7 @@
 #include "fusecl/result_type.hpp"
 #include "runtime/env_settings.hpp"
 #include "runtime/stats_counters.hpp"
-#include "src/api_lock.hpp"
+#include "src/device_state.hpp"
 #include "src/materialize.hpp"
 #include "src/scalar_value.hpp"
 #include "src/views.hpp"
@@ -16,7 +16,8 @@
 namespace fusecl::detail {
 
 std::uint32_t next_walk_epoch() {
-  static std::uint32_t epoch = 0;
+  // Walks on different devices run at once; each needs a number of its own.
+  static std::atomic<std::uint32_t> epoch{0};
   return ++epoch;
 }
 
@@ -72,9 +73,10 @@ std::uint32_t bounded_depth(const std::vector<NodePtr>& inputs) {
   }
 }
 
-NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape shape) {
+NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape shape, DevicePtr device) {
   auto n = std::make_shared<Node>();
   n->op = Op::Buffer;
+  n->device = std::move(device);
   n->dtype = dtype;
   n->shape = std::move(shape);
   n->buffer = std::move(buf);
@@ -91,10 +93,11 @@ NodePtr make_scalar(DType dtype, std::uint64_t bits) {
   return n;
 }
 
-NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen) {
+NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen, DevicePtr device) {
   check_bytes(shape, size_of(dtype));
   auto n = std::make_shared<Node>();
   n->op = Op::Generate;
+  n->device = std::move(device);
   n->dtype = dtype;
   n->shape = std::move(shape);
   n->gen = gen;
@@ -126,6 +129,7 @@ std::uint32_t fused_size(const std::vector<NodePtr>& roots, std::uint32_t limit)
 }  // namespace
 
 NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
+  DevicePtr device = common_device(inputs, op_name(op));
   Shape shape;
   for (const auto& in : inputs) shape = broadcast_shapes(shape, in->shape);
   for (auto& in : inputs)
@@ -157,6 +161,8 @@ NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
   n->op = op;
   n->dtype = out;
   n->shape = std::move(shape);
+  n->device = std::move(device);
+  n->crosses = std::any_of(inputs.begin(), inputs.end(), [](const NodePtr& i) { return i->crosses; });
   n->weight = weight;
   n->depth = bounded_depth(inputs);
   n->inputs = std::move(inputs);
@@ -165,7 +171,7 @@ NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
 }
 
 NodePtr make_cast(const NodePtr& x, DType to) {
-  const ApiLock lock;
+  const GraphLock lock{x.get()};
   if (x->dtype == to) return x;
   if (x->op == Op::Scalar) {
     // Casting a scalar argument is the host's job: it stays one kernel argument.
@@ -177,7 +183,7 @@ NodePtr make_cast(const NodePtr& x, DType to) {
 }
 
 NodePtr unary(Op op, const NodePtr& x) {
-  const ApiLock lock;
+  const GraphLock lock{x.get()};
   if (!unary_supported(op, x->dtype))
     throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(x->dtype)));
   const DType compute = unary_compute(op, x->dtype);
@@ -185,7 +191,8 @@ NodePtr unary(Op op, const NodePtr& x) {
 }
 
 NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
-  const ApiLock lock;
+  common_device({a.get(), b.get()}, op_name(op));  // before locking: two devices are an error
+  const GraphLock lock{a.get(), b.get()};
   if (!binary_supported(op, a->dtype, b->dtype))
     throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(a->dtype)) +
                 " and " + std::string(dtype_name(b->dtype)));
@@ -194,7 +201,8 @@ NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
 }
 
 NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
-  const ApiLock lock;
+  common_device({a.get(), b.get(), c.get()}, op_name(op));
+  const GraphLock lock{a.get(), b.get(), c.get()};
   if (op == Op::Where) {
     const DType out = promote(b->dtype, c->dtype);
     return make_elementwise(op, out, {make_cast(a, DType::Bool), make_cast(b, out), make_cast(c, out)});
@@ -208,7 +216,7 @@ NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
 namespace fusecl::detail {
 
 NodePtr make_reduce(Op op, const NodePtr& x, std::vector<int> axes, bool all_axes, bool keepdims) {
-  const ApiLock lock;
+  const GraphLock lock{x.get()};
   return make_reduce_ex(op, x, std::move(axes), all_axes, keepdims, 0, false);
 }
 
@@ -245,6 +253,8 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
   }
   auto n = std::make_shared<Node>();
   n->op = op;
+  n->device = x->device;
+  n->crosses = x->crosses;
   n->dtype = (op == Op::ArgMin || op == Op::ArgMax) ? DType::Int64 : x->dtype;
   n->shape = Shape(std::move(out));
   check_bytes(n->shape, size_of(n->dtype));
@@ -263,13 +273,38 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
 namespace fusecl::detail {
 
 NodePtr make_moment(const NodePtr& x_in, std::vector<int> axes, bool all_axes, bool keepdims, int ddof, bool sqrt) {
-  const ApiLock lock;
+  const GraphLock lock{x_in.get()};
   NodePtr x = make_cast(x_in, moment_dtype(x_in->dtype));
   NodePtr m = make_reduce(Op::Mean, x, axes, all_axes, true);
   NodePtr d = binary(Op::Sub, x, m);
   // The mean of squared deviations, divided by n - ddof instead of n; std
   // takes the square root in the same kernel.
   return make_reduce_ex(Op::Mean, binary(Op::Mul, d, d), std::move(axes), all_axes, keepdims, ddof, sqrt);
+}
+
+}  // namespace fusecl::detail
+
+namespace fusecl::detail {
+
+NodePtr make_transfer(const NodePtr& x, DevicePtr device) {
+  if (x->device == device) return x;
+  auto n = std::make_shared<Node>();
+  n->op = Op::Transfer;
+  n->dtype = x->dtype;
+  n->shape = x->shape;
+  n->device = std::move(device);
+  n->crosses = true;
+  n->weight = 1;
+  {
+    const GraphLock lock{x.get()};  // x's devices only: n is new, no other thread sees it yet
+    n->depth = bounded_depth({x});
+  }
+  n->inputs = {x};
+  if (!fusion_enabled()) {
+    const GraphLock lock{n.get()};
+    evaluate({n});
+  }
+  return n;
 }
 
 }  // namespace fusecl::detail

@@ -2,17 +2,16 @@
 
 #include "codegen/render.hpp"
 #include "fusecl/error.hpp"
-#include "runtime/context.hpp"
 #include "runtime/env_settings.hpp"
-#include "runtime/stats_counters.hpp"
+#include "src/device_state.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 
 namespace fusecl::detail {
 
-std::string build_options() {
-  const auto& info = rt::runtime().dev.info;
+std::string build_options(const rt::Runtime& rt) {
+  const auto& info = rt::info(rt);
   std::string o = "-cl-std=CL1.2";
   // IEEE-exact division and square root in float32, as NumPy has them.
   if (info.correctly_rounded_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
@@ -20,28 +19,15 @@ std::string build_options() {
   return o;
 }
 
-namespace {
-// Split reductions end in their last work-group where the device's OpenCL C
-// makes that well-defined (acq_rel atomics at device scope), else in a second
-// kernel. FUSECL_REDUCE_TWO_KERNELS=1 forces the second kernel (a debugging
-// aid: it compares the two paths on one device).
-codegen::SplitFinish split_finish_default() {
-  static const bool forced = rt::switch_setting("FUSECL_REDUCE_TWO_KERNELS", false);
-  if (forced || rt::runtime().dev.c11_atomics_std.empty()) return codegen::SplitFinish::SecondKernel;
-  return codegen::SplitFinish::LastGroup;
-}
-
-DeviceTuning default_tuning() {
-  const auto& info = rt::runtime().dev.info;
+DeviceTuning default_tuning(const rt::Runtime& rt) {
+  const auto& info = rt::info(rt);
   const bool cpu = info.type == "CPU";
   DeviceTuning d;
   // CPUs (PoCL) gain most from explicit wide vectors (one AVX-512 register,
-  // or two AVX2 ones); GPUs want 16-byte loads per work-item.
-  d.vector_bytes = cpu ? 64 : 16;
-  // Read once per process, so a bad value is reported once.
-  static const int from_env = int(rt::int_setting(
-      {"FUSECL_VECTOR_BYTES", d.vector_bytes, 1, 128, /*power_of_two=*/true, cpu ? "the default on CPUs" : "the default on GPUs"}));
-  d.vector_bytes = from_env;
+  // or two AVX2 ones); GPUs want 16-byte loads per work-item. Read per device
+  // (each has its own default), once per device (device_state.cpp caches it).
+  d.vector_bytes = int(rt::int_setting(
+      {"FUSECL_VECTOR_BYTES", cpu ? 64 : 16, 1, 128, /*power_of_two=*/true, cpu ? "the default on CPUs" : "the default on GPUs"}));
   // CPU work-groups run as loops on one core: small groups, one or two per core.
   d.local_size = int(std::min<std::size_t>(cpu ? 16 : 256, info.max_work_group_size));
   int pow2 = 1;
@@ -51,35 +37,31 @@ DeviceTuning default_tuning() {
   // better on an H200 (sum of 2^26 floats: 81.4 us against 77.6 us).
   d.target_groups = int(std::max(1u, info.compute_units)) * (cpu ? 2 : 4);
   d.max_parameter_bytes = std::max<std::size_t>(256, info.max_parameter_size);
-  d.split_finish = split_finish_default();
+  // Split reductions end in their last work-group where the device's OpenCL C
+  // makes that well-defined (acq_rel atomics at device scope), else in a second
+  // kernel. FUSECL_REDUCE_TWO_KERNELS=1 forces the second kernel (a debugging
+  // aid: it compares the two paths on one device).
+  static const bool forced = rt::switch_setting("FUSECL_REDUCE_TWO_KERNELS", false);
+  d.split_finish = forced || rt::c11_atomics_std(rt).empty() ? codegen::SplitFinish::SecondKernel
+                                                              : codegen::SplitFinish::LastGroup;
   return d;
 }
 
-DeviceTuning& tuning() {
-  static DeviceTuning t = default_tuning();
-  return t;
-}
-}  // namespace
-
-const DeviceTuning& device_tuning() { return tuning(); }
-
-void set_reduce_two_kernels(bool on) {
-  tuning().split_finish = on ? codegen::SplitFinish::SecondKernel : split_finish_default();
+DeviceTuning device_tuning() {
+  const DevicePtr dev = current_state();
+  const GraphLock lock(*dev);
+  return tuning_of(*dev);
 }
 
-void set_vector_bytes(int bytes) {
-  tuning().vector_bytes = bytes > 0 ? std::clamp(bytes, 1, 128) : default_tuning().vector_bytes;
-}
-
-rt::KernelSource kernel_source(const codegen::KernelPlan& plan) {
+rt::KernelSource kernel_source(const rt::Runtime& rt, const codegen::KernelPlan& plan) {
   const std::string name = codegen::kernel_name(plan);
-  std::string options = build_options();
+  std::string options = build_options(rt);
   // Only kernels with OpenCL C 2.0 atomics are built under a later standard;
   // every other kernel keeps OpenCL C 1.2's semantics on every device.
   if (codegen::uses_c11_atomics(plan)) {
-    const std::string& std_option = rt::runtime().dev.c11_atomics_std;
+    const std::string& std_option = rt::c11_atomics_std(rt);
     if (std_option.empty())
-      throw Error("internal error: a reduction kernel uses OpenCL C 2.0 atomics, which device '" + rt::runtime().dev.info.name +
+      throw Error("internal error: a reduction kernel uses OpenCL C 2.0 atomics, which device '" + rt::info(rt).name +
                   "' does not have");
     const std::string cl12 = "-cl-std=CL1.2";
     options.replace(options.find(cl12), cl12.size(), std_option);
@@ -89,46 +71,7 @@ rt::KernelSource kernel_source(const codegen::KernelPlan& plan) {
 
 namespace {
 
-void set_arg(cl_kernel k, cl_uint i, std::size_t size, const void* v) { rt::check(clSetKernelArg(k, i, size, v), "clSetKernelArg"); }
-
-void set_mem(cl_kernel k, cl_uint i, const std::shared_ptr<rt::DeviceBuffer>& b) {
-  cl_mem m = b ? b->mem : nullptr;
-  set_arg(k, i, sizeof(cl_mem), &m);
-}
-
-void set_bits(cl_kernel k, cl_uint i, DType t, std::uint64_t bits) { set_arg(k, i, std::size_t(size_of(t)), &bits); }
-
-void set_long(cl_kernel k, cl_uint i, std::int64_t v) {
-  cl_long l = v;
-  set_arg(k, i, sizeof l, &l);
-}
-
-// Split reductions' partial results. The in-order queue runs one kernel at a
-// time, so one buffer serves them all.
-std::shared_ptr<rt::DeviceBuffer> partials(std::size_t bytes) {
-  auto& r = rt::runtime();
-  if (!r.reduce_partials || r.reduce_partials->bytes < bytes) {
-    r.reduce_partials.reset();
-    r.reduce_partials = r.pool->allocate(std::max<std::size_t>(bytes, 1 << 16));
-  }
-  return r.reduce_partials;
-}
-
-// Per-output counters of split reductions finished by their last group:
-// zeroed once when allocated; each kernel's last groups reset the counters
-// they used, so they are zero again before the next kernel without a fill.
-std::shared_ptr<rt::DeviceBuffer> counters(std::int64_t outputs) {
-  auto& r = rt::runtime();
-  const std::size_t bytes = std::size_t(outputs) * 4;
-  if (!r.reduce_counters || r.reduce_counters->bytes < bytes) {
-    r.reduce_counters.reset();
-    auto buf = r.pool->allocate(std::max<std::size_t>(bytes, 1 << 12));
-    const cl_uchar zero = 0;
-    rt::check(clEnqueueFillBuffer(r.queue, buf->mem, &zero, 1, 0, buf->capacity, 0, nullptr, nullptr), "clEnqueueFillBuffer");
-    r.reduce_counters = std::move(buf);
-  }
-  return r.reduce_counters;
-}
+rt::KernelArg long_arg(std::int64_t v) { return rt::KernelArg::of_bits(std::uint64_t(v), 8); }
 
 // The second kernel of a split reduction whose partials `sk` leaves in scratch.
 ScheduledKernel combine_kernel(const ScheduledKernel& sk) {
@@ -143,43 +86,54 @@ ScheduledKernel combine_kernel(const ScheduledKernel& sk) {
 
 }  // namespace
 
-void launch(const ScheduledKernel& sk, const std::vector<std::shared_ptr<rt::DeviceBuffer>>& outputs) {
+void launch(DeviceState& dev, const ScheduledKernel& sk, const std::vector<std::shared_ptr<rt::DeviceBuffer>>& outputs) {
   const auto& plan = sk.plan;
   const auto& a = sk.args;
   if (a.count == 0) return;  // nothing to compute; outputs are empty
-  auto& rt = rt::runtime();
-  if (plan.uses_fp64() && !rt.dev.info.fp64)
-    throw Error("float64 needs the cl_khr_fp64 extension, which device '" + rt.dev.info.name +
-                "' does not have; use float32 arrays or choose another device with FUSECL_DEVICE");
+  rt::Runtime& rt = dev.runtime();
+  const DeviceInfo& info = rt::info(rt);
+  if (plan.uses_fp64() && !info.fp64)
+    throw Error("float64 needs the cl_khr_fp64 extension, which device '" + info.name +
+                "' does not have; use float32 arrays or choose another device with FUSECL_DEVICE or open_device");
 
-  cl_kernel k = rt::get_kernel(codegen::signature(plan), [&] { return kernel_source(plan); });
+  using rt::KernelArg;
   const auto ps = codegen::params(plan);
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    const auto& p = ps[i];
-    const cl_uint ai = cl_uint(i);
+  std::vector<KernelArg> args;
+  args.reserve(ps.size());
+  std::shared_ptr<rt::DeviceBuffer> scratch, counters;  // alive until enqueued
+  for (const auto& p : ps) {
     const auto idx = std::size_t(p.index);
     switch (p.role) {
-      case codegen::ParamRole::Output: set_mem(k, ai, outputs.at(idx)); break;
-      case codegen::ParamRole::Input: set_mem(k, ai, a.inputs.at(idx)); break;
-      case codegen::ParamRole::Scalar: set_bits(k, ai, plan.scalar_dtypes[idx], a.scalars[idx]); break;
-      case codegen::ParamRole::Count: set_long(k, ai, a.count); break;
-      case codegen::ParamRole::ReduceCount: set_long(k, ai, a.reduce_count); break;
-      case codegen::ParamRole::Dim: set_long(k, ai, a.dims.at(idx)); break;
-      case codegen::ParamRole::Offset: set_long(k, ai, a.offsets.at(idx)); break;
-      case codegen::ParamRole::Stride: set_long(k, ai, a.strides.at(idx).at(std::size_t(p.sub))); break;
+      case codegen::ParamRole::Output: args.push_back(KernelArg::of_buffer(outputs.at(idx).get())); break;
+      case codegen::ParamRole::Input: args.push_back(KernelArg::of_buffer(a.inputs.at(idx).get())); break;
+      case codegen::ParamRole::Scalar:
+        args.push_back(KernelArg::of_bits(a.scalars[idx], size_of(plan.scalar_dtypes[idx])));
+        break;
+      case codegen::ParamRole::Count: args.push_back(long_arg(a.count)); break;
+      case codegen::ParamRole::ReduceCount: args.push_back(long_arg(a.reduce_count)); break;
+      case codegen::ParamRole::Dim: args.push_back(long_arg(a.dims.at(idx))); break;
+      case codegen::ParamRole::Offset: args.push_back(long_arg(a.offsets.at(idx))); break;
+      case codegen::ParamRole::Stride: args.push_back(long_arg(a.strides.at(idx).at(std::size_t(p.sub)))); break;
       case codegen::ParamRole::GenParam: {
         const auto& in = plan.instrs[idx];
-        set_bits(k, ai, codegen::gen_param_dtype(in.gen, in.dtype, p.sub), a.gen_params[idx][std::size_t(p.sub)]);
+        const DType t = codegen::gen_param_dtype(in.gen, in.dtype, p.sub);
+        args.push_back(KernelArg::of_bits(a.gen_params[idx][std::size_t(p.sub)], size_of(t)));
         break;
       }
-      case codegen::ParamRole::Scratch: set_mem(k, ai, partials(a.scratch_bytes)); break;
-      case codegen::ParamRole::Counters: set_mem(k, ai, counters(a.count)); break;
-      case codegen::ParamRole::Groups: set_long(k, ai, a.groups); break;
-      case codegen::ParamRole::OutOffset: set_long(k, ai, a.out_offset); break;
-      case codegen::ParamRole::OutStride: set_long(k, ai, a.out_strides.at(idx)); break;
+      case codegen::ParamRole::Scratch:
+        scratch = rt::reduce_partials(rt, a.scratch_bytes);
+        args.push_back(KernelArg::of_buffer(scratch.get()));
+        break;
+      case codegen::ParamRole::Counters:
+        counters = rt::reduce_counters(rt, a.count);
+        args.push_back(KernelArg::of_buffer(counters.get()));
+        break;
+      case codegen::ParamRole::Groups: args.push_back(long_arg(a.groups)); break;
+      case codegen::ParamRole::OutOffset: args.push_back(long_arg(a.out_offset)); break;
+      case codegen::ParamRole::OutStride: args.push_back(long_arg(a.out_strides.at(idx))); break;
     }
   }
-  std::size_t local = std::min<std::size_t>(256, rt.dev.info.max_work_group_size);
+  std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
   std::size_t global;
   if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
     local = plan.reduce.local_size;
@@ -190,11 +144,10 @@ void launch(const ScheduledKernel& sk, const std::vector<std::shared_ptr<rt::Dev
                                                                       : std::size_t((a.count + plan.width - 1) / plan.width);
     global = (work + local - 1) / local * local;
   }
-  rt::check(clEnqueueNDRangeKernel(rt.queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
-  rt::counters().kernels_launched++;
+  rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, args, global, local);
   if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.two_stage && !plan.reduce.combine &&
       plan.reduce.finish == codegen::SplitFinish::SecondKernel)
-    launch(combine_kernel(sk), outputs);
+    launch(dev, combine_kernel(sk), outputs);
 }
 
 }  // namespace fusecl::detail

@@ -1,32 +1,40 @@
-// Runs a scheduled kernel: fetches the built kernel from the cache (building
-// it on a miss), sets its arguments by role and enqueues it.
+// Runs a scheduled kernel on a device: the runtime fetches the built kernel
+// (building it on a miss) and enqueues it with the arguments set here by role.
 #pragma once
 
-#include "runtime/kernel_cache.hpp"
+#include "runtime/runtime.hpp"
 #include "src/scheduler.hpp"
 
 namespace fusecl::detail {
 
-/// The build options fusecl uses on the current device.
-std::string build_options();
+struct DeviceState;
 
-/// What the scheduler needs to know of the current device (vector size:
-/// FUSECL_VECTOR_BYTES overrides).
-const DeviceTuning& device_tuning();
+/// The build options fusecl uses on `rt`'s device.
+std::string build_options(const rt::Runtime& rt);
 
-/// Overrides the vector size for later kernels (benchmarks sweep it; 0 restores
-/// the device's default). Kernels of each width are cached separately.
+/// What the scheduler needs to know of a device, from what it reports and
+/// FUSECL_VECTOR_BYTES / FUSECL_REDUCE_TWO_KERNELS (device_state.hpp's
+/// tuning_of adds the overrides below).
+DeviceTuning default_tuning(const rt::Runtime& rt);
+
+/// The default device's tuning (tests).
+DeviceTuning device_tuning();
+
+/// Overrides the vector size for later kernels on every device (benchmarks
+/// sweep it; 0 restores each device's default). Kernels of each width are
+/// cached separately.
 void set_vector_bytes(int bytes);
 
 /// Finishes later split reductions with a second kernel even where the device
 /// could let their last work-group do it (tests compare both paths); false
-/// restores the device's default (FUSECL_REDUCE_TWO_KERNELS, then the device).
+/// restores the devices' defaults (FUSECL_REDUCE_TWO_KERNELS, then the device).
 void set_reduce_two_kernels(bool on);
 
-/// Renders the program text of a plan (what the cache hashes and builds).
-rt::KernelSource kernel_source(const codegen::KernelPlan& plan);
+/// Renders the program text of a plan for `rt`'s device (what the cache hashes and builds).
+rt::KernelSource kernel_source(const rt::Runtime& rt, const codegen::KernelPlan& plan);
 
-/// Enqueues the kernel writing into `outputs` (one per plan output).
-void launch(const ScheduledKernel& k, const std::vector<std::shared_ptr<rt::DeviceBuffer>>& outputs);
+/// Enqueues the kernel on `dev` writing into `outputs` (one per plan output).
+/// The caller holds the device's lock.
+void launch(DeviceState& dev, const ScheduledKernel& k, const std::vector<std::shared_ptr<rt::DeviceBuffer>>& outputs);
 
 }  // namespace fusecl::detail

@@ -1,20 +1,21 @@
 #include "src/materialize.hpp"
 
 #include "fusecl/error.hpp"
-#include "runtime/context.hpp"
 #include "runtime/env_settings.hpp"
+#include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/scheduler.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 
 namespace fusecl::detail {
 
 namespace {
 
-bool& fusion_flag() {
-  static bool on = rt::switch_setting("FUSECL_FUSION", true);
+std::atomic<bool>& fusion_flag() {
+  static std::atomic<bool> on{rt::switch_setting("FUSECL_FUSION", true)};
   return on;
 }
 
@@ -31,39 +32,29 @@ void become_buffer(Node& n, std::shared_ptr<rt::DeviceBuffer> buf) {
 }
 
 std::shared_ptr<rt::DeviceBuffer> allocate(const Node& n) {
-  return rt::runtime().pool->allocate(std::size_t(n.shape.size()) * std::size_t(size_of(n.dtype)));
+  return rt::allocate(n.device->runtime(), std::size_t(n.shape.size()) * std::size_t(size_of(n.dtype)));
 }
 
-// Reductions run during the outermost evaluate() call now in progress, so
-// that one reduction of one array, built twice in the same expression (a
-// softmax written out: exp(x - max(x, 1, true)) / sum(exp(x - max(x, 1, true)), 1, true)),
-// runs once. Each entry holds the reduced node, so no other node can take its
-// address while the entry exists; the list is dropped when the outermost
-// evaluation returns.
-struct DoneReduction {
-  NodePtr input;
-  Op op;
-  DType dtype;
-  Shape shape;
-  std::vector<int> axes;
-  double divisor;
-  bool post_sqrt;
-  std::shared_ptr<rt::DeviceBuffer> result;
-};
-int evaluation_depth = 0;
-std::vector<DoneReduction> done_reductions;
-
-struct EvaluationScope {
-  EvaluationScope() { ++evaluation_depth; }
+// Reductions run during the outermost evaluate() call now in progress on a
+// device are kept (DeviceState::done_reductions), so that one reduction of
+// one array, built twice in the same expression (a softmax written out:
+// exp(x - max(x, 1, true)) / sum(exp(x - max(x, 1, true)), 1, true)), runs
+// once; the list is dropped when the outermost evaluation returns.
+class EvaluationScope {
+ public:
+  explicit EvaluationScope(DeviceState& dev) : dev_(dev) { ++dev_.evaluation_depth; }
   ~EvaluationScope() {
-    if (--evaluation_depth == 0) done_reductions.clear();
+    if (--dev_.evaluation_depth == 0) dev_.done_reductions.clear();
   }
   EvaluationScope(const EvaluationScope&) = delete;
   EvaluationScope& operator=(const EvaluationScope&) = delete;
+
+ private:
+  DeviceState& dev_;
 };
 
 const DoneReduction* find_done(const Node& r) {
-  for (const auto& d : done_reductions)
+  for (const auto& d : r.device->done_reductions)
     if (d.input == r.inputs[0] && d.op == r.op && d.dtype == r.dtype && d.shape == r.shape && d.axes == r.axes &&
         d.divisor == r.divisor && d.post_sqrt == r.post_sqrt)
       return &d;
@@ -75,7 +66,11 @@ const DoneReduction* find_done(const Node& r) {
 // plan does not fit, parts of the body are evaluated first (each a smaller
 // kernel whose result the rest reads with one load); evaluate_inputs_first,
 // the elementwise inputs of the body root, is the fallback.
-bool fits(const ScheduledKernel& k) { return codegen::param_bytes(k.plan) <= device_tuning().max_parameter_bytes; }
+DeviceTuning tuning(const Node& n) { return tuning_of(*n.device); }
+
+bool fits(const Node& n, const ScheduledKernel& k) {
+  return codegen::param_bytes(k.plan) <= tuning(n).max_parameter_bytes;
+}
 
 void evaluate_inputs_first(const NodePtr& body) {
   std::vector<NodePtr> parts;
@@ -94,7 +89,7 @@ bool evaluate_parts_to_fit(const NodePtr& body, const OutLayout* out) {
   // Fixed arguments, from above: an output, counts, scratch, groups, a mean's
   // divisor, dimensions, a strided output's offset and strides.
   const std::uint64_t fixed = 8 * (6 + ndim) + (out ? 8 * (ndim + 1) : 0);
-  const std::uint64_t limit = device_tuning().max_parameter_bytes;
+  const std::uint64_t limit = tuning(*body).max_parameter_bytes;
   const auto cuts = body_cuts({body}, {kMaxBodyInstructions, limit > fixed ? limit - fixed : 0});
   for (const auto& c : cuts) evaluate({c});
   return !cuts.empty();
@@ -102,18 +97,18 @@ bool evaluate_parts_to_fit(const NodePtr& body, const OutLayout* out) {
 
 ScheduledKernel plan_reduce_fitting(const NodePtr& root) {
   for (;;) {
-    auto k = plan_reduce(root, device_tuning());
-    if (fits(k)) return k;
+    auto k = plan_reduce(root, tuning(*root));
+    if (fits(*root, k)) return k;
     if (evaluate_parts_to_fit(root->inputs[0], nullptr)) continue;
     evaluate({root->inputs[0]});
-    return plan_reduce(root, device_tuning());
+    return plan_reduce(root, tuning(*root));
   }
 }
 
 ScheduledKernel plan_elementwise_fitting(const NodePtr& root, const OutLayout* out = nullptr) {
   for (;;) {
-    auto k = plan_elementwise({root}, device_tuning(), out);
-    if (fits(k)) return k;
+    auto k = plan_elementwise({root}, tuning(*root), out);
+    if (fits(*root, k)) return k;
     if (!evaluate_parts_to_fit(body_root(root), out)) evaluate_inputs_first(body_root(root));
   }
 }
@@ -137,21 +132,38 @@ std::uint64_t split_oversized(const std::vector<NodePtr>& bodies) {
   return total;
 }
 
+// A copy on `dev` of `source`, an evaluated node of another device, through
+// host memory (two contexts share no memory objects).
+std::shared_ptr<rt::DeviceBuffer> copy_to(DeviceState& dev, const Node& source) {
+  const std::size_t bytes = std::size_t(source.shape.size()) * std::size_t(size_of(source.dtype));
+  std::vector<unsigned char> host(bytes);
+  if (bytes) rt::download(source.device->runtime(), *source.buffer, 0, bytes, host.data());
+  return rt::upload(dev.runtime(), host.data(), bytes);
+}
+
 // Distinct nodes of `nodes` not evaluated yet, in order.
 std::vector<NodePtr> pending(const std::vector<NodePtr>& nodes) {
   std::vector<NodePtr> todo;
   for (const auto& r : nodes)
-    if (r->op != Op::Buffer && std::none_of(todo.begin(), todo.end(), [&](const NodePtr& t) { return t.get() == r.get(); }))
+    if (r->op != Op::Buffer && r->op != Op::Scalar && std::none_of(todo.begin(), todo.end(), [&](const NodePtr& t) { return t.get() == r.get(); }))
       todo.push_back(r);
   return todo;
 }
 
 // Runs the kernels computing `todo`, whose barriers are all evaluated.
 // Elementwise roots of one shape share one kernel; each reduction has its own.
-void run(std::vector<NodePtr> todo) {
+void run(DeviceState& dev, std::vector<NodePtr> todo) {
   while (!todo.empty()) {
     NodePtr first = todo.front();
     if (first->op == Op::Buffer) {  // evaluated as another root's dependency
+      todo.erase(todo.begin());
+      continue;
+    }
+    if (first->op == Op::Transfer) {
+      const NodePtr source = first->inputs[0];
+      // On its own device, whose lock GraphLock took with ours.
+      evaluate({source});
+      become_buffer(*first, copy_to(dev, *source));
       todo.erase(todo.begin());
       continue;
     }
@@ -164,8 +176,8 @@ void run(std::vector<NodePtr> todo) {
       split_oversized({first->inputs[0]});
       auto k = plan_reduce_fitting(first);
       auto out = allocate(*first);
-      launch(k, {out});
-      done_reductions.push_back(
+      launch(dev, k, {out});
+      dev.done_reductions.push_back(
           {first->inputs[0], first->op, first->dtype, first->shape, first->axes, first->divisor, first->post_sqrt, out});
       become_buffer(*first, out);
       todo.erase(todo.begin());
@@ -180,7 +192,7 @@ void run(std::vector<NodePtr> todo) {
         OutLayout lay{start * strides[std::size_t(first->axis)], strides};
         if (in->shape.size() > 0) {
           split_oversized({in});
-          launch(plan_elementwise_fitting(in, &lay), {out});
+          launch(dev, plan_elementwise_fitting(in, &lay), {out});
         }
         start += in->shape.dims()[std::size_t(first->axis)];
       }
@@ -191,7 +203,8 @@ void run(std::vector<NodePtr> todo) {
     std::vector<NodePtr> group;
     for (auto it = todo.begin(); it != todo.end();) {
       const Node& n = **it;
-      if (n.op != Op::Buffer && op_class(n.op) != OpClass::Reduce && n.op != Op::Concat && n.shape == first->shape) {
+      const bool own_kernels = op_class(n.op) == OpClass::Reduce || n.op == Op::Concat || n.op == Op::Transfer;
+      if (n.op != Op::Buffer && !own_kernels && n.shape == first->shape) {
         group.push_back(*it);
         it = todo.erase(it);
       } else {
@@ -204,8 +217,8 @@ void run(std::vector<NodePtr> todo) {
       for (const auto& g : group) evaluate({g});  // too large together: one kernel each
       continue;
     }
-    auto k = plan_elementwise(group, device_tuning());
-    if (!fits(k)) {
+    auto k = plan_elementwise(group, tuning(*first));
+    if (!fits(*first, k)) {
       if (group.size() > 1) {
         // One kernel each: the roots share nothing that must stay together.
         for (const auto& g : group) evaluate({g});
@@ -215,18 +228,21 @@ void run(std::vector<NodePtr> todo) {
     }
     std::vector<std::shared_ptr<rt::DeviceBuffer>> outs;
     for (const auto& g : group) outs.push_back(allocate(*g));
-    launch(k, outs);
+    launch(dev, k, outs);
     for (std::size_t i = 0; i < group.size(); ++i) become_buffer(*group[i], outs[i]);
   }
 }
 
 }  // namespace
 
-bool fusion_enabled() { return fusion_flag(); }
-void set_fusion_enabled(bool on) { fusion_flag() = on; }
+bool fusion_enabled() { return fusion_flag().load(std::memory_order_relaxed); }
+void set_fusion_enabled(bool on) { fusion_flag().store(on); }
 
-void evaluate(const std::vector<NodePtr>& roots) {
-  const EvaluationScope scope;
+namespace {
+
+// Evaluates roots that all live on `dev`.
+void evaluate_on(DeviceState& dev, const std::vector<NodePtr>& roots) {
+  const EvaluationScope scope(dev);
   // Each root needs the barriers below its body first, and they need theirs:
   // a frame runs its roots once the barriers below every one of them have
   // run, each root's barriers as one frame of their own. An explicit stack
@@ -248,12 +264,40 @@ void evaluate(const std::vector<NodePtr>& roots) {
     }
     std::vector<NodePtr> todo = std::move(f.todo);
     frames.pop_back();
-    run(std::move(todo));
+    run(dev, std::move(todo));
   }
 }
 
+}  // namespace
+
+void evaluate(const std::vector<NodePtr>& roots) {
+  // Roots on one device are the common case: no grouping needed.
+  DeviceState* first = nullptr;
+  bool one_device = true;
+  for (const auto& r : roots) {
+    if (!r->device) continue;  // scalars are never evaluated
+    if (first && r->device.get() != first) one_device = false;
+    if (!first) first = r->device.get();
+  }
+  if (!first) return;
+  if (one_device) return evaluate_on(*first, roots);
+  std::vector<std::pair<DeviceState*, std::vector<NodePtr>>> by_device;
+  for (const auto& r : roots) {
+    if (!r->device) continue;
+    auto it = std::find_if(by_device.begin(), by_device.end(), [&](const auto& p) { return p.first == r->device.get(); });
+    if (it == by_device.end()) it = by_device.insert(by_device.end(), {r->device.get(), {}});
+    it->second.push_back(r);
+  }
+  for (const auto& [dev, nodes] : by_device) evaluate_on(*dev, nodes);
+}
+
 std::string kernel_source_of(const NodePtr& x) {
-  if (x->op == Op::Buffer) return "";
+  if (x->op == Op::Buffer || x->op == Op::Scalar) return "";
+  if (x->op == Op::Transfer) {
+    evaluate({x->inputs[0]});
+    return "// a copy from device " + describe(*x->inputs[0]->device) + " to " + describe(*x->device) +
+           " through host memory: no kernel\n";
+  }
   evaluate_dependencies(x);
   if (x->op == Op::Concat) {
     // As evaluate() runs it: one kernel per non-empty input, each writing its
@@ -272,7 +316,7 @@ std::string kernel_source_of(const NodePtr& x) {
         out += "\n// input " + std::to_string(i) + ", shape " + in->shape.str() + " -> [" + std::to_string(start) + ", " +
                std::to_string(start + len) + ") along axis " + std::to_string(x->axis) + "\n";
         split_oversized({in});
-        out += kernel_source(plan_elementwise_fitting(in, &lay).plan).source;
+        out += kernel_source(x->device->runtime(), plan_elementwise_fitting(in, &lay).plan).source;
       }
       start += len;
     }
@@ -282,7 +326,7 @@ std::string kernel_source_of(const NodePtr& x) {
   split_oversized({reduce ? x->inputs[0] : body_root(x)});
   // The kernel that evaluation would run: parts that do not fit are evaluated.
   auto k = reduce ? plan_reduce_fitting(x) : plan_elementwise_fitting(x);
-  return kernel_source(k.plan).source;
+  return kernel_source(x->device->runtime(), k.plan).source;
 }
 
 }  // namespace fusecl::detail

@@ -6,7 +6,7 @@
 #include "fusecl/dtype.hpp"
 #include "fusecl/op.hpp"
 #include "fusecl/shape.hpp"
-#include "runtime/buffer_pool.hpp"
+#include "runtime/runtime.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -16,6 +16,7 @@ namespace fusecl::detail {
 
 struct Node;
 using NodePtr = std::shared_ptr<Node>;
+struct DeviceState;  // src/device_state.hpp
 
 /// Parameters of a Generate node.
 struct GenParams {
@@ -38,6 +39,14 @@ struct Node {
   DType dtype;
   Shape shape;
   std::vector<NodePtr> inputs;
+  // Where the node's value lives or will be computed; its nodes are guarded by
+  // its lock (device_state.hpp). Null only for scalars, which are kernel
+  // arguments usable on any device. Never changes.
+  std::shared_ptr<DeviceState> device;
+  // Whether a Transfer from another device is at or below this node (when it
+  // was made; never changes). Tells GraphLock which graphs need more than
+  // one device's lock.
+  bool crosses = false;
 
   // Scalar: the value, as the bit pattern of `dtype` (a kernel argument, never source text).
   std::uint64_t bits = 0;
@@ -56,6 +65,7 @@ struct Node {
   bool post_sqrt = false;
   // Concat.
   int axis = 0;
+  // Transfer: inputs[0] lives on another device; evaluation copies it here.
   // Buffer: the device memory, C-order contiguous, shape.size() elements of dtype.
   std::shared_ptr<rt::DeviceBuffer> buffer;
 
@@ -85,7 +95,8 @@ void release_inputs(std::vector<NodePtr>& inputs);
 /// buffer of depth 0), so no graph grows deeper than the bound.
 std::uint32_t bounded_depth(const std::vector<NodePtr>& inputs);
 
-/// A number no node is marked with yet.
+/// A number no node is marked with yet (thread-safe; the marks themselves
+/// are only written under the node's device lock).
 std::uint32_t next_walk_epoch();
 
 /// Nodes that are leaves of a kernel: their values are read, not computed.
@@ -93,13 +104,16 @@ inline bool is_leaf(const Node& n) { return n.op == Op::Buffer || n.op == Op::Sc
 
 /// Nodes that end fusion: computed by a kernel of their own before their readers.
 inline bool is_barrier(const Node& n) {
-  return op_class(n.op) == OpClass::Reduce || n.op == Op::Contiguous || n.op == Op::Concat;
+  return op_class(n.op) == OpClass::Reduce || n.op == Op::Contiguous || n.op == Op::Concat || n.op == Op::Transfer;
 }
 
-NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape shape);
+NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape shape, std::shared_ptr<DeviceState> device);
 /// A scalar in `dtype` from the bit pattern of that dtype's C++ type.
 NodePtr make_scalar(DType dtype, std::uint64_t bits);
-NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen);
+NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen, std::shared_ptr<DeviceState> device);
+
+/// x's value on `device` (lazy: evaluation copies it through the host).
+NodePtr make_transfer(const NodePtr& x, std::shared_ptr<DeviceState> device);
 
 /// Elementwise node of `op` whose inputs already have the computation dtype;
 /// broadcasts them to one shape. Evaluates inputs early if the graph grows

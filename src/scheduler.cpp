@@ -19,6 +19,7 @@ const NodePtr& body_root(const NodePtr& root) { return root->op == Op::Contiguou
 
 std::vector<NodePtr> unevaluated_barriers(const NodePtr& root) {
   std::vector<NodePtr> out;
+  if (root->op == Op::Transfer) return out;  // its input is another device's, evaluated there
   const std::uint32_t epoch = next_walk_epoch();
   std::vector<NodePtr> stack;
   if (op_class(root->op) == OpClass::Reduce || root->op == Op::Concat) stack = root->inputs;

@@ -1,7 +1,7 @@
 #include "src/views.hpp"
 
 #include "fusecl/error.hpp"
-#include "src/api_lock.hpp"
+#include "src/device_state.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -21,11 +21,15 @@ bool is_identity(const Strided& s, const Node& target) {
   return s.offset == 0 && s.shape == target.shape && s.strides == contiguous_strides(target.shape);
 }
 
-NodePtr make_view(const NodePtr& target, Strided s) {
-  if (is_identity(s, *target)) return target;
+// A view of `target` living on `device` (the viewed node's: a scalar has
+// none, and a view of one, such as full(), must still belong to a device).
+NodePtr make_view(const NodePtr& target, Strided s, const DevicePtr& device) {
+  if (target->op != Op::Scalar && is_identity(s, *target)) return target;
   check_bytes(s.shape, size_of(target->dtype));
   auto n = std::make_shared<Node>();
   n->op = Op::View;
+  n->device = device;
+  n->crosses = target->crosses;
   n->dtype = target->dtype;
   n->shape = std::move(s.shape);
   n->strides = std::move(s.strides);
@@ -39,7 +43,7 @@ NodePtr make_view(const NodePtr& target, Strided s) {
 NodePtr view_of_storage(const NodePtr& x, const ViewFn& f) {
   const NodePtr& target = x->op == Op::View ? x->inputs[0] : x;
   auto s = f(base_layout(*x));
-  return s ? make_view(target, std::move(*s)) : nullptr;
+  return s ? make_view(target, std::move(*s), x->device) : nullptr;
 }
 
 // Pushes f through elementwise nodes down to what they load; null if some
@@ -109,6 +113,10 @@ NodePtr push_view(const NodePtr& root, const ViewFn& f, std::unordered_map<const
 
 }  // namespace
 
+NodePtr broadcast_scalar(const NodePtr& scalar, const Shape& shape, const DevicePtr& device) {
+  return make_view(scalar, {shape, std::vector<std::int64_t>(std::size_t(shape.ndim()), 0), 0}, device);
+}
+
 Strided layout_of_view(const Node& view) { return {view.shape, view.strides, view.offset}; }
 
 NodePtr apply_view(const NodePtr& x, const ViewFn& f) {
@@ -116,6 +124,8 @@ NodePtr apply_view(const NodePtr& x, const ViewFn& f) {
   if (auto r = push_view(x, f, memo)) return r;
   auto c = std::make_shared<Node>();
   c->op = Op::Contiguous;
+  c->device = x->device;
+  c->crosses = x->crosses;
   c->dtype = x->dtype;
   c->shape = x->shape;
   c->depth = bounded_depth({x});
@@ -306,41 +316,42 @@ NodePtr flip(const NodePtr& x, std::optional<int> axis) {
 
 // The public API's entry points.
 NodePtr view_reshape(const NodePtr& x, std::vector<std::int64_t> shape) {
-  const ApiLock lock;
+  const GraphLock lock{x.get()};
   return reshape(x, std::move(shape));
 }
 NodePtr view_permute(const NodePtr& x, std::vector<int> axes) {
-  const ApiLock lock;
+  const GraphLock lock{x.get()};
   return permute(x, std::move(axes));
 }
 NodePtr view_transpose(const NodePtr& x) {
-  const ApiLock lock;
+  const GraphLock lock{x.get()};
   return transpose(x);
 }
 NodePtr view_slice(const NodePtr& x, const std::vector<Slice>& per_axis) {
-  const ApiLock lock;
+  const GraphLock lock{x.get()};
   return slice(x, per_axis);
 }
 NodePtr view_broadcast(const NodePtr& x, const Shape& shape) {
-  const ApiLock lock;
+  const GraphLock lock{x.get()};
   return broadcast_to(x, shape);
 }
 NodePtr view_expand_dims(const NodePtr& x, int axis) {
-  const ApiLock lock;
+  const GraphLock lock{x.get()};
   return expand_dims(x, axis);
 }
 NodePtr view_squeeze(const NodePtr& x, std::optional<int> axis) {
-  const ApiLock lock;
+  const GraphLock lock{x.get()};
   return squeeze(x, axis);
 }
 NodePtr view_flip(const NodePtr& x, std::optional<int> axis) {
-  const ApiLock lock;
+  const GraphLock lock{x.get()};
   return flip(x, axis);
 }
 
 NodePtr make_concat(const std::vector<NodePtr>& xs, int axis) {
-  const ApiLock lock;
   if (xs.empty()) throw Error("concatenate: need at least one array");
+  DevicePtr device = common_device(xs, "concatenate");
+  const GraphLock lock(xs);
   const Shape& first = xs.front()->shape;
   if (first.ndim() == 0) throw ShapeError("concatenate: zero-dimensional arrays cannot be concatenated");
   const int a = normalize_axis(axis, first.ndim());
@@ -361,6 +372,8 @@ NodePtr make_concat(const std::vector<NodePtr>& xs, int axis) {
   }
   auto n = std::make_shared<Node>();
   n->op = Op::Concat;
+  n->device = std::move(device);
+  n->crosses = std::any_of(xs.begin(), xs.end(), [](const NodePtr& x) { return x->crosses; });
   n->dtype = dtype;
   n->shape = Shape(std::move(dims));
   check_bytes(n->shape, size_of(dtype));

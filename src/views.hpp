@@ -29,6 +29,10 @@ NodePtr apply_view(const NodePtr& x, const ViewFn& f);
 /// (x.shape, strides, offset) of a View node, relative to its input's storage.
 Strided layout_of_view(const Node& view);
 
+/// `scalar` broadcast to `shape` on `device` (full(): a scalar has no device
+/// of its own, so the view says where the array lives).
+NodePtr broadcast_scalar(const NodePtr& scalar, const Shape& shape, const std::shared_ptr<DeviceState>& device);
+
 // The view operations (each throws ShapeError with the shapes involved).
 NodePtr broadcast_to(const NodePtr& x, const Shape& shape);
 NodePtr reshape(const NodePtr& x, std::vector<std::int64_t> shape);  // one -1 allowed

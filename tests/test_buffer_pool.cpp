@@ -136,10 +136,10 @@ TEST_CASE("zero-byte buffers allocate nothing", "[pool][opencl]") {
   CHECK(pool.bytes_cached() == 0);
 
   fusecl::reset_stats();
-  auto u = fusecl::rt::upload(nullptr, 0);
+  auto u = fusecl::rt::upload(fusecl::rt::runtime(), nullptr, 0);
   REQUIRE(u);
   CHECK(u->mem == nullptr);
-  fusecl::rt::download(*u, 0, 0, nullptr);
+  fusecl::rt::download(fusecl::rt::runtime(), *u, 0, 0, nullptr);
   CHECK(fusecl::stats().uploads == 0);
   CHECK(fusecl::stats().downloads == 0);
 }
@@ -184,17 +184,17 @@ TEST_CASE("upload and download round-trip and are counted", "[pool][opencl]") {
   const std::size_t bytes = host.size() * sizeof(float);
 
   fusecl::reset_stats();
-  auto buf = fusecl::rt::upload(host.data(), bytes);
+  auto buf = fusecl::rt::upload(fusecl::rt::runtime(), host.data(), bytes);
   CHECK(buf->bytes == bytes);
 
   std::vector<float> back(host.size(), -1.0f);
-  fusecl::rt::download(*buf, 0, bytes, back.data());
+  fusecl::rt::download(fusecl::rt::runtime(), *buf, 0, bytes, back.data());
   CHECK(back == host);
 
   std::vector<float> part(10, -1.0f);
-  fusecl::rt::download(*buf, 990 * sizeof(float), 10 * sizeof(float), part.data());
+  fusecl::rt::download(fusecl::rt::runtime(), *buf, 990 * sizeof(float), 10 * sizeof(float), part.data());
   CHECK(part == std::vector<float>(host.end() - 10, host.end()));
-  fusecl::rt::finish();
+  fusecl::rt::finish(fusecl::rt::runtime());
 
   const fusecl::Stats s = fusecl::stats();
   CHECK(s.uploads == 1);
@@ -209,13 +209,13 @@ TEST_CASE("upload and download round-trip and are counted", "[pool][opencl]") {
 
 TEST_CASE("download refuses ranges outside the buffer", "[pool][opencl]") {
   const std::vector<std::uint8_t> host(100, 7);
-  auto buf = fusecl::rt::upload(host.data(), host.size());
+  auto buf = fusecl::rt::upload(fusecl::rt::runtime(), host.data(), host.size());
   std::vector<std::uint8_t> dst(200);
   fusecl::reset_stats();
   // The capacity is 256; reading past the requested 100 bytes is still an error.
-  CHECK_THROWS_WITH(fusecl::rt::download(*buf, 0, 101, dst.data()), Contains("outside a buffer of 100 bytes"));
-  CHECK_THROWS_AS(fusecl::rt::download(*buf, 101, 0, dst.data()), fusecl::Error);
-  CHECK_THROWS_AS(fusecl::rt::download(*buf, 50, std::numeric_limits<std::size_t>::max(), dst.data()), fusecl::Error);
+  CHECK_THROWS_WITH(fusecl::rt::download(fusecl::rt::runtime(), *buf, 0, 101, dst.data()), Contains("outside a buffer of 100 bytes"));
+  CHECK_THROWS_AS(fusecl::rt::download(fusecl::rt::runtime(), *buf, 101, 0, dst.data()), fusecl::Error);
+  CHECK_THROWS_AS(fusecl::rt::download(fusecl::rt::runtime(), *buf, 50, std::numeric_limits<std::size_t>::max(), dst.data()), fusecl::Error);
   CHECK(fusecl::stats().downloads == 0);
 }
 

@@ -46,13 +46,13 @@ KernelSource scale_kernel(const std::string& name, int variant, const std::strin
 bool runs_correctly(cl_kernel k, int expected_add, std::size_t n = 256) {
   std::vector<float> y(n);
   for (std::size_t i = 0; i < n; ++i) y[i] = float(i);
-  auto buf = upload(y.data(), n * sizeof(float));
+  auto buf = upload(runtime(), y.data(), n * sizeof(float));
   const float a = 2.0f;
   check(clSetKernelArg(k, 0, sizeof(cl_mem), &buf->mem), "clSetKernelArg(0)");
   check(clSetKernelArg(k, 1, sizeof(float), &a), "clSetKernelArg(1)");
   check(clEnqueueNDRangeKernel(runtime().queue, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr),
         "clEnqueueNDRangeKernel");
-  download(*buf, 0, n * sizeof(float), y.data());
+  download(runtime(), *buf, 0, n * sizeof(float), y.data());
   for (std::size_t i = 0; i < n; ++i)
     if (y[i] != 2.0f * float(i) + float(expected_add)) return false;
   return true;
@@ -68,11 +68,11 @@ struct PrivateCache {
     s.mode = mode;
     s.save_source = save_source;
     set_disk_cache(s);
-    clear_memory_cache();
+    clear_memory_cache(runtime());
     reset_stats();
   }
   ~PrivateCache() {
-    clear_memory_cache();
+    clear_memory_cache(runtime());
     set_disk_cache(settings_from_env());
   }
   std::size_t entries() const {
@@ -99,7 +99,7 @@ TEST_CASE("a kernel is built once then found in memory then loaded from disk", "
     return scale_kernel("fusecl_test_levels", 1);
   };
 
-  cl_kernel cold = get_kernel("test:levels", render);
+  cl_kernel cold = get_kernel(runtime(), "test:levels", render);
   Stats s = stats();
   CHECK(s.programs_built == 1);
   CHECK(s.programs_loaded == 0);
@@ -108,13 +108,13 @@ TEST_CASE("a kernel is built once then found in memory then loaded from disk", "
   CHECK(pc.entries() == 1);
   CHECK(runs_correctly(cold, 1));
 
-  CHECK(get_kernel("test:levels", render) == cold);
-  CHECK(get_kernel("test:levels", render) == cold);
+  CHECK(get_kernel(runtime(), "test:levels", render) == cold);
+  CHECK(get_kernel(runtime(), "test:levels", render) == cold);
   CHECK(stats().memory_cache_hits == 2);
   CHECK(renders == 1);  // a memory hit renders nothing
 
-  clear_memory_cache();
-  cl_kernel warm = get_kernel("test:levels", render);
+  clear_memory_cache(runtime());
+  cl_kernel warm = get_kernel(runtime(), "test:levels", render);
   s = stats();
   CHECK(renders == 2);
   CHECK(s.programs_built == 1);  // nothing compiled
@@ -127,8 +127,8 @@ TEST_CASE("a kernel is built once then found in memory then loaded from disk", "
 
 TEST_CASE("build options reach the compiler and are part of the disk key", "[kernel_cache][cl]") {
   PrivateCache pc;
-  cl_kernel three = get_kernel("test:options3", [] { return scale_kernel("fusecl_test_options", 0, "-DOFFSET=3"); });
-  cl_kernel five = get_kernel("test:options5", [] { return scale_kernel("fusecl_test_options", 0, "-DOFFSET=5"); });
+  cl_kernel three = get_kernel(runtime(), "test:options3", [] { return scale_kernel("fusecl_test_options", 0, "-DOFFSET=3"); });
+  cl_kernel five = get_kernel(runtime(), "test:options5", [] { return scale_kernel("fusecl_test_options", 0, "-DOFFSET=5"); });
   CHECK(runs_correctly(three, 3));
   CHECK(runs_correctly(five, 5));
   CHECK(stats().programs_built == 2);
@@ -138,7 +138,7 @@ TEST_CASE("build options reach the compiler and are part of the disk key", "[ker
 TEST_CASE("FUSECL_CACHE_SAVE_SOURCE keeps each entry's source beside it", "[kernel_cache][cl]") {
   PrivateCache pc(CacheMode::ReadWrite, true);
   const KernelSource ks = scale_kernel("fusecl_test_saved", 4);
-  CHECK(runs_correctly(get_kernel("test:saved", [&] { return ks; }), 4));
+  CHECK(runs_correctly(get_kernel(runtime(), "test:saved", [&] { return ks; }), 4));
   const auto saved = test::read_bytes(disk_cache().source_path(program_cache_key(ks, runtime().dev.info)));
   CHECK(std::string(saved.begin(), saved.end()) == ks.source);
 }
@@ -147,9 +147,9 @@ TEST_CASE("with the disk cache off or read-only kernels are built and nothing is
   const CacheMode mode = GENERATE(CacheMode::Off, CacheMode::ReadOnly);
   INFO(cache_mode_name(mode));
   PrivateCache pc(mode);
-  CHECK(runs_correctly(get_kernel("test:nowrite", [] { return scale_kernel("fusecl_test_nowrite", 5); }), 5));
-  clear_memory_cache();
-  CHECK(runs_correctly(get_kernel("test:nowrite", [] { return scale_kernel("fusecl_test_nowrite", 5); }), 5));
+  CHECK(runs_correctly(get_kernel(runtime(), "test:nowrite", [] { return scale_kernel("fusecl_test_nowrite", 5); }), 5));
+  clear_memory_cache(runtime());
+  CHECK(runs_correctly(get_kernel(runtime(), "test:nowrite", [] { return scale_kernel("fusecl_test_nowrite", 5); }), 5));
   const Stats s = stats();
   CHECK(s.programs_built == 2);
   CHECK(s.programs_loaded == 0);
@@ -169,7 +169,7 @@ TEST_CASE("a cached binary the driver rejects is rebuilt from source and replace
   disk_cache().store(key, {"some device", ks.name, "some driver"}, garbage, {});
   REQUIRE(disk_cache().load(key) == garbage);
 
-  cl_kernel k = get_kernel("test:rejected", [&] { return ks; });
+  cl_kernel k = get_kernel(runtime(), "test:rejected", [&] { return ks; });
   CHECK(runs_correctly(k, 2));
   Stats s = stats();
   CHECK(s.programs_built == 1);
@@ -183,8 +183,8 @@ TEST_CASE("a cached binary the driver rejects is rebuilt from source and replace
   REQUIRE(replaced.has_value());
   CHECK(*replaced != garbage);
 
-  clear_memory_cache();
-  CHECK(runs_correctly(get_kernel("test:rejected", [&] { return ks; }), 2));
+  clear_memory_cache(runtime());
+  CHECK(runs_correctly(get_kernel(runtime(), "test:rejected", [&] { return ks; }), 2));
   CHECK(stats().programs_loaded == 1);
   CHECK(pc.diag.warnings() == 1);
 }
@@ -198,7 +198,7 @@ TEST_CASE("a kernel that does not compile throws its build log and its numbered 
                             ""};
   for (int attempt = 0; attempt < 2; ++attempt) {  // a failure is not cached either
     try {
-      get_kernel("test:broken", [&] { return broken; });
+      get_kernel(runtime(), "test:broken", [&] { return broken; });
       FAIL("the build should have failed");
     } catch (const Error& e) {
       const std::string msg = e.what();
@@ -222,8 +222,8 @@ TEST_CASE("child process of the multi-process cache test", "[.cache-child]") {
   if (!v) return;
   const int variant = std::atoi(v) % 2;
   const std::string name = "fusecl_test_variant_" + std::to_string(variant);
-  CHECK(runs_correctly(get_kernel("test:shared", [] { return scale_kernel("fusecl_test_shared", 7); }), 7));
-  CHECK(runs_correctly(get_kernel("test:" + name, [&] { return scale_kernel(name, 10 + variant); }), 10 + variant));
+  CHECK(runs_correctly(get_kernel(runtime(), "test:shared", [] { return scale_kernel("fusecl_test_shared", 7); }), 7));
+  CHECK(runs_correctly(get_kernel(runtime(), "test:" + name, [&] { return scale_kernel(name, 10 + variant); }), 10 + variant));
 }
 
 TEST_CASE("several processes building the same and different kernels into one folder all succeed",

@@ -8,6 +8,7 @@
 // builders, which keeps user code quick to compile.
 #pragma once
 
+#include "fusecl/device.hpp"
 #include "fusecl/dtype.hpp"
 #include "fusecl/error.hpp"
 #include "fusecl/op.hpp"
@@ -35,8 +36,10 @@ NodePtr binary(Op op, const NodePtr& a, const NodePtr& b);
 NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c);
 NodePtr make_cast(const NodePtr& x, DType to);
 NodePtr make_scalar(DType dtype, std::uint64_t bits);
-NodePtr node_from_host(const void* data, DType dtype, const Shape& shape);
+NodePtr node_from_host(const void* data, DType dtype, const Shape& shape, const Device& dev);
 NodePtr empty_node(DType dtype);
+Device node_device(const NodePtr& n);
+NodePtr node_to_device(const NodePtr& n, const Device& dev);
 const Shape& node_shape(const NodePtr& n);
 DType node_dtype(const NodePtr& n);
 void node_to_host(const NodePtr& n, void* dst, std::size_t bytes);
@@ -51,7 +54,7 @@ class Array {
  public:
   using value_type = T;
 
-  /// An empty one-dimensional array (shape (0,)).
+  /// An empty one-dimensional array (shape (0,)) on this thread's default device.
   Array() : node_(detail::empty_node(dtype_of_v<T>)) {}
   /// Wraps a graph node of dtype T (library use; users build arrays with from_host and operations).
   explicit Array(detail::NodePtr node) : node_(std::move(node)) {}
@@ -60,6 +63,14 @@ class Array {
   std::int64_t size() const { return shape().size(); }
   int ndim() const { return shape().ndim(); }
   static constexpr DType dtype() { return dtype_of_v<T>; }
+
+  /// The device this array lives on (where its value is or will be computed).
+  Device device() const { return detail::node_device(node_); }
+  /// This array's value on `dev`: lazy like every operation (nothing moves
+  /// until a result needs it; then the value is computed where it lives and
+  /// copied through host memory, one download and one upload). On its own
+  /// device it is the array itself.
+  Array to(const Device& dev) const { return Array(detail::node_to_device(node_, dev)); }
 
   /// Evaluates (if needed) and copies the values to a new host vector, in C order.
   std::vector<T> to_host() const {
@@ -99,22 +110,23 @@ inline constexpr bool is_operand_v = is_array_v<X> || std::is_arithmetic_v<X>;
 
 // ---- host data in ---------------------------------------------------------------------
 
-/// Copies host data to the device (the caller's memory is free as soon as this returns).
+/// Copies host data to `dev` (default: this thread's default_device()); the
+/// caller's memory is free as soon as this returns.
 template <class T>
-Array<T> from_host(std::span<const T> data, const Shape& shape) {
+Array<T> from_host(std::span<const T> data, const Shape& shape, const Device& dev = default_device()) {
   if (static_cast<std::int64_t>(data.size()) != shape.size())
     throw ShapeError("from_host: " + std::to_string(data.size()) + " values do not fill shape " + shape.str());
-  return Array<T>(detail::node_from_host(data.data(), dtype_of_v<T>, shape));
+  return Array<T>(detail::node_from_host(data.data(), dtype_of_v<T>, shape, dev));
 }
 template <class T>
-Array<T> from_host(const std::vector<T>& data, const Shape& shape) {
+Array<T> from_host(const std::vector<T>& data, const Shape& shape, const Device& dev = default_device()) {
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<std::uint8_t> bytes(data.begin(), data.end());
     if (static_cast<std::int64_t>(bytes.size()) != shape.size())
       throw ShapeError("from_host: " + std::to_string(bytes.size()) + " values do not fill shape " + shape.str());
-    return Array<bool>(detail::node_from_host(bytes.data(), DType::Bool, shape));
+    return Array<bool>(detail::node_from_host(bytes.data(), DType::Bool, shape, dev));
   } else {
-    return from_host(std::span<const T>(data), shape);
+    return from_host(std::span<const T>(data), shape, dev);
   }
 }
 template <class T>
@@ -124,6 +136,16 @@ Array<T> from_host(const std::vector<T>& data) {
 template <class T>
 Array<T> from_host(std::span<const T> data) {
   return from_host(data, Shape{static_cast<std::int64_t>(data.size())});
+}
+// The device is a deduced parameter so that from_host(data, {2, 3}) stays a
+// shape: a braced list deduces nothing.
+template <class T, class D, std::enable_if_t<std::is_same_v<D, Device>, int> = 0>
+Array<T> from_host(const std::vector<T>& data, const D& dev) {
+  return from_host(data, Shape{static_cast<std::int64_t>(data.size())}, dev);
+}
+template <class T, class D, std::enable_if_t<std::is_same_v<D, Device>, int> = 0>
+Array<T> from_host(std::span<const T> data, const D& dev) {
+  return from_host(data, Shape{static_cast<std::int64_t>(data.size())}, dev);
 }
 
 // ---- operand resolution (NEP 50: C++ scalars are weak) -------------------------------
@@ -398,7 +420,8 @@ void eval(const A&... arrays) {
   detail::evaluate_nodes({arrays.node()...});
 }
 
-/// Blocks until all queued device work is done.
+/// Blocks until all work queued on this thread's default device is done
+/// (Device::finish for another).
 void finish();
 
 /// The OpenCL C source of the kernel that would compute x.

@@ -1,8 +1,11 @@
-// The OpenCL devices fusecl can run on, and the one it chose.
+// The OpenCL devices fusecl can run on, and devices as values: a Device is
+// one opened device with its own context, queue, buffer pool and kernels.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fusecl {
@@ -36,10 +39,77 @@ struct DeviceInfo {
 /// Throws fusecl::Error (with install instructions) if there is no platform.
 std::vector<DeviceInfo> devices();
 
-/// The device fusecl evaluates on (chosen once, on first use, from FUSECL_DEVICE).
+namespace detail {
+struct DeviceState;  // src/device_state.hpp
+}
+
+/// An opened device: a cheap, copyable handle (copies share one context,
+/// queue, buffer pool and in-memory kernel cache; the disk cache is shared by
+/// all devices). Arrays live on one device; an operation on arrays of two
+/// devices throws fusecl::Error naming both (copy one with Array::to).
+/// Thread-safe: any number of threads may use one Device at once.
+///
+/// A Device (and arrays on it) should not be held by a static whose
+/// destructor runs at exit: releasing OpenCL objects then races the driver's
+/// own teardown on several drivers. The default device is never released.
+class Device {
+ public:
+  /// The default device (default_device()).
+  Device();
+
+  const DeviceInfo& info() const;
+  /// Why this device was picked ("FUSECL_DEVICE=gpu: first GPU", "open_device(\"pocl\"): ...").
+  const std::string& choice_reason() const;
+  /// "0:0 Portable Computing Language / cpu-haswell" plus, for devices from
+  /// open_device, "(open_device #N)": two handles on one physical device are
+  /// two contexts, and messages must tell them apart.
+  std::string str() const;
+
+  /// Blocks until every operation enqueued on this device has finished.
+  void finish() const;
+
+  /// Same opened device (copies of one handle), not merely the same hardware.
+  friend bool operator==(const Device& a, const Device& b) { return a.state_ == b.state_; }
+
+  /// Library use.
+  explicit Device(std::shared_ptr<detail::DeviceState> state) : state_(std::move(state)) {}
+  const std::shared_ptr<detail::DeviceState>& state() const { return state_; }
+
+ private:
+  std::shared_ptr<detail::DeviceState> state_;
+};
+
+/// Opens a new context on the device `spec` picks, in FUSECL_DEVICE's syntax:
+/// "gpu", "cpu", "accelerator", "P:D" (fusecl-info lists them), or part of a
+/// platform or device name, vendor or version ("pocl", "nvidia", "amd").
+/// Each call opens a new, independent context (its kernels are built, or
+/// loaded from the disk cache, on first use): open once and copy the handle.
+/// An unknown spec throws fusecl::Error listing every device.
+Device open_device(std::string_view spec);
+
+/// This thread's default device: the innermost DeviceScope's, else the
+/// process default (FUSECL_DEVICE, else the first GPU, else the first CPU),
+/// opened once on first use and never released. Arrays made without a
+/// device (from_host, generators) live here.
+Device default_device();
+
+/// Makes `dev` this thread's default device until the scope ends (scopes nest).
+class DeviceScope {
+ public:
+  explicit DeviceScope(Device dev);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  Device dev_;
+  const Device* previous_;
+};
+
+/// default_device().info(); the reference stays valid while that device is open.
 const DeviceInfo& device();
 
-/// Why that device was chosen ("FUSECL_DEVICE=gpu matched ...", "first GPU", ...).
+/// default_device().choice_reason().
 const std::string& device_choice_reason();
 
 }  // namespace fusecl

@@ -33,7 +33,7 @@ namespace fusecl {
 // Leaves and structure.
 #define FUSECL_OTHER_OPS(X)                                                                        \
   X(Buffer, buffer) X(Scalar, scalar) X(Generate, generate) X(View, view)                         \
-  X(Contiguous, contiguous) X(Concat, concatenate)
+  X(Contiguous, contiguous) X(Concat, concatenate) X(Transfer, to)
 
 enum class Op : std::uint8_t {
 #define FUSECL_ENUM(e, n) e,
@@ -49,7 +49,7 @@ constexpr OpClass op_class(Op op) {
   if (op <= Op::Maximum) return OpClass::Binary;
   if (op <= Op::Fma) return OpClass::Ternary;
   if (op <= Op::Any) return OpClass::Reduce;
-  if (op == Op::View || op == Op::Contiguous || op == Op::Concat) return OpClass::Structure;
+  if (op == Op::View || op == Op::Contiguous || op == Op::Concat || op == Op::Transfer) return OpClass::Structure;
   return OpClass::Leaf;
 }
 

@@ -1,0 +1,237 @@
+#include "src/device_state.hpp"
+
+#include "fusecl/error.hpp"
+#include "src/launch.hpp"
+#include "src/node.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <unordered_set>
+
+namespace fusecl::detail {
+
+DeviceState::DeviceState() : serial(0) {}
+
+DeviceState::DeviceState(std::shared_ptr<rt::Runtime> rt, int serial_number) : serial(serial_number), rt_(std::move(rt)) {}
+
+rt::Runtime& DeviceState::runtime() {
+  if (!rt_) std::call_once(opened_, [this] { rt_ = rt::default_runtime(); });
+  return *rt_;
+}
+
+const DevicePtr& default_state() {
+  // Never destroyed, like the default runtime.
+  static const auto* const state = new DevicePtr(std::make_shared<DeviceState>());
+  return *state;
+}
+
+namespace {
+// The innermost DeviceScope's device on this thread (DeviceScope keeps it alive).
+thread_local const Device* scoped = nullptr;
+}  // namespace
+
+DevicePtr current_state() { return scoped ? scoped->state() : default_state(); }
+
+std::string describe(DeviceState& dev) {
+  const DeviceInfo& i = rt::info(dev.runtime());
+  std::string s = i.id() + " " + i.platform_name + " / " + i.name;
+  if (dev.serial) s += " (open_device #" + std::to_string(dev.serial) + ")";
+  return s;
+}
+
+namespace {
+DevicePtr common_device_of(const Node* const* inputs, std::size_t count, std::string_view what) {
+  const DevicePtr* found = nullptr;
+  for (std::size_t i = 0; i < count; ++i) {
+    const DevicePtr& d = inputs[i]->device;
+    if (!d) continue;
+    if (!found) {
+      found = &d;
+    } else if (d != *found) {
+      throw Error("fusecl::" + std::string(what) + ": the operands live on different devices, " + describe(**found) +
+                  " and " + describe(*d) +
+                  "; fusecl never copies between devices by itself: move one with .to(device)");
+    }
+  }
+  return found ? *found : current_state();
+}
+}  // namespace
+
+DevicePtr common_device(std::initializer_list<const Node*> inputs, std::string_view what) {
+  return common_device_of(inputs.begin(), inputs.size(), what);
+}
+
+DevicePtr common_device(const std::vector<NodePtr>& inputs, std::string_view what) {
+  std::vector<const Node*> raw;
+  raw.reserve(inputs.size());
+  for (const auto& n : inputs) raw.push_back(n.get());
+  return common_device_of(raw.data(), raw.size(), what);
+}
+
+// ---- locks --------------------------------------------------------------------------
+
+namespace {
+
+// How many device locks this thread holds (GraphLocks nest).
+thread_local int held = 0;
+
+// Every device the unevaluated graphs of `roots` reach through transfers.
+// Each device's part is walked under that device's lock alone, never two at
+// once, so the walk cannot deadlock; other threads may evaluate parts in the
+// meantime, which only removes devices, so the set found is enough.
+std::vector<DeviceState*> reachable_devices(const Node* const* roots, std::size_t count) {
+  std::vector<DeviceState*> found;
+  struct Part {
+    DeviceState* dev;
+    std::vector<const Node*> nodes;
+    std::vector<NodePtr> keep;  // transfer sources found under another device's lock
+  };
+  std::vector<Part> todo;
+  auto part_of = [&](DeviceState* d) -> Part& {
+    for (auto& p : todo)
+      if (p.dev == d) return p;
+    todo.push_back({d, {}, {}});
+    return todo.back();
+  };
+  for (std::size_t i = 0; i < count; ++i)
+    if (roots[i]->device) part_of(roots[i]->device.get()).nodes.push_back(roots[i]);
+  std::unordered_set<const Node*> seen;
+  while (!todo.empty()) {
+    Part part = std::move(todo.back());
+    todo.pop_back();
+    if (std::find(found.begin(), found.end(), part.dev) == found.end()) found.push_back(part.dev);
+    const std::lock_guard<std::recursive_mutex> lock(part.dev->mutex);
+    std::vector<const Node*> stack = std::move(part.nodes);
+    while (!stack.empty()) {
+      const Node* n = stack.back();
+      stack.pop_back();
+      if (!n->crosses || !seen.insert(n).second) continue;
+      for (const auto& in : n->inputs) {
+        if (n->op == Op::Transfer) {
+          Part& p = part_of(in->device.get());
+          p.nodes.push_back(in.get());
+          p.keep.push_back(in);
+        } else {
+          stack.push_back(in.get());
+        }
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+GraphLock::GraphLock(std::initializer_list<const Node*> nodes) { lock_for(nodes.begin(), nodes.size()); }
+
+GraphLock::GraphLock(const std::vector<NodePtr>& nodes) {
+  std::vector<const Node*> raw;
+  raw.reserve(nodes.size());
+  for (const auto& n : nodes) raw.push_back(n.get());
+  lock_for(raw.data(), raw.size());
+}
+
+GraphLock::GraphLock(DeviceState& dev) {
+  dev.mutex.lock();
+  one_ = &dev;
+  ++held;
+}
+
+void GraphLock::lock_for(const Node* const* roots, std::size_t count) {
+  bool crosses = false;
+  DeviceState* single = nullptr;
+  bool several = false;
+  for (std::size_t i = 0; i < count; ++i) {
+    crosses = crosses || roots[i]->crosses;
+    DeviceState* d = roots[i]->device.get();
+    if (!d) continue;
+    if (single && d != single) several = true;
+    if (!single) single = d;
+  }
+  if (!single) single = current_state().get();
+  if (!crosses && !several) {
+    single->mutex.lock();
+    one_ = single;
+    ++held;
+    return;
+  }
+  // Nested inside another GraphLock, the graphs are parts of what the outer
+  // one locked; walking again could block on a lock while holding others.
+  std::vector<DeviceState*> devices;
+  if (held > 0) {
+    for (std::size_t i = 0; i < count; ++i)
+      if (roots[i]->device && std::find(devices.begin(), devices.end(), roots[i]->device.get()) == devices.end())
+        devices.push_back(roots[i]->device.get());
+  } else {
+    devices = reachable_devices(roots, count);
+  }
+  // One global order (by address) for taking several locks.
+  std::sort(devices.begin(), devices.end(), std::less<DeviceState*>());
+  for (DeviceState* d : devices) {
+    d->mutex.lock();
+    more_.push_back(d);
+    ++held;
+  }
+}
+
+GraphLock::~GraphLock() {
+  if (one_) {
+    one_->mutex.unlock();
+    --held;
+  }
+  for (auto it = more_.rbegin(); it != more_.rend(); ++it) {
+    (*it)->mutex.unlock();
+    --held;
+  }
+}
+
+// ---- tuning -------------------------------------------------------------------------
+
+namespace {
+std::atomic<int> vector_bytes_override{0};    // set_vector_bytes; 0: none
+std::atomic<bool> two_kernels_override{false};  // set_reduce_two_kernels
+}  // namespace
+
+void set_vector_bytes(int bytes) { vector_bytes_override.store(bytes > 0 ? std::clamp(bytes, 1, 128) : 0); }
+
+void set_reduce_two_kernels(bool on) { two_kernels_override.store(on); }
+
+DeviceTuning tuning_of(DeviceState& dev) {
+  if (!dev.tuning) dev.tuning = default_tuning(dev.runtime());
+  DeviceTuning t = *dev.tuning;
+  if (const int v = vector_bytes_override.load(std::memory_order_relaxed)) t.vector_bytes = v;
+  if (two_kernels_override.load(std::memory_order_relaxed)) t.split_finish = codegen::SplitFinish::SecondKernel;
+  return t;
+}
+
+}  // namespace fusecl::detail
+
+// ---- the public handle ------------------------------------------------------------------
+
+namespace fusecl {
+
+Device::Device() : state_(detail::current_state()) {}
+
+const DeviceInfo& Device::info() const { return rt::info(state_->runtime()); }
+const std::string& Device::choice_reason() const { return rt::choice_reason(state_->runtime()); }
+std::string Device::str() const { return detail::describe(*state_); }
+void Device::finish() const { rt::finish(state_->runtime()); }
+
+Device open_device(std::string_view spec) {
+  static std::atomic<int> opened{0};
+  auto rt = rt::open_runtime(spec, "open_device");
+  return Device(std::make_shared<detail::DeviceState>(std::move(rt), ++opened));
+}
+
+Device default_device() { return Device(detail::current_state()); }
+
+DeviceScope::DeviceScope(Device dev) : dev_(std::move(dev)), previous_(detail::scoped) { detail::scoped = &dev_; }
+
+DeviceScope::~DeviceScope() { detail::scoped = previous_; }
+
+const DeviceInfo& device() { return default_device().info(); }
+
+const std::string& device_choice_reason() { return default_device().choice_reason(); }
+
+}  // namespace fusecl
