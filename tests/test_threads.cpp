@@ -1,14 +1,18 @@
-// Several threads at once. fusecl serializes its entry points (src/api_lock.hpp),
-// so concurrent use must never crash, corrupt the buffer pool or give a wrong
-// answer. Arrays are shared between threads the way std::shared_ptr is.
+// Several threads at once. Threads on one device take turns on the host side
+// (src/device_state.hpp); concurrent use must never crash, corrupt the buffer
+// pool, build a kernel twice or give a wrong answer. Arrays are shared between
+// threads the way std::shared_ptr is.
 #include "support/cache_test_support.hpp"
 
 #include <fusecl/fusecl.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <latch>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -109,4 +113,109 @@ TEST_CASE("eight threads using fusecl first, at once, in a fresh process and cac
     INFO("run " << run << " stdout: " << r.out << " stderr: " << r.err);
     CHECK(r.exit_code == 0);
   }
+}
+
+namespace {
+
+// Sizes with vector tails, size 1 and one that is a multiple of every width.
+constexpr std::int64_t kSizes[] = {1, 7, 64, 257, 1000, 4099};
+
+// Integer-valued floats, so sums in double are exact whatever the order.
+std::vector<float> values(std::int64_t n, int seed) {
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < n; ++k) v[std::size_t(k)] = float((k * 7 + seed * 13) % 41) - 20.0f;
+  return v;
+}
+
+// One request of four kinds in turn; returns the number of wrong values.
+int mixed_request(int thread, int i, const std::map<std::pair<int, std::int64_t>, std::vector<float>>& uniforms) {
+  const std::int64_t n = kSizes[(thread + i) % 6];
+  const auto h = values(n, thread * 1000 + i);
+  auto x = fusecl::from_host(h);
+  int wrong = 0;
+  switch (i % 4) {
+    case 0: {  // elementwise with a weak scalar and a cast
+      const auto out = (fusecl::abs(x * 2.0f - 3.0f) + float(thread)).astype<double>().to_host();
+      for (std::int64_t k = 0; k < n; ++k)
+        wrong += out[std::size_t(k)] != double(std::fabs(h[std::size_t(k)] * 2.0f - 3.0f) + float(thread));
+      break;
+    }
+    case 1: {  // reductions: whole and along an axis of a reshaped view
+      const double s = fusecl::sum(x.astype<double>()).to_host()[0];
+      double e = 0;
+      for (float v : h) e += double(v);
+      wrong += s != e;
+      const auto m = fusecl::max(fusecl::reshape(x, {1, n}), 1).to_host();
+      wrong += m[0] != *std::max_element(h.begin(), h.end());
+      break;
+    }
+    case 2: {  // views: a reversed, strided slice of x, fused with arithmetic
+      const auto out = (fusecl::flip(x) * 3.0f + 1.0f).to_host();
+      for (std::int64_t k = 0; k < n; ++k) wrong += out[std::size_t(k)] != h[std::size_t(n - 1 - k)] * 3.0f + 1.0f;
+      break;
+    }
+    default: {  // random numbers fused with the input
+      const int seed = i % 7;
+      const auto out = (fusecl::random::uniform<float>({n}, std::uint64_t(seed)) + x).to_host();
+      const auto& u = uniforms.at({seed, n});
+      for (std::int64_t k = 0; k < n; ++k) wrong += out[std::size_t(k)] != u[std::size_t(k)] + h[std::size_t(k)];
+    }
+  }
+  return wrong;
+}
+
+}  // namespace
+
+TEST_CASE("8 threads x 1000 mixed evaluations match the host reference, with exact counters", "[threads]") {
+  // The random numbers each request adds, computed alone beforehand (Philox
+  // gives the same numbers for a seed whatever runs beside it).
+  std::map<std::pair<int, std::int64_t>, std::vector<float>> uniforms;
+  for (int seed = 0; seed < 7; ++seed)
+    for (std::int64_t n : kSizes) uniforms[{seed, n}] = fusecl::random::uniform<float>({n}, std::uint64_t(seed)).to_host();
+  const auto before = fusecl::stats();
+  std::atomic<int> wrong{0}, errors{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 8; ++t)
+    pool.emplace_back([&, t] {
+      for (int i = 0; i < 1000; ++i) {
+        try {
+          wrong += mixed_request(t, i, uniforms);
+        } catch (const std::exception& e) {
+          if (errors++ == 0) WARN("thread " << t << " request " << i << ": " << e.what());
+        }
+      }
+    });
+  for (auto& th : pool) th.join();
+  CHECK(wrong == 0);
+  CHECK(errors == 0);
+  // Exact under concurrency: every request uploads its input once; the
+  // reductions' requests download twice, the others once.
+  const auto after = fusecl::stats();
+  CHECK(after.uploads - before.uploads == 8 * 1000);
+  CHECK(after.downloads - before.downloads == 8 * (750 + 2 * 250));
+}
+
+TEST_CASE("the first evaluation of one kernel by 8 threads at once builds it once", "[threads]") {
+  // A structure no other test uses, so no thread finds it built already in
+  // this process (the disk cache may have it: then it is loaded once).
+  std::vector<float> h(333);
+  for (std::size_t k = 0; k < h.size(); ++k) h[k] = float(k % 17) * 0.125f + 0.5f;
+  const auto before = fusecl::stats();
+  std::latch start(8);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 8; ++t)
+    pool.emplace_back([&, t] {
+      auto x = fusecl::from_host(h);
+      start.arrive_and_wait();  // all eight ask for the kernel at once
+      const auto out = fusecl::fmax(fusecl::floor(x * 7.0f) - x, fusecl::ceil(x) * float(t)).to_host();
+      for (std::size_t k = 0; k < h.size(); ++k)
+        wrong += out[k] != std::fmax(std::floor(h[k] * 7.0f) - h[k], std::ceil(h[k]) * float(t));
+    });
+  for (auto& th : pool) th.join();
+  CHECK(wrong == 0);
+  const auto after = fusecl::stats();
+  CHECK(after.programs_built + after.programs_loaded - before.programs_built - before.programs_loaded == 1);
+  CHECK(after.memory_cache_hits - before.memory_cache_hits == 7);
+  CHECK(after.kernels_launched - before.kernels_launched == 8);
 }
