@@ -52,3 +52,8 @@ endif()
 ]=])
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${sanitizer_script})
 endif()
+
+# src/ and codegen/ stay free of OpenCL (see opencl_seam_test.cmake).
+add_test(NAME opencl_stays_behind_runtime
+  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DCXX=${CMAKE_CXX_COMPILER}
+    -P ${CMAKE_CURRENT_LIST_DIR}/opencl_seam_test.cmake)
