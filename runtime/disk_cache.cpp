@@ -391,7 +391,13 @@ DiskCache& disk_cache() {
 }
 
 void set_disk_cache(DiskCacheSettings settings) {
+  const std::lock_guard<std::mutex> lock(disk_cache_mutex());
   process_cache() = std::make_unique<DiskCache>(std::move(settings));
+}
+
+std::mutex& disk_cache_mutex() {
+  static std::mutex m;
+  return m;
 }
 
 }  // namespace fusecl::rt

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <mutex>
 #include <random>
 #include <span>
 #include <string>
@@ -114,8 +115,11 @@ class DiskCache {
   std::mt19937_64 rng_;
 };
 
-/// The process-wide disk cache, from settings_from_env() on first use.
+/// The process-wide disk cache, from settings_from_env() on first use. A
+/// DiskCache is not thread-safe: hold disk_cache_mutex() while using it
+/// (devices build kernels at once from several threads).
 DiskCache& disk_cache();
+std::mutex& disk_cache_mutex();
 
 /// Replaces the process-wide disk cache (tests point it at a temporary folder; an
 /// embedding program may configure it in code instead of through the environment).

@@ -156,13 +156,21 @@ CacheKey program_cache_key(const KernelSource& ks, const DeviceInfo& dev) {
 }
 
 cl_program build_program(const Runtime& rt, const KernelSource& ks) {
+  // The cache is used under its mutex; compiling (the slow part) is not, so
+  // two devices build at once.
+  std::unique_lock<std::mutex> lock(disk_cache_mutex());
   DiskCache& cache = disk_cache();
-  if (!cache.readable()) return program_from_source(rt, ks);
-
+  if (!cache.readable()) {
+    lock.unlock();
+    return program_from_source(rt, ks);
+  }
   const CacheKey key = program_cache_key(ks, rt.dev.info);
   if (auto binary = cache.load(key)) {
     std::string why;
-    if (cl_program p = program_from_binary(rt, ks, *binary, why)) {
+    lock.unlock();
+    cl_program p = program_from_binary(rt, ks, *binary, why);
+    lock.lock();
+    if (p) {
       ++counters().disk_cache_hits;
       ++counters().programs_loaded;
       cache.log("hit " + key.hex() + " (kernel " + ks.name + ")");
@@ -174,8 +182,10 @@ cl_program build_program(const Runtime& rt, const KernelSource& ks) {
   }
   ++counters().disk_cache_misses;
   cache.log("miss " + key.hex() + " (kernel " + ks.name + ")");
+  lock.unlock();
 
   ProgramRef p(program_from_source(rt, ks));
+  lock.lock();
   if (cache.writable()) {
     const std::vector<unsigned char> binary = program_binary(p.get());
     if (binary.empty())
