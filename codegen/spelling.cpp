@@ -2,9 +2,48 @@
 
 #include "fusecl/error.hpp"
 
+#include <array>
+#include <iterator>
+
 namespace fusecl::codegen {
 
 namespace {
+
+// What a row's speller writes from: the rendered operands x, y, z of dtype
+// `in` (for where, of the two choices; x is the bool condition) and the
+// result's dtype `out`.
+struct Operands {
+  DType out, in;
+  const std::string &x, &y, &z;
+  int width;
+  HelperSet& h;
+
+  bool flt() const { return is_float(in); }
+  std::string T() const { return cl_type(out, width); }
+  std::string zero_in() const { return "(" + scalar_name(in) + ")(0)"; }
+};
+
+struct Spelling;
+using Speller = std::string (*)(const Spelling& row, const Operands& o);
+
+enum class Vector : std::uint8_t {
+  Always,
+  FloatOnly,  // no vector form on integers (integer power loops per element)
+};
+
+// One op's OpenCL C: `speller` writes it, from `text` (a built-in's name, a
+// C operator or a helper's base name) and, for the extrema, the `helper`
+// template that floats need.
+struct Spelling {
+  Op op;
+  Speller speller;
+  const char* text = nullptr;
+  const char* helper = nullptr;
+  Vector vector = Vector::Always;
+};
+
+std::string call(const std::string& f, const std::string& x) { return f + "(" + x + ")"; }
+std::string call(const std::string& f, const std::string& x, const std::string& y) { return f + "(" + x + ", " + y + ")"; }
 
 // Turns a comparison result (1/0 for scalars, -1/0 for vectors) into a bool (uchar 0/1).
 std::string to_bool(const std::string& mask, int width) {
@@ -12,139 +51,232 @@ std::string to_bool(const std::string& mask, int width) {
   return "convert_" + cl_type(DType::Bool, width) + "(-(" + mask + "))";
 }
 
-std::string call(const std::string& f, const std::string& x) { return f + "(" + x + ")"; }
-std::string call(const std::string& f, const std::string& x, const std::string& y) { return f + "(" + x + ", " + y + ")"; }
+// ---- spellers -------------------------------------------------------------------------
 
-const char* builtin_name(Op op) {
-  switch (op) {
-    case Op::Sqrt: return "sqrt";
-    case Op::Rsqrt: return "rsqrt";
-    case Op::Cbrt: return "cbrt";
-    case Op::Exp: return "exp";
-    case Op::Exp2: return "exp2";
-    case Op::Expm1: return "expm1";
-    case Op::Log: return "log";
-    case Op::Log2: return "log2";
-    case Op::Log10: return "log10";
-    case Op::Log1p: return "log1p";
-    case Op::Sin: return "sin";
-    case Op::Cos: return "cos";
-    case Op::Tan: return "tan";
-    case Op::Asin: return "asin";
-    case Op::Acos: return "acos";
-    case Op::Atan: return "atan";
-    case Op::Sinh: return "sinh";
-    case Op::Cosh: return "cosh";
-    case Op::Tanh: return "tanh";
-    case Op::Asinh: return "asinh";
-    case Op::Acosh: return "acosh";
-    case Op::Atanh: return "atanh";
-    case Op::Floor: return "floor";
-    case Op::Ceil: return "ceil";
-    case Op::Trunc: return "trunc";
-    case Op::Round: return "rint";  // half to even, like numpy.round
-    case Op::Atan2: return "atan2";
-    case Op::Pow: return "pow";
-    case Op::Hypot: return "hypot";
-    default: return nullptr;
-  }
+// The math functions only ever see floats (their rule computes in float);
+// floor/ceil/trunc/round of integers and bool are the identity (NumPy >= 2.3).
+std::string builtin(const Spelling& r, const Operands& o) {
+  if (!o.flt()) return o.x;
+  return op_class(r.op) == OpClass::Binary ? call(r.text, o.x, o.y) : call(r.text, o.x);
 }
 
-const char* comparison(Op op) {
-  switch (op) {
-    case Op::Eq: return "==";
-    case Op::Ne: return "!=";
-    case Op::Lt: return "<";
-    case Op::Le: return "<=";
-    case Op::Gt: return ">";
-    case Op::Ge: return ">=";
-    default: return nullptr;
+std::string power(const Spelling& r, const Operands& o) {
+  if (o.in == DType::Float64 && o.width > 4) return call(split_pow(o.h, o.width), o.x, o.y);
+  if (o.flt()) return call(r.text, o.x, o.y);
+  return call(helper(o.h, "ipow", k_ipow, o.in, o.width), o.x, o.y);
+}
+
+std::string negate(const Spelling&, const Operands& o) {
+  if (o.flt()) return "(-(" + o.x + "))";
+  return int_arith("-", o.in, "(" + cl_type(o.in, o.width) + ")(0)", o.x, o.width);
+}
+
+std::string logical_not(const Spelling&, const Operands& o) { return to_bool("(" + o.x + ") == " + o.zero_in(), o.width); }
+
+std::string bit_not(const Spelling&, const Operands& o) {
+  if (o.in == DType::Bool) return "(" + o.T() + ")((" + o.x + ") ^ (" + o.T() + ")(1))";
+  return "(" + o.T() + ")(~(" + o.x + "))";
+}
+
+std::string absolute(const Spelling&, const Operands& o) {
+  if (o.flt()) return call("fabs", o.x);
+  if (kind_of(o.in) == Kind::Signed) return "as_" + o.T() + "(abs(" + o.x + "))";
+  return o.x;
+}
+
+std::string sign(const Spelling&, const Operands& o) {
+  return call(helper(o.h, "sign", o.flt() ? k_sign_float : k_sign_int, o.in, o.width), o.x);
+}
+
+// isnan, isinf: integers and bool never are.
+std::string float_class(const Spelling& r, const Operands& o) {
+  if (o.flt()) return to_bool(call(r.text, o.x), o.width);
+  return "(" + o.T() + ")(0)";
+}
+
+// isfinite: integers and bool always are.
+std::string finite(const Spelling& r, const Operands& o) {
+  if (o.flt()) return to_bool(call(r.text, o.x), o.width);
+  return "(" + o.T() + ")(1)";
+}
+
+std::string cast(const Spelling&, const Operands& o) {
+  if (o.out == DType::Bool) return to_bool("(" + o.x + ") != " + o.zero_in(), o.width);
+  if (o.flt() && is_integer(o.out)) return call(float_to_int(o.h, o.out, o.in, o.width), o.x);
+  return "convert_" + o.T() + "(" + o.x + ")";
+}
+
+std::string bit_op(const char* op, const Operands& o) {
+  return "(" + o.T() + ")((" + o.x + ") " + op + " (" + o.y + "))";
+}
+
+std::string bitwise(const Spelling& r, const Operands& o) { return bit_op(r.text, o); }
+
+std::string arithmetic(const Spelling& r, const Operands& o) {
+  if (o.flt()) return "((" + o.x + ") " + r.text + " (" + o.y + "))";
+  return int_arith(r.text, o.in, o.x, o.y, o.width);
+}
+
+// On bool, add is or and multiply is and, as in NumPy.
+std::string add(const Spelling& r, const Operands& o) { return o.in == DType::Bool ? bit_op("|", o) : arithmetic(r, o); }
+std::string multiply(const Spelling& r, const Operands& o) { return o.in == DType::Bool ? bit_op("&", o) : arithmetic(r, o); }
+
+std::string floor_divide(const Spelling&, const Operands& o) {
+  if (o.flt())
+    return call(helper(o.h, "floordiv", k_floordiv_float, o.in, o.width, helper(o.h, "fmod", k_fmod_float, o.in, o.width)), o.x, o.y);
+  return call(helper(o.h, "floordiv", kind_of(o.in) == Kind::Signed ? k_floordiv_signed : k_floordiv_unsigned, o.in, o.width), o.x,
+              o.y);
+}
+
+// Integer division floors, as NumPy's // (and C++'s / on fusecl arrays).
+std::string divide(const Spelling& r, const Operands& o) {
+  if (o.flt()) return "((" + o.x + ") " + r.text + " (" + o.y + "))";
+  return floor_divide(r, o);
+}
+
+std::string remainder(const Spelling&, const Operands& o) {
+  if (o.flt()) return call(helper(o.h, "mod", k_mod_float, o.in, o.width, helper(o.h, "fmod", k_fmod_float, o.in, o.width)), o.x, o.y);
+  return call(helper(o.h, "mod", kind_of(o.in) == Kind::Signed ? k_mod_signed : k_mod_unsigned, o.in, o.width), o.x, o.y);
+}
+
+std::string compare(const Spelling& r, const Operands& o) {
+  return to_bool("(" + o.x + ") " + r.text + " (" + o.y + ")", o.width);
+}
+
+std::string logical(const Spelling& r, const Operands& o) {
+  return to_bool("((" + o.x + ") != " + o.zero_in() + ") " + r.text + " ((" + o.y + ") != " + o.zero_in() + ")", o.width);
+}
+
+std::string shift_left(const Spelling&, const Operands& o) { return call(helper(o.h, "shl", k_shl, o.in, o.width), o.x, o.y); }
+
+std::string shift_right(const Spelling&, const Operands& o) {
+  return call(helper(o.h, "shr", kind_of(o.in) == Kind::Signed ? k_shr_signed : k_shr_unsigned, o.in, o.width), o.x, o.y);
+}
+
+// Floats go through the row's helper, which decides about NaN.
+std::string extremum(const char* keep_x_if, const Spelling& r, const Operands& o) {
+  if (o.flt()) return call(helper(o.h, r.text, r.helper, o.in, o.width), o.x, o.y);
+  return "(((" + o.x + ") " + keep_x_if + " (" + o.y + ")) ? (" + o.x + ") : (" + o.y + "))";
+}
+
+std::string smaller(const Spelling& r, const Operands& o) { return extremum("<=", r, o); }
+std::string larger(const Spelling& r, const Operands& o) { return extremum(">=", r, o); }
+
+std::string select(const Spelling&, const Operands& o) {
+  if (o.width == 1) return "((" + o.x + ") ? (" + o.y + ") : (" + o.z + "))";
+  const int bytes = size_of(o.out);
+  const DType mask = bytes == 1 ? DType::Int8 : bytes == 2 ? DType::Int16 : bytes == 4 ? DType::Int32 : DType::Int64;
+  return "select(" + o.z + ", " + o.y + ", convert_" + cl_type(mask, o.width) + "(" + o.x + ") != (" + scalar_name(mask) + ")(0))";
+}
+
+std::string fused_multiply_add(const Spelling&, const Operands& o) { return "fma(" + o.x + ", " + o.y + ", " + o.z + ")"; }
+
+// ---- the table ------------------------------------------------------------------------
+
+// {op, speller, text, helper, vector}: one row per elementwise op (op.hpp), in any order.
+constexpr Spelling k_rows[] = {
+    {Op::Neg, negate},
+    {Op::LogicalNot, logical_not},
+    {Op::BitNot, bit_not},
+    {Op::Abs, absolute},
+    {Op::Sqrt, builtin, "sqrt"},
+    {Op::Rsqrt, builtin, "rsqrt"},
+    {Op::Cbrt, builtin, "cbrt"},
+    {Op::Exp, builtin, "exp"},
+    {Op::Exp2, builtin, "exp2"},
+    {Op::Expm1, builtin, "expm1"},
+    {Op::Log, builtin, "log"},
+    {Op::Log2, builtin, "log2"},
+    {Op::Log10, builtin, "log10"},
+    {Op::Log1p, builtin, "log1p"},
+    {Op::Sin, builtin, "sin"},
+    {Op::Cos, builtin, "cos"},
+    {Op::Tan, builtin, "tan"},
+    {Op::Asin, builtin, "asin"},
+    {Op::Acos, builtin, "acos"},
+    {Op::Atan, builtin, "atan"},
+    {Op::Sinh, builtin, "sinh"},
+    {Op::Cosh, builtin, "cosh"},
+    {Op::Tanh, builtin, "tanh"},
+    {Op::Asinh, builtin, "asinh"},
+    {Op::Acosh, builtin, "acosh"},
+    {Op::Atanh, builtin, "atanh"},
+    {Op::Floor, builtin, "floor"},
+    {Op::Ceil, builtin, "ceil"},
+    {Op::Round, builtin, "rint"},  // half to even, like numpy.round
+    {Op::Trunc, builtin, "trunc"},
+    {Op::Sign, sign},
+    {Op::IsNan, float_class, "isnan"},
+    {Op::IsInf, float_class, "isinf"},
+    {Op::IsFinite, finite, "isfinite"},
+    {Op::Cast, cast},
+    {Op::Add, add, "+"},
+    {Op::Sub, arithmetic, "-"},
+    {Op::Mul, multiply, "*"},
+    {Op::Div, divide, "/"},
+    {Op::FloorDiv, floor_divide},
+    {Op::Mod, remainder},
+    {Op::Eq, compare, "=="},
+    {Op::Ne, compare, "!="},
+    {Op::Lt, compare, "<"},
+    {Op::Le, compare, "<="},
+    {Op::Gt, compare, ">"},
+    {Op::Ge, compare, ">="},
+    {Op::LogicalAnd, logical, "&&"},
+    {Op::LogicalOr, logical, "||"},
+    {Op::BitAnd, bitwise, "&"},
+    {Op::BitOr, bitwise, "|"},
+    {Op::BitXor, bitwise, "^"},
+    {Op::Shl, shift_left},
+    {Op::Shr, shift_right},
+    {Op::Atan2, builtin, "atan2"},
+    {Op::Pow, power, "pow", nullptr, Vector::FloatOnly},
+    {Op::Hypot, builtin, "hypot"},
+    {Op::Fmin, smaller, "fmin", k_fmin},
+    {Op::Fmax, larger, "fmax", k_fmax},
+    {Op::Minimum, smaller, "minimum", k_minimum},
+    {Op::Maximum, larger, "maximum", k_maximum},
+    {Op::Where, select},
+    {Op::Fma, fused_multiply_add},
+};
+
+constexpr bool one_row_per_elementwise_op() {
+  for (int i = 0; i < op_count; ++i) {
+    int rows = 0;
+    for (const Spelling& r : k_rows) rows += r.op == Op(i);
+    if (rows != (is_elementwise(Op(i)) ? 1 : 0)) return false;
   }
+  return true;
+}
+static_assert(one_row_per_elementwise_op(),
+              "codegen/spelling.cpp: every elementwise op of op.hpp needs exactly one row in k_rows, other ops none");
+
+// k_rows' index of each op's row, -1 for ops without one.
+constexpr std::array<int, op_count> k_row_of = [] {
+  std::array<int, op_count> at{};
+  for (int& a : at) a = -1;
+  for (int i = 0; i < int(std::size(k_rows)); ++i) at[std::size_t(k_rows[i].op)] = i;
+  return at;
+}();
+
+const Spelling* row_of(Op op) {
+  const int i = k_row_of[std::size_t(op)];
+  return i < 0 ? nullptr : &k_rows[i];
 }
 
 }  // namespace
 
-bool vectorizable(Op op, DType in) { return !(op == Op::Pow && !is_float(in)); }
+// Ops without a row (leaves) have nothing to vectorize.
+bool vectorizable(Op op, DType in) {
+  const Spelling* r = row_of(op);
+  return !r || r->vector == Vector::Always || is_float(in);
+}
 
 std::string spell(Op op, DType out, DType in, const std::string& x, const std::string& y, const std::string& z,
                   int width, HelperSet& h) {
-  const std::string T = cl_type(out, width);
-  const std::string S = cl_type(in, width);
-  const Kind k = kind_of(in);
-  const bool flt = k == Kind::Float;
-  const std::string zero_in = "(" + scalar_name(in) + ")(0)";
-
-  if (const char* cmp = comparison(op)) return to_bool("(" + x + ") " + cmp + " (" + y + ")", width);
-  if (const char* b = builtin_name(op)) {
-    if (op == Op::Pow && in == DType::Float64 && width > 4) return call(split_pow(h, width), x, y);
-    if (flt) return op_class(op) == OpClass::Binary ? call(b, x, y) : call(b, x);
-    if (op == Op::Pow) return call(helper(h, "ipow", k_ipow, in, width), x, y);
-    return x;  // floor/ceil/trunc/round of integers: the identity (NumPy >= 2.3)
-  }
-  switch (op) {
-    case Op::Neg:
-      if (flt) return "(-(" + x + "))";
-      return int_arith("-", in, "(" + cl_type(in, width) + ")(0)", x, width);
-    case Op::LogicalNot: return to_bool("(" + x + ") == " + zero_in, width);
-    case Op::BitNot:
-      if (k == Kind::Bool) return "(" + T + ")((" + x + ") ^ (" + T + ")(1))";
-      return "(" + T + ")(~(" + x + "))";
-    case Op::Abs:
-      if (flt) return call("fabs", x);
-      if (k == Kind::Signed) return "as_" + T + "(abs(" + x + "))";
-      return x;
-    case Op::Sign:
-      return call(helper(h, "sign", flt ? k_sign_float : k_sign_int, in, width), x);
-    case Op::IsNan: case Op::IsInf: case Op::IsFinite:
-      if (flt) return to_bool(call(op == Op::IsNan ? "isnan" : op == Op::IsInf ? "isinf" : "isfinite", x), width);
-      return "(" + T + ")(" + (op == Op::IsFinite ? "1" : "0") + ")";
-    case Op::Cast:
-      if (out == DType::Bool) return to_bool("(" + x + ") != " + zero_in, width);
-      if (flt && is_integer(out)) return call(float_to_int(h, out, in, width), x);
-      return "convert_" + T + "(" + x + ")";
-    case Op::Add: case Op::Sub: case Op::Mul: {
-      const char* o = op == Op::Add ? "+" : op == Op::Sub ? "-" : "*";
-      if (flt) return "((" + x + ") " + o + " (" + y + "))";
-      if (k == Kind::Bool) return "(" + T + ")((" + x + ") " + (op == Op::Add ? "|" : "&") + " (" + y + "))";
-      return int_arith(o, in, x, y, width);
-    }
-    case Op::Div:
-      if (flt) return "((" + x + ") / (" + y + "))";
-      [[fallthrough]];
-    case Op::FloorDiv:
-      if (flt) return call(helper(h, "floordiv", k_floordiv_float, in, width, helper(h, "fmod", k_fmod_float, in, width)), x, y);
-      return call(helper(h, "floordiv", k == Kind::Signed ? k_floordiv_signed : k_floordiv_unsigned, in, width), x, y);
-    case Op::Mod:
-      if (flt) return call(helper(h, "mod", k_mod_float, in, width, helper(h, "fmod", k_fmod_float, in, width)), x, y);
-      return call(helper(h, "mod", k == Kind::Signed ? k_mod_signed : k_mod_unsigned, in, width), x, y);
-    case Op::LogicalAnd: case Op::LogicalOr:
-      return to_bool("((" + x + ") != " + zero_in + ") " + (op == Op::LogicalAnd ? "&&" : "||") + " ((" + y + ") != " +
-                         zero_in + ")", width);
-    case Op::BitAnd: return "(" + T + ")((" + x + ") & (" + y + "))";
-    case Op::BitOr: return "(" + T + ")((" + x + ") | (" + y + "))";
-    case Op::BitXor: return "(" + T + ")((" + x + ") ^ (" + y + "))";
-    case Op::Shl: return call(helper(h, "shl", k_shl, in, width), x, y);
-    case Op::Shr:
-      return call(helper(h, "shr", k == Kind::Signed ? k_shr_signed : k_shr_unsigned, in, width), x, y);
-    case Op::Minimum: case Op::Maximum: case Op::Fmin: case Op::Fmax: {
-      if (!flt) {
-        const bool lo = op == Op::Minimum || op == Op::Fmin;
-        return "(((" + x + ") " + (lo ? "<=" : ">=") + " (" + y + ")) ? (" + x + ") : (" + y + "))";
-      }
-      const char* tmpl = op == Op::Minimum ? k_minimum : op == Op::Maximum ? k_maximum : op == Op::Fmin ? k_fmin : k_fmax;
-      const char* base = op == Op::Minimum ? "minimum" : op == Op::Maximum ? "maximum" : op == Op::Fmin ? "fmin" : "fmax";
-      return call(helper(h, base, tmpl, in, width), x, y);
-    }
-    case Op::Where: {
-      // x is the bool condition; y and z have the result type.
-      if (width == 1) return "((" + x + ") ? (" + y + ") : (" + z + "))";
-      const DType mask = size_of(out) == 1 ? DType::Int8 : size_of(out) == 2 ? DType::Int16 : size_of(out) == 4 ? DType::Int32 : DType::Int64;
-      return "select(" + z + ", " + y + ", convert_" + cl_type(mask, width) + "(" + x + ") != (" + scalar_name(mask) + ")(0))";
-    }
-    case Op::Fma: return "fma(" + x + ", " + y + ", " + z + ")";
-    default: break;
-  }
-  throw Error("internal: no OpenCL spelling for " + std::string(op_name(op)) + " on " + std::string(dtype_name(in)));
+  const Spelling* r = row_of(op);
+  if (!r) throw Error("internal: no OpenCL spelling for " + std::string(op_name(op)) + " on " + std::string(dtype_name(in)));
+  return r->speller(*r, Operands{out, in, x, y, z, width, h});
 }
 
 }  // namespace fusecl::codegen

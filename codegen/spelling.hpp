@@ -1,6 +1,8 @@
-// How each operation is written in OpenCL C, for each dtype, in scalar form
-// (width 1) and in vector form (width 2..16). The semantics are NumPy's and
-// must match tests/support/reference.cpp exactly (see README "Semantics").
+// How each elementwise operation is written in OpenCL C, for each dtype, in
+// scalar form (width 1) and in vector form (width 2..16): one row per op in
+// spelling.cpp, which a static_assert there holds to the ops of op.hpp. The
+// semantics are NumPy's and must match tests/support/reference.cpp exactly
+// (see README "Semantics").
 #pragma once
 
 #include "codegen/helpers.hpp"

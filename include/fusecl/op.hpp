@@ -10,7 +10,8 @@
 //  1. its row in FUSECL_ELEMENTWISE_OPS below, which gives it its enum value,
 //     name, class, dtype rule, accuracy and, marked `fn`, the free function
 //     fusecl::NAME (a row marked `custom` is spelled by hand in array.hpp);
-//  2. its OpenCL C spelling in codegen/spelling.cpp;
+//  2. its OpenCL C row in codegen/spelling.cpp (a static_assert there fails
+//     while it is missing);
 //  3. its meaning in the tests' host reference, tests/support/reference.cpp
 //     (which throws for an op it does not know), and its test:
 //     tests/test_ops_unary.cpp, test_ops_binary.cpp or test_ops_ternary.cpp;
