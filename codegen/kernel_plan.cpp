@@ -55,7 +55,7 @@ KernelPlan combine_plan(const KernelPlan& p) {
   c.reduce.combine = true;
   c.reduce.input = -1;  // no body: the values are the partials
   c.reduce.divisor = -1;
-  if (p.reduce.op == Op::Mean) {
+  if (reduce_info(p.reduce.op).finish == Finish::Mean) {
     c.reduce.divisor = 0;
     c.scalar_dtypes.push_back(p.scalar_dtypes.at(std::size_t(p.reduce.divisor)));
   }

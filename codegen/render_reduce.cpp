@@ -26,38 +26,25 @@ std::string replace_all(std::string s, const std::string& key, const std::string
   return s;
 }
 
-std::string identity(Op op, DType t) {
+// The accumulator's start value in dtype t.
+std::string identity(Identity id, DType t) {
   const std::string T = cl_type(t);
   const bool flt = is_float(t);
-  switch (op) {
-    case Op::Prod: case Op::All: return "(" + T + ")(1)";
-    case Op::Min: case Op::ArgMin:
+  switch (id) {
+    case Identity::Zero: return "(" + T + ")(0)";
+    case Identity::One: return "(" + T + ")(1)";
+    case Identity::Highest:
       if (flt) return "(" + T + ")(INFINITY)";
       if (t == DType::Bool) return "(uchar)(1)";
       return "(" + T + ")(" + (T == "char" ? "CHAR_MAX" : T == "short" ? "SHRT_MAX" : T == "int" ? "INT_MAX" : T == "long" ? "LONG_MAX"
                               : T == "uchar" ? "UCHAR_MAX" : T == "ushort" ? "USHRT_MAX" : T == "uint" ? "UINT_MAX" : "ULONG_MAX") + ")";
-    case Op::Max: case Op::ArgMax:
+    case Identity::Lowest:
       if (flt) return "(" + T + ")(-INFINITY)";
       if (kind_of(t) != Kind::Signed) return "(" + T + ")(0)";
       return "(" + T + ")(" + (T == "char" ? "CHAR_MIN" : T == "short" ? "SHRT_MIN" : T == "int" ? "INT_MIN" : "LONG_MIN") + ")";
-    default: return "(" + T + ")(0)";
   }
+  return "(" + T + ")(0)";
 }
-
-// The op combining two accumulators (arg-reductions compare instead).
-Op combine_op(Op op) {
-  switch (op) {
-    case Op::Sum: case Op::Mean: return Op::Add;
-    case Op::Prod: return Op::Mul;
-    case Op::Min: return Op::Minimum;
-    case Op::Max: return Op::Maximum;
-    case Op::All: return Op::BitAnd;
-    case Op::Any: return Op::BitOr;
-    default: return Op::Add;
-  }
-}
-
-bool is_arg(Op op) { return op == Op::ArgMin || op == Op::ArgMax; }
 
 // Kahan's compensation (t - acc) - y, the rounding error of t = acc + y. Once
 // t is infinite or NaN that expression is NaN (inf - inf), which would turn
@@ -71,13 +58,14 @@ std::string kahan_comp(const std::string& t, const std::string& acc, const std::
 struct Emitter {
   const KernelPlan& plan;
   const ReduceSpec& rs;
+  const ReduceInfo& info;
   HelperSet& helpers;
   bool kahan, arg;
   std::string A;  // accumulator type
   std::string better;
 
   std::string combine(const std::string& a, const std::string& b, int width) const {
-    return spell(combine_op(rs.op), rs.acc, rs.acc, a, b, "", width, helpers);
+    return spell(info.combine, rs.acc, rs.acc, a, b, "", width, helpers);
   }
 
   // Folds value expression `v` (at reduced position `r`) into acc[/comp/idx] (scalars).
@@ -91,7 +79,7 @@ struct Emitter {
 
   std::string finish_value(const std::string& acc) const {
     std::string v = acc;
-    if (rs.op == Op::Mean) v = "(" + v + ") / s" + std::to_string(rs.divisor);
+    if (info.finish == Finish::Mean) v = "(" + v + ") / s" + std::to_string(rs.divisor);
     if (rs.post_sqrt) v = "sqrt(" + v + ")";
     return v;
   }
@@ -132,7 +120,7 @@ std::string partial_pointers(const Emitter& e) {
 
 // One group combines output o's `groups` partials into sh[0] (and shi[0]).
 std::string combine_partials(const Emitter& e, const std::string& ind) {
-  std::string s = ind + "acc = " + identity(e.rs.op, e.rs.acc) + ";\n";
+  std::string s = ind + "acc = " + identity(e.info.identity, e.rs.acc) + ";\n";
   if (e.arg) s += ind + "idx = -1;\n";
   s += ind + "for (long k = lid; k < groups; k += " + std::to_string(e.rs.local_size) + ") {\n";
   if (e.arg)
@@ -148,14 +136,16 @@ std::string combine_partials(const Emitter& e, const std::string& ind) {
 
 std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   const ReduceSpec& rs = plan.reduce;
+  const ReduceInfo& info = reduce_info(rs.op);
   HelperSet helpers;
-  Emitter e{plan, rs, helpers, false, is_arg(rs.op), cl_type(rs.acc), ""};
-  e.kahan = is_float(rs.acc) && (rs.op == Op::Sum || rs.op == Op::Mean) && !rs.combine;
+  Emitter e{plan, rs, info, helpers, false, info.finish == Finish::Index, cl_type(rs.acc), ""};
+  // A split reduction's second kernel only combines partials, plainly, as the trees do.
+  e.kahan = is_float(rs.acc) && info.summation == Summation::Kahan && !rs.combine;
   if (e.arg) {
     std::string nan = is_float(rs.acc) ? "  if (isnan(a)) return isnan(b) && ib < ia;\n  if (isnan(b)) return 1;\n" : "";
     std::string t = replace_all(k_argmax_better, "$NAN", nan);
-    t = replace_all(t, "$CMP", rs.op == Op::ArgMax ? ">" : "<");
-    const std::string fname = std::string(rs.op == Op::ArgMax ? "fcl_argmax_better_" : "fcl_argmin_better_") + e.A;
+    t = replace_all(t, "$CMP", info.combine == Op::Maximum ? ">" : "<");
+    const std::string fname = "fcl_" + std::string(op_name(rs.op)) + "_better_" + e.A;
     e.better = helpers.use(fname, replace_all(replace_all(t, "$N", fname), "$T", e.A));
   }
   const int W = plan.width;
@@ -170,7 +160,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
 
   std::string b;
   auto init = [&](const std::string& ind) {
-    std::string s = ind + e.A + " acc = " + identity(rs.op, rs.acc) + ";\n";
+    std::string s = ind + e.A + " acc = " + identity(info.identity, rs.acc) + ";\n";
     if (e.kahan) s += ind + e.A + " comp = (" + e.A + ")(0);\n";
     if (e.arg) s += ind + "long idx = -1;\n";
     return s;
@@ -212,7 +202,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
   b += init("  ");
   if (W > 1) {
-    b += "  {\n    " + AW + " accv = (" + AW + ")(" + identity(rs.op, rs.acc) + ");\n";
+    b += "  {\n    " + AW + " accv = (" + AW + ")(" + identity(info.identity, rs.acc) + ");\n";
     if (e.kahan) b += "    " + AW + " compv = (" + AW + ")(0);\n";
     b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
     b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";

@@ -2,485 +2,281 @@
 
 #include "fusecl/error.hpp"
 
+#include <array>
+#include <iterator>
+
 namespace fusecl::codegen {
 
 namespace {
 
-std::string scalar_name(DType t) {
-  switch (t) {
-    case DType::Bool: return "uchar";
-    case DType::Int8: return "char";
-    case DType::Int16: return "short";
-    case DType::Int32: return "int";
-    case DType::Int64: return "long";
-    case DType::UInt8: return "uchar";
-    case DType::UInt16: return "ushort";
-    case DType::UInt32: return "uint";
-    case DType::UInt64: return "ulong";
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-  }
-  return "?";
-}
+// What a row's speller writes from: the rendered operands x, y, z of dtype
+// `in` (for where, of the two choices; x is the bool condition) and the
+// result's dtype `out`.
+struct Operands {
+  DType out, in;
+  const std::string &x, &y, &z;
+  int width;
+  HelperSet& h;
 
-std::string w(int width) { return width > 1 ? std::to_string(width) : ""; }
-
-// Everything the helper templates below refer to.
-struct Types {
-  std::string T, U, I, S;  // full type, unsigned and signed of same size (same width), scalar type
-  int bits;
-  Kind kind;
+  bool flt() const { return is_float(in); }
+  std::string T() const { return cl_type(out, width); }
+  std::string zero_in() const { return "(" + scalar_name(in) + ")(0)"; }
 };
 
-Types types_of(DType t, int width) {
-  Types r;
-  r.T = cl_type(t, width);
-  r.S = scalar_name(t);
-  r.bits = size_of(t) * 8;
-  r.kind = kind_of(t);
-  const DType u = size_of(t) == 1 ? DType::UInt8 : size_of(t) == 2 ? DType::UInt16 : size_of(t) == 4 ? DType::UInt32 : DType::UInt64;
-  r.U = cl_type(u, width);
-  const DType i = size_of(t) == 1 ? DType::Int8 : size_of(t) == 2 ? DType::Int16 : size_of(t) == 4 ? DType::Int32 : DType::Int64;
-  r.I = cl_type(i, width);
-  return r;
-}
+struct Spelling;
+using Speller = std::string (*)(const Spelling& row, const Operands& o);
 
-// Replaces every `key` in text by `val`.
-void replace_all(std::string& text, const std::string& key, const std::string& val) {
-  for (std::size_t p = text.find(key); p != std::string::npos; p = text.find(key, p + val.size()))
-    text.replace(p, key.size(), val);
-}
+enum class Vector : std::uint8_t {
+  Always,
+  FloatOnly,  // no vector form on integers (integer power loops per element)
+};
 
-// Replaces $T, $U, $I, $S, $B (bits), $N (helper name) in a helper template;
-// for float types also the format constants $P (precision), $MB (mantissa
-// bits), $BIAS, $EMIN, $TINY (2^EMIN), $TWOP (2^P) and $MAGIC (2^(P-1)); and
-// $ANY(...), which is any(...) on vectors and the plain condition on scalars
-// (any() of a scalar tests its sign bit, and a scalar comparison gives 1).
-std::string fill(std::string text, const Types& t, const std::string& name, int width) {
-  replace_all(text, "$N", name);
-  if (t.kind == Kind::Float) {
-    const bool dbl = t.bits == 64;
-    replace_all(text, "$MB", dbl ? "52" : "23");
-    replace_all(text, "$P", dbl ? "53" : "24");
-    replace_all(text, "$BIAS", dbl ? "1023" : "127");
-    replace_all(text, "$EMIN", dbl ? "-1022" : "-126");
-    replace_all(text, "$TINY", dbl ? "0x1p-1022" : "0x1p-126f");
-    replace_all(text, "$TWOP", dbl ? "0x1p53" : "0x1p24f");
-    replace_all(text, "$MAGIC", dbl ? "0x1p52" : "0x1p23f");
-    replace_all(text, "$MANT", dbl ? "0x000fffffffffffffUL" : "0x007fffffU");
-    replace_all(text, "$ABS", dbl ? "0x7fffffffffffffffUL" : "0x7fffffffU");
-    replace_all(text, "$MAX", dbl ? "DBL_MAX" : "FLT_MAX");
-  }
-  replace_all(text, "$ANY", width > 1 ? "any" : "");
-  replace_all(text, "$T", t.T);
-  replace_all(text, "$U", t.U);
-  replace_all(text, "$I", t.I);
-  replace_all(text, "$S", t.S);
-  replace_all(text, "$B", std::to_string(t.bits));
-  return text;
-}
-
-// ---- helper templates: valid for scalars and vectors alike, because `?:`,
-// comparisons and && / || work component-wise on vectors in OpenCL C. ----
-
-// Floor division that never divides by zero (0 results) or overflows (MIN / -1 wraps).
-const char* k_floordiv_signed = R"(static inline $T $N($T x, $T y) {
-  const $T ys = (y == ($T)(0) || y == ($T)(-1)) ? ($T)(1) : y;
-  const $T q = x / ys;
-  const $T r = x - q * ys;
-  const $T f = (r != ($T)(0) && ((r < ($T)(0)) != (ys < ($T)(0)))) ? q - ($T)(1) : q;
-  const $T neg = as_$T(($U)(($U)(0) - as_$U(x)));
-  return (y == ($T)(0)) ? ($T)(0) : ((y == ($T)(-1)) ? neg : f);
-}
-)";
-const char* k_floordiv_unsigned = R"(static inline $T $N($T x, $T y) {
-  const $T ys = (y == ($T)(0)) ? ($T)(1) : y;
-  return (y == ($T)(0)) ? ($T)(0) : ($T)(x / ys);
-}
-)";
-// Exact C fmod (the sign of x) from + - * /, comparisons, bit casts, integer
-// ops and fma, which OpenCL requires to be correctly rounded; never the fmod
-// builtin, which PoCL 3.1 gets wrong in about 0.3% of the lanes of a
-// double8 / double16 (14 % 11.25 gave 0.53125). Valid for scalars and vectors.
-//
-// Why it is exact. Let r = |x|, d = |y| (finite, d > 0), p the precision, and
-// E(v) the exponent of v (v in [2^E, 2^(E+1)); subnormals are scaled by 2^p
-// first, so E is right for them too). While r >= d, one step picks
-// t = d 2^k with k = 0 if E(r) - E(d) <= p - 5, else k = E(r) - E(d) - (p - 5)
-// (built from d's mantissa bits and the exponent E(r) - (p - 5), or, where
-// that is below the normal range, as d times a small power of two: exact
-// either way). Then d <= t <= r and r / t < 2^(p-4). With Q = floor(r / t):
-//  - qf = r / t is within 5/32 of r / t (even with 2.5-ulp float division),
-//    a = qf + 1/2 rounds by at most 1/16, so a is in [r/t + 9/32, r/t + 23/32]
-//    and n = floor(a) (rounding to an integer by adding and subtracting
-//    2^(p-1), then stepping down if that went up) is Q or Q + 1;
-//  - r' = r - n t lies in [-t, t) and is a multiple of the quantum (ulp) of t,
-//    as r >= t is; so it has at most p bits and fma(-n, t, r) gives it
-//    exactly; r' + t for r' < 0 is exact likewise.
-// So r mod t, and r mod d (t is a multiple of d), is exact after each step.
-// A step with k = 0 ends with r < d; a step with k > 0 leaves r < t <
-// 2^(E(r) - p + 6), removing p - 6 bits of exponent gap. At most 45 steps
-// for double (2^1023 % 2^-1074), 16 for float; one step when |x / y| <
-// 2^(p-5). Lanes that are done keep their value (a vector runs until its
-// slowest lane is done). fmod(x, 0), fmod(inf, y) and NaN give NaN;
-// fmod(x, inf) is x.
-const char* k_fmod_float = R"(static inline $T $N($T x, $T y) {
-  const $T ax = as_$T(as_$U(x) & ($U)($ABS));
-  const $T d = as_$T(as_$U(y) & ($U)($ABS));
-  const $I ok = (ax <= ($T)($MAX)) && (d > ($T)(0));
-  $T r = ok ? ax : ($T)(0);
-  const $I dsub = d < ($T)($TINY);
-  const $T dn = dsub ? d * ($T)($TWOP) : d;
-  const $I ed = as_$I(as_$U(dn) >> ($U)($MB)) - ($I)($BIAS) - (dsub ? ($I)($P) : ($I)(0));
-  const $U dmant = as_$U(dn) & ($U)($MANT);
-  $I todo = ok && (r >= d);
-  while ($ANY(todo)) {
-    const $I rsub = r < ($T)($TINY);
-    const $T rn = rsub ? r * ($T)($TWOP) : r;
-    const $I er = as_$I(as_$U(rn) >> ($U)($MB)) - ($I)($BIAS) - (rsub ? ($I)($P) : ($I)(0));
-    const $I et = er - ($I)($P - 5);
-    const $I big = (er - ed) > ($I)($P - 5);
-    const $T t_normal = as_$T(dmant | (as_$U(et + ($I)($BIAS)) << ($U)($MB)));
-    const $I k_small = (big && et < ($I)($EMIN)) ? et - ed : ($I)(0);
-    const $T t_sub = d * as_$T(as_$U(k_small + ($I)($BIAS)) << ($U)($MB));
-    const $T t = big ? ((et >= ($I)($EMIN)) ? t_normal : t_sub) : d;
-    const $T a = r / t + ($T)(0.5);
-    $T n = (a + ($T)($MAGIC)) - ($T)($MAGIC);
-    n = (n > a) ? n - ($T)(1) : n;
-    $T rr = fma(-n, t, r);
-    rr = (rr < ($T)(0)) ? rr + t : rr;
-    r = todo ? rr : r;
-    todo = ok && (r >= d);
-  }
-  const $T res = as_$T(as_$U(r) | (as_$U(x) & ~($U)($ABS)));
-  return ok ? res : ($T)(NAN);
-}
-)";
-// NumPy's floor_divide on floats (npy_divmod), on the exact fmod above.
-const char* k_floordiv_float = R"(static inline $T $N($T x, $T y) {
-  const $T m = $F(x, y);
-  $T d = (x - m) / y;
-  d = (m != ($T)(0) && ((y < ($T)(0)) != (m < ($T)(0)))) ? d - ($T)(1) : d;
-  $T f = floor(d);
-  f = (d - f > ($T)(0.5)) ? f + ($T)(1) : f;
-  f = (d == ($T)(0)) ? copysign(($T)(0), x / y) : f;
-  return (y == ($T)(0)) ? x / y : f;
-}
-)";
-// NumPy's remainder: the sign of the divisor; 0 for integer division by zero.
-const char* k_mod_signed = R"(static inline $T $N($T x, $T y) {
-  const $T ys = (y == ($T)(0) || y == ($T)(-1)) ? ($T)(1) : y;
-  const $T r = x % ys;
-  const $T m = (r != ($T)(0) && ((r < ($T)(0)) != (ys < ($T)(0)))) ? r + ys : r;
-  return (y == ($T)(0) || y == ($T)(-1)) ? ($T)(0) : m;
-}
-)";
-const char* k_mod_unsigned = R"(static inline $T $N($T x, $T y) {
-  const $T ys = (y == ($T)(0)) ? ($T)(1) : y;
-  return (y == ($T)(0)) ? ($T)(0) : ($T)(x % ys);
-}
-)";
-const char* k_mod_float = R"(static inline $T $N($T x, $T y) {
-  const $T m = $F(x, y);
-  const $T r = (m != ($T)(0) && ((m < ($T)(0)) != (y < ($T)(0)))) ? m + y : m;
-  return (m == ($T)(0)) ? copysign(($T)(0), y) : r;
-}
-)";
-// Shifts past the width give 0 (or -1 for negative values shifted right), as in NumPy.
-const char* k_shl = R"(static inline $T $N($T x, $T y) {
-  return (y < ($T)(0) || y >= ($T)($B)) ? ($T)(0) : as_$T(($U)(as_$U(x) << as_$U(y)));
-}
-)";
-const char* k_shr_signed = R"(static inline $T $N($T x, $T y) {
-  return (y < ($T)(0) || y >= ($T)($B)) ? ((x < ($T)(0)) ? ($T)(-1) : ($T)(0)) : ($T)(x >> y);
-}
-)";
-const char* k_shr_unsigned = R"(static inline $T $N($T x, $T y) {
-  return (y >= ($T)($B)) ? ($T)(0) : ($T)(x >> y);
-}
-)";
-const char* k_sign_float = R"(static inline $T $N($T x) {
-  return (x > ($T)(0)) ? ($T)(1) : ((x < ($T)(0)) ? ($T)(-1) : ((x == ($T)(0)) ? ($T)(0) : x));
-}
-)";
-const char* k_sign_int = R"(static inline $T $N($T x) {
-  return (x > ($T)(0)) ? ($T)(1) : ((x < ($T)(0)) ? ($T)(-1) : ($T)(0));
-}
-)";
-const char* k_minimum = R"(static inline $T $N($T x, $T y) {
-  return isnan(x) ? x : (isnan(y) ? y : ((x <= y) ? x : y));
-}
-)";
-const char* k_maximum = R"(static inline $T $N($T x, $T y) {
-  return isnan(x) ? x : (isnan(y) ? y : ((x >= y) ? x : y));
-}
-)";
-const char* k_fmin = R"(static inline $T $N($T x, $T y) {
-  return isnan(y) ? x : (isnan(x) ? y : ((x <= y) ? x : y));
-}
-)";
-const char* k_fmax = R"(static inline $T $N($T x, $T y) {
-  return isnan(y) ? x : (isnan(x) ? y : ((x >= y) ? x : y));
-}
-)";
-// Integer power by squaring, wrapping like NumPy; negative exponents give 0
-// except for bases 1 and -1. Scalar only (the loop length differs per element).
-const char* k_ipow = R"(static inline $T $N($T b, $T e) {
-  if (e < ($T)(0)) return (b == ($T)(1)) ? ($T)(1) : ((b == ($T)(-1)) ? (((e & ($T)(1)) != ($T)(0)) ? ($T)(-1) : ($T)(1)) : ($T)(0));
-  $WIDE r = 1, bb = ($WIDE)as_$U(b);
-  $U ee = as_$U(e);
-  while (ee != ($U)(0)) {
-    if ((ee & ($U)(1)) != ($U)(0)) r = ($WIDE)(($U)(r * bb));
-    bb = ($WIDE)(($U)(bb * bb));
-    ee = ($U)(ee >> 1);
-  }
-  return as_$T(($U)r);
-}
-)";
-
-// float64 pow on 8 and 16 lanes as double4 halves. PoCL 3.1's double8 pow
-// is wrong in lanes 4..7 whenever an operand is subnormal, even with all eight
-// lanes equal (pow(5e-324, 1) gives 4.56e-305 there), while its double4 and
-// scalar pow are right; splitting costs nothing on devices that get it right.
-std::string split_pow(HelperSet& h, int width) {
-  const std::string half = width == 8 ? "pow" : split_pow(h, width / 2);
-  const std::string T = "double" + std::to_string(width);
-  const std::string name = "fcl_pow_" + T;
-  return h.use(name, "static inline " + T + " " + name + "(" + T + " x, " + T + " y) {\n  return (" + T + ")(" + half +
-                         "(x.lo, y.lo), " + half + "(x.hi, y.hi));\n}\n");
-}
-
-bool is_signed_kind(DType t) { return kind_of(t) == Kind::Signed; }
-
-// Turns a comparison result (1/0 for scalars, -1/0 for vectors) into a bool (uchar 0/1).
-std::string to_bool(const std::string& mask, int width) {
-  if (width == 1) return "(uchar)(" + mask + ")";
-  return "convert_uchar" + w(width) + "(-(" + mask + "))";
-}
-
-// `callee`: the name that $F stands for (a helper the template calls, which
-// must have been requested first so that its definition comes before).
-std::string helper(HelperSet& h, const char* base, const char* tmpl, DType t, int width, const std::string& callee = "") {
-  Types ty = types_of(t, width);
-  const std::string name = std::string("fcl_") + base + "_" + ty.T;
-  std::string text = fill(tmpl, ty, name, width);
-  replace_all(text, "$F", callee);
-  // Narrow types promote to int in C arithmetic; multiply them as uint so
-  // that wrapping is defined.
-  const std::string wide = size_of(t) < 4 ? "uint" : ty.U;
-  for (std::size_t p = text.find("$WIDE"); p != std::string::npos; p = text.find("$WIDE", p)) text.replace(p, 5, wide);
-  return h.use(name, text);
-}
-
-// Wrapping integer +, -, *: through the unsigned type (no undefined overflow).
-std::string int_arith(const char* op, DType t, const std::string& x, const std::string& y, int width) {
-  const Types ty = types_of(t, width);
-  const bool sgn = is_signed_kind(t);
-  const std::string ux = sgn ? "as_" + ty.U + "(" + x + ")" : "(" + x + ")";
-  const std::string uy = sgn ? "as_" + ty.U + "(" + y + ")" : "(" + y + ")";
-  std::string body;
-  if (width == 1 && size_of(t) < 4) body = "(" + ty.U + ")((uint)" + ux + " " + op + " (uint)" + uy + ")";
-  else body = "(" + ty.U + ")(" + ux + " " + op + " " + uy + ")";
-  return sgn ? "as_" + ty.T + "(" + body + ")" : body;
-}
+// One op's OpenCL C: `speller` writes it, from `text` (a built-in's name, a
+// C operator or a helper's base name) and, for the extrema, the `helper`
+// template that floats need.
+struct Spelling {
+  Op op;
+  Speller speller;
+  const char* text = nullptr;
+  const char* helper = nullptr;
+  Vector vector = Vector::Always;
+};
 
 std::string call(const std::string& f, const std::string& x) { return f + "(" + x + ")"; }
 std::string call(const std::string& f, const std::string& x, const std::string& y) { return f + "(" + x + ", " + y + ")"; }
 
-// Float to integer casts, one result on every device (OpenCL, like C, leaves
-// NaN and out-of-range conversions implementation-defined: PoCL gives
-// INT_MIN, NVIDIA 0). The rule is NumPy's on x86-64 (cvttsd2si), README
-// "Semantics": cvtt32(x) truncates toward zero to int32, giving INT32_MIN for
-// NaN and values outside int32; cvtt64 likewise with int64. Then
-//   int32 = cvtt32, int64 = cvtt64;
-//   int8, int16, uint8, uint16 = cvtt32 wrapped to the width;
-//   uint32 = cvtt64 wrapped to 32 bits;
-//   uint64 = x >= 2^63 ? cvtt64(x - 2^63) ^ 2^63 : cvtt64(x).
-// The converts only ever see in-range values (the others are replaced by
-// -2^31 or -2^63, which convert exactly to INT_MIN), so no device's
-// out-of-range behaviour shows through. Must match tests/support/value.cpp.
-std::string float_to_int(DType out, DType in, const std::string& x, int width, HelperSet& h) {
-  const std::string T = cl_type(in, width), R = cl_type(out, width);
-  const bool dbl = in == DType::Float64;
-  auto cvtt = [&](int bits, const std::string& v) {
-    const std::string lim = bits == 32 ? (dbl ? "0x1p31" : "0x1p31f") : (dbl ? "0x1p63" : "0x1p63f");
-    const std::string I = cl_type(bits == 32 ? DType::Int32 : DType::Int64, width);
-    return "convert_" + I + "_rtz((" + v + " >= (" + T + ")(-" + lim + ") && " + v + " < (" + T + ")(" + lim + ")) ? " +
-           v + " : (" + T + ")(-" + lim + "))";
-  };
-  std::string body;
-  switch (out) {
-    case DType::Int32: body = cvtt(32, "x"); break;
-    case DType::Int64: body = cvtt(64, "x"); break;
-    case DType::Int8: case DType::Int16: case DType::UInt8: case DType::UInt16: {
-      // Wrap through the unsigned type of the width (modular in C), then
-      // reinterpret for the signed ones.
-      const DType u = size_of(out) == 1 ? DType::UInt8 : DType::UInt16;
-      const std::string mask = size_of(out) == 1 ? "0xffU" : "0xffffU";
-      const std::string UI = cl_type(DType::UInt32, width);
-      const std::string wrapped =
-          "convert_" + cl_type(u, width) + "(as_" + UI + "(" + cvtt(32, "x") + ") & (" + UI + ")(" + mask + "))";
-      body = kind_of(out) == Kind::Signed ? "as_" + R + "(" + wrapped + ")" : wrapped;
-      break;
-    }
-    case DType::UInt32: {
-      const std::string UL = cl_type(DType::UInt64, width);
-      body = "convert_" + R + "(as_" + UL + "(" + cvtt(64, "x") + ") & (" + UL + ")(0xffffffffUL))";
-      break;
-    }
-    case DType::UInt64: {
-      // The top bit as a float 0/1 converted, so no mask changes width.
-      const std::string lim = dbl ? "0x1p63" : "0x1p63f";
-      const std::string big = "(x >= (" + T + ")(" + lim + "))";
-      body = "as_" + R + "(" + cvtt(64, "(" + big + " ? x - (" + T + ")(" + lim + ") : x)") + ") ^ (convert_" + R +
-             "_rtz(" + big + " ? (" + T + ")(1) : (" + T + ")(0)) << (" + R + ")(63))";
-      break;
-    }
-    default: throw Error("internal: float_to_int to " + std::string(dtype_name(out)));
-  }
-  const std::string name = "fcl_cast_" + R + "_" + T;
-  return call(h.use(name, "static inline " + R + " " + name + "(" + T + " x) {\n  return " + body + ";\n}\n"), x);
+// Turns a comparison result (1/0 for scalars, -1/0 for vectors) into a bool (uchar 0/1).
+std::string to_bool(const std::string& mask, int width) {
+  if (width == 1) return "(uchar)(" + mask + ")";
+  return "convert_" + cl_type(DType::Bool, width) + "(-(" + mask + "))";
 }
 
-const char* builtin_name(Op op) {
-  switch (op) {
-    case Op::Sqrt: return "sqrt";
-    case Op::Rsqrt: return "rsqrt";
-    case Op::Cbrt: return "cbrt";
-    case Op::Exp: return "exp";
-    case Op::Exp2: return "exp2";
-    case Op::Expm1: return "expm1";
-    case Op::Log: return "log";
-    case Op::Log2: return "log2";
-    case Op::Log10: return "log10";
-    case Op::Log1p: return "log1p";
-    case Op::Sin: return "sin";
-    case Op::Cos: return "cos";
-    case Op::Tan: return "tan";
-    case Op::Asin: return "asin";
-    case Op::Acos: return "acos";
-    case Op::Atan: return "atan";
-    case Op::Sinh: return "sinh";
-    case Op::Cosh: return "cosh";
-    case Op::Tanh: return "tanh";
-    case Op::Asinh: return "asinh";
-    case Op::Acosh: return "acosh";
-    case Op::Atanh: return "atanh";
-    case Op::Floor: return "floor";
-    case Op::Ceil: return "ceil";
-    case Op::Trunc: return "trunc";
-    case Op::Round: return "rint";  // half to even, like numpy.round
-    case Op::Atan2: return "atan2";
-    case Op::Pow: return "pow";
-    case Op::Hypot: return "hypot";
-    default: return nullptr;
-  }
+// ---- spellers -------------------------------------------------------------------------
+
+// The math functions only ever see floats (their rule computes in float);
+// floor/ceil/trunc/round of integers and bool are the identity (NumPy >= 2.3).
+std::string builtin(const Spelling& r, const Operands& o) {
+  if (!o.flt()) return o.x;
+  return op_class(r.op) == OpClass::Binary ? call(r.text, o.x, o.y) : call(r.text, o.x);
 }
 
-const char* comparison(Op op) {
-  switch (op) {
-    case Op::Eq: return "==";
-    case Op::Ne: return "!=";
-    case Op::Lt: return "<";
-    case Op::Le: return "<=";
-    case Op::Gt: return ">";
-    case Op::Ge: return ">=";
-    default: return nullptr;
+std::string power(const Spelling& r, const Operands& o) {
+  if (o.in == DType::Float64 && o.width > 4) return call(split_pow(o.h, o.width), o.x, o.y);
+  if (o.flt()) return call(r.text, o.x, o.y);
+  return call(helper(o.h, "ipow", k_ipow, o.in, o.width), o.x, o.y);
+}
+
+std::string negate(const Spelling&, const Operands& o) {
+  if (o.flt()) return "(-(" + o.x + "))";
+  return int_arith("-", o.in, "(" + cl_type(o.in, o.width) + ")(0)", o.x, o.width);
+}
+
+std::string logical_not(const Spelling&, const Operands& o) { return to_bool("(" + o.x + ") == " + o.zero_in(), o.width); }
+
+std::string bit_not(const Spelling&, const Operands& o) {
+  if (o.in == DType::Bool) return "(" + o.T() + ")((" + o.x + ") ^ (" + o.T() + ")(1))";
+  return "(" + o.T() + ")(~(" + o.x + "))";
+}
+
+std::string absolute(const Spelling&, const Operands& o) {
+  if (o.flt()) return call("fabs", o.x);
+  if (kind_of(o.in) == Kind::Signed) return "as_" + o.T() + "(abs(" + o.x + "))";
+  return o.x;
+}
+
+std::string sign(const Spelling&, const Operands& o) {
+  return call(helper(o.h, "sign", o.flt() ? k_sign_float : k_sign_int, o.in, o.width), o.x);
+}
+
+// isnan, isinf: integers and bool never are.
+std::string float_class(const Spelling& r, const Operands& o) {
+  if (o.flt()) return to_bool(call(r.text, o.x), o.width);
+  return "(" + o.T() + ")(0)";
+}
+
+// isfinite: integers and bool always are.
+std::string finite(const Spelling& r, const Operands& o) {
+  if (o.flt()) return to_bool(call(r.text, o.x), o.width);
+  return "(" + o.T() + ")(1)";
+}
+
+std::string cast(const Spelling&, const Operands& o) {
+  if (o.out == DType::Bool) return to_bool("(" + o.x + ") != " + o.zero_in(), o.width);
+  if (o.flt() && is_integer(o.out)) return call(float_to_int(o.h, o.out, o.in, o.width), o.x);
+  return "convert_" + o.T() + "(" + o.x + ")";
+}
+
+std::string bit_op(const char* op, const Operands& o) {
+  return "(" + o.T() + ")((" + o.x + ") " + op + " (" + o.y + "))";
+}
+
+std::string bitwise(const Spelling& r, const Operands& o) { return bit_op(r.text, o); }
+
+std::string arithmetic(const Spelling& r, const Operands& o) {
+  if (o.flt()) return "((" + o.x + ") " + r.text + " (" + o.y + "))";
+  return int_arith(r.text, o.in, o.x, o.y, o.width);
+}
+
+// On bool, add is or and multiply is and, as in NumPy.
+std::string add(const Spelling& r, const Operands& o) { return o.in == DType::Bool ? bit_op("|", o) : arithmetic(r, o); }
+std::string multiply(const Spelling& r, const Operands& o) { return o.in == DType::Bool ? bit_op("&", o) : arithmetic(r, o); }
+
+std::string floor_divide(const Spelling&, const Operands& o) {
+  if (o.flt())
+    return call(helper(o.h, "floordiv", k_floordiv_float, o.in, o.width, helper(o.h, "fmod", k_fmod_float, o.in, o.width)), o.x, o.y);
+  return call(helper(o.h, "floordiv", kind_of(o.in) == Kind::Signed ? k_floordiv_signed : k_floordiv_unsigned, o.in, o.width), o.x,
+              o.y);
+}
+
+// Integer division floors, as NumPy's // (and C++'s / on fusecl arrays).
+std::string divide(const Spelling& r, const Operands& o) {
+  if (o.flt()) return "((" + o.x + ") " + r.text + " (" + o.y + "))";
+  return floor_divide(r, o);
+}
+
+std::string remainder(const Spelling&, const Operands& o) {
+  if (o.flt()) return call(helper(o.h, "mod", k_mod_float, o.in, o.width, helper(o.h, "fmod", k_fmod_float, o.in, o.width)), o.x, o.y);
+  return call(helper(o.h, "mod", kind_of(o.in) == Kind::Signed ? k_mod_signed : k_mod_unsigned, o.in, o.width), o.x, o.y);
+}
+
+std::string compare(const Spelling& r, const Operands& o) {
+  return to_bool("(" + o.x + ") " + r.text + " (" + o.y + ")", o.width);
+}
+
+std::string logical(const Spelling& r, const Operands& o) {
+  return to_bool("((" + o.x + ") != " + o.zero_in() + ") " + r.text + " ((" + o.y + ") != " + o.zero_in() + ")", o.width);
+}
+
+std::string shift_left(const Spelling&, const Operands& o) { return call(helper(o.h, "shl", k_shl, o.in, o.width), o.x, o.y); }
+
+std::string shift_right(const Spelling&, const Operands& o) {
+  return call(helper(o.h, "shr", kind_of(o.in) == Kind::Signed ? k_shr_signed : k_shr_unsigned, o.in, o.width), o.x, o.y);
+}
+
+// Floats go through the row's helper, which decides about NaN.
+std::string extremum(const char* keep_x_if, const Spelling& r, const Operands& o) {
+  if (o.flt()) return call(helper(o.h, r.text, r.helper, o.in, o.width), o.x, o.y);
+  return "(((" + o.x + ") " + keep_x_if + " (" + o.y + ")) ? (" + o.x + ") : (" + o.y + "))";
+}
+
+std::string smaller(const Spelling& r, const Operands& o) { return extremum("<=", r, o); }
+std::string larger(const Spelling& r, const Operands& o) { return extremum(">=", r, o); }
+
+std::string select(const Spelling&, const Operands& o) {
+  if (o.width == 1) return "((" + o.x + ") ? (" + o.y + ") : (" + o.z + "))";
+  const int bytes = size_of(o.out);
+  const DType mask = bytes == 1 ? DType::Int8 : bytes == 2 ? DType::Int16 : bytes == 4 ? DType::Int32 : DType::Int64;
+  return "select(" + o.z + ", " + o.y + ", convert_" + cl_type(mask, o.width) + "(" + o.x + ") != (" + scalar_name(mask) + ")(0))";
+}
+
+std::string fused_multiply_add(const Spelling&, const Operands& o) { return "fma(" + o.x + ", " + o.y + ", " + o.z + ")"; }
+
+// ---- the table ------------------------------------------------------------------------
+
+// {op, speller, text, helper, vector}: one row per elementwise op (op.hpp), in any order.
+constexpr Spelling k_rows[] = {
+    {Op::Neg, negate},
+    {Op::LogicalNot, logical_not},
+    {Op::BitNot, bit_not},
+    {Op::Abs, absolute},
+    {Op::Sqrt, builtin, "sqrt"},
+    {Op::Rsqrt, builtin, "rsqrt"},
+    {Op::Cbrt, builtin, "cbrt"},
+    {Op::Exp, builtin, "exp"},
+    {Op::Exp2, builtin, "exp2"},
+    {Op::Expm1, builtin, "expm1"},
+    {Op::Log, builtin, "log"},
+    {Op::Log2, builtin, "log2"},
+    {Op::Log10, builtin, "log10"},
+    {Op::Log1p, builtin, "log1p"},
+    {Op::Sin, builtin, "sin"},
+    {Op::Cos, builtin, "cos"},
+    {Op::Tan, builtin, "tan"},
+    {Op::Asin, builtin, "asin"},
+    {Op::Acos, builtin, "acos"},
+    {Op::Atan, builtin, "atan"},
+    {Op::Sinh, builtin, "sinh"},
+    {Op::Cosh, builtin, "cosh"},
+    {Op::Tanh, builtin, "tanh"},
+    {Op::Asinh, builtin, "asinh"},
+    {Op::Acosh, builtin, "acosh"},
+    {Op::Atanh, builtin, "atanh"},
+    {Op::Floor, builtin, "floor"},
+    {Op::Ceil, builtin, "ceil"},
+    {Op::Round, builtin, "rint"},  // half to even, like numpy.round
+    {Op::Trunc, builtin, "trunc"},
+    {Op::Sign, sign},
+    {Op::IsNan, float_class, "isnan"},
+    {Op::IsInf, float_class, "isinf"},
+    {Op::IsFinite, finite, "isfinite"},
+    {Op::Cast, cast},
+    {Op::Add, add, "+"},
+    {Op::Sub, arithmetic, "-"},
+    {Op::Mul, multiply, "*"},
+    {Op::Div, divide, "/"},
+    {Op::FloorDiv, floor_divide},
+    {Op::Mod, remainder},
+    {Op::Eq, compare, "=="},
+    {Op::Ne, compare, "!="},
+    {Op::Lt, compare, "<"},
+    {Op::Le, compare, "<="},
+    {Op::Gt, compare, ">"},
+    {Op::Ge, compare, ">="},
+    {Op::LogicalAnd, logical, "&&"},
+    {Op::LogicalOr, logical, "||"},
+    {Op::BitAnd, bitwise, "&"},
+    {Op::BitOr, bitwise, "|"},
+    {Op::BitXor, bitwise, "^"},
+    {Op::Shl, shift_left},
+    {Op::Shr, shift_right},
+    {Op::Atan2, builtin, "atan2"},
+    {Op::Pow, power, "pow", nullptr, Vector::FloatOnly},
+    {Op::Hypot, builtin, "hypot"},
+    {Op::Fmin, smaller, "fmin", k_fmin},
+    {Op::Fmax, larger, "fmax", k_fmax},
+    {Op::Minimum, smaller, "minimum", k_minimum},
+    {Op::Maximum, larger, "maximum", k_maximum},
+    {Op::Where, select},
+    {Op::Fma, fused_multiply_add},
+};
+
+constexpr bool one_row_per_elementwise_op() {
+  for (int i = 0; i < op_count; ++i) {
+    int rows = 0;
+    for (const Spelling& r : k_rows) rows += r.op == Op(i);
+    if (rows != (is_elementwise(Op(i)) ? 1 : 0)) return false;
   }
+  return true;
+}
+static_assert(one_row_per_elementwise_op(),
+              "codegen/spelling.cpp: every elementwise op of op.hpp needs exactly one row in k_rows, other ops none");
+
+// k_rows' index of each op's row, -1 for ops without one.
+constexpr std::array<int, op_count> k_row_of = [] {
+  std::array<int, op_count> at{};
+  for (int& a : at) a = -1;
+  for (int i = 0; i < int(std::size(k_rows)); ++i) at[std::size_t(k_rows[i].op)] = i;
+  return at;
+}();
+
+const Spelling* row_of(Op op) {
+  const int i = k_row_of[std::size_t(op)];
+  return i < 0 ? nullptr : &k_rows[i];
 }
 
 }  // namespace
 
-std::string cl_type(DType t, int width) { return scalar_name(t) + w(width); }
-
-std::string HelperSet::use(const std::string& name, const std::string& definition) {
-  if (index_.emplace(name, index_.size()).second) text_ += definition;
-  return name;
+// Ops without a row (leaves) have nothing to vectorize.
+bool vectorizable(Op op, DType in) {
+  const Spelling* r = row_of(op);
+  return !r || r->vector == Vector::Always || is_float(in);
 }
-
-std::string HelperSet::text() const { return text_; }
-
-bool vectorizable(Op op, DType in) { return !(op == Op::Pow && !is_float(in)); }
 
 std::string spell(Op op, DType out, DType in, const std::string& x, const std::string& y, const std::string& z,
                   int width, HelperSet& h) {
-  const std::string T = cl_type(out, width);
-  const std::string S = cl_type(in, width);
-  const Kind k = kind_of(in);
-  const bool flt = k == Kind::Float;
-  const std::string zero_in = "(" + scalar_name(in) + ")(0)";
-
-  if (const char* cmp = comparison(op)) return to_bool("(" + x + ") " + cmp + " (" + y + ")", width);
-  if (const char* b = builtin_name(op)) {
-    if (op == Op::Pow && in == DType::Float64 && width > 4) return call(split_pow(h, width), x, y);
-    if (flt) return op_class(op) == OpClass::Binary ? call(b, x, y) : call(b, x);
-    if (op == Op::Pow) return call(helper(h, "ipow", k_ipow, in, width), x, y);
-    return x;  // floor/ceil/trunc/round of integers: the identity (NumPy >= 2.3)
-  }
-  switch (op) {
-    case Op::Neg:
-      if (flt) return "(-(" + x + "))";
-      return int_arith("-", in, "(" + cl_type(in, width) + ")(0)", x, width);
-    case Op::LogicalNot: return to_bool("(" + x + ") == " + zero_in, width);
-    case Op::BitNot:
-      if (k == Kind::Bool) return "(" + T + ")((" + x + ") ^ (" + T + ")(1))";
-      return "(" + T + ")(~(" + x + "))";
-    case Op::Abs:
-      if (flt) return call("fabs", x);
-      if (k == Kind::Signed) return "as_" + T + "(abs(" + x + "))";
-      return x;
-    case Op::Sign:
-      return call(helper(h, "sign", flt ? k_sign_float : k_sign_int, in, width), x);
-    case Op::IsNan: case Op::IsInf: case Op::IsFinite:
-      if (flt) return to_bool(call(op == Op::IsNan ? "isnan" : op == Op::IsInf ? "isinf" : "isfinite", x), width);
-      return "(" + T + ")(" + (op == Op::IsFinite ? "1" : "0") + ")";
-    case Op::Cast:
-      if (out == DType::Bool) return to_bool("(" + x + ") != " + zero_in, width);
-      if (flt && is_integer(out)) return float_to_int(out, in, x, width, h);
-      return "convert_" + T + "(" + x + ")";
-    case Op::Add: case Op::Sub: case Op::Mul: {
-      const char* o = op == Op::Add ? "+" : op == Op::Sub ? "-" : "*";
-      if (flt) return "((" + x + ") " + o + " (" + y + "))";
-      if (k == Kind::Bool) return "(" + T + ")((" + x + ") " + (op == Op::Add ? "|" : "&") + " (" + y + "))";
-      return int_arith(o, in, x, y, width);
-    }
-    case Op::Div:
-      if (flt) return "((" + x + ") / (" + y + "))";
-      [[fallthrough]];
-    case Op::FloorDiv:
-      if (flt) return call(helper(h, "floordiv", k_floordiv_float, in, width, helper(h, "fmod", k_fmod_float, in, width)), x, y);
-      return call(helper(h, "floordiv", k == Kind::Signed ? k_floordiv_signed : k_floordiv_unsigned, in, width), x, y);
-    case Op::Mod:
-      if (flt) return call(helper(h, "mod", k_mod_float, in, width, helper(h, "fmod", k_fmod_float, in, width)), x, y);
-      return call(helper(h, "mod", k == Kind::Signed ? k_mod_signed : k_mod_unsigned, in, width), x, y);
-    case Op::LogicalAnd: case Op::LogicalOr:
-      return to_bool("((" + x + ") != " + zero_in + ") " + (op == Op::LogicalAnd ? "&&" : "||") + " ((" + y + ") != " +
-                         zero_in + ")", width);
-    case Op::BitAnd: return "(" + T + ")((" + x + ") & (" + y + "))";
-    case Op::BitOr: return "(" + T + ")((" + x + ") | (" + y + "))";
-    case Op::BitXor: return "(" + T + ")((" + x + ") ^ (" + y + "))";
-    case Op::Shl: return call(helper(h, "shl", k_shl, in, width), x, y);
-    case Op::Shr:
-      return call(helper(h, "shr", k == Kind::Signed ? k_shr_signed : k_shr_unsigned, in, width), x, y);
-    case Op::Minimum: case Op::Maximum: case Op::Fmin: case Op::Fmax: {
-      if (!flt) {
-        const bool lo = op == Op::Minimum || op == Op::Fmin;
-        return "(((" + x + ") " + (lo ? "<=" : ">=") + " (" + y + ")) ? (" + x + ") : (" + y + "))";
-      }
-      const char* tmpl = op == Op::Minimum ? k_minimum : op == Op::Maximum ? k_maximum : op == Op::Fmin ? k_fmin : k_fmax;
-      const char* base = op == Op::Minimum ? "minimum" : op == Op::Maximum ? "maximum" : op == Op::Fmin ? "fmin" : "fmax";
-      return call(helper(h, base, tmpl, in, width), x, y);
-    }
-    case Op::Where: {
-      // x is the bool condition; y and z have the result type.
-      if (width == 1) return "((" + x + ") ? (" + y + ") : (" + z + "))";
-      const DType mask = size_of(out) == 1 ? DType::Int8 : size_of(out) == 2 ? DType::Int16 : size_of(out) == 4 ? DType::Int32 : DType::Int64;
-      return "select(" + z + ", " + y + ", convert_" + cl_type(mask, width) + "(" + x + ") != (" + scalar_name(mask) + ")(0))";
-    }
-    case Op::Fma: return "fma(" + x + ", " + y + ", " + z + ")";
-    default: break;
-  }
-  throw Error("internal: no OpenCL spelling for " + std::string(op_name(op)) + " on " + std::string(dtype_name(in)));
+  const Spelling* r = row_of(op);
+  if (!r) throw Error("internal: no OpenCL spelling for " + std::string(op_name(op)) + " on " + std::string(dtype_name(in)));
+  return r->speller(*r, Operands{out, in, x, y, z, width, h});
 }
 
 }  // namespace fusecl::codegen

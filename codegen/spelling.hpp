@@ -1,31 +1,17 @@
-// How each operation is written in OpenCL C, for each dtype, in scalar form
-// (width 1) and in vector form (width 2..16). The semantics are NumPy's and
-// must match tests/support/reference.cpp exactly (see README "Semantics").
+// How each elementwise operation is written in OpenCL C, for each dtype, in
+// scalar form (width 1) and in vector form (width 2..16): one row per op in
+// spelling.cpp, which a static_assert there holds to the ops of op.hpp. The
+// semantics are NumPy's and must match tests/support/reference.cpp exactly
+// (see README "Semantics").
 #pragma once
 
+#include "codegen/helpers.hpp"
 #include "fusecl/dtype.hpp"
 #include "fusecl/op.hpp"
 
-#include <map>
 #include <string>
 
 namespace fusecl::codegen {
-
-/// OpenCL C type of a dtype at a vector width: "float", "float4", "uchar" for bool.
-std::string cl_type(DType t, int width = 1);
-
-/// Helper functions a kernel needs, by name, in the order first requested
-/// (so the source is deterministic).
-class HelperSet {
- public:
-  /// Adds the helper if new and returns its name.
-  std::string use(const std::string& name, const std::string& definition);
-  std::string text() const;
-
- private:
-  std::map<std::string, std::size_t> index_;
-  std::string text_;
-};
 
 /// The expression computing `op` on the rendered operands x, y, z of dtype
 /// `in` giving dtype `out`, at `width`.

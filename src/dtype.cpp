@@ -1,5 +1,4 @@
 #include "fusecl/dtype.hpp"
-#include "fusecl/op.hpp"
 
 namespace fusecl {
 
@@ -16,16 +15,6 @@ std::string_view dtype_name(DType t) {
     case DType::UInt64: return "uint64";
     case DType::Float32: return "float32";
     case DType::Float64: return "float64";
-  }
-  return "?";
-}
-
-std::string_view op_name(Op op) {
-  switch (op) {
-#define FUSECL_NAME(e, n) case Op::e: return #n;
-    FUSECL_UNARY_OPS(FUSECL_NAME) FUSECL_BINARY_OPS(FUSECL_NAME) FUSECL_TERNARY_OPS(FUSECL_NAME)
-    FUSECL_REDUCE_OPS(FUSECL_NAME) FUSECL_OTHER_OPS(FUSECL_NAME)
-#undef FUSECL_NAME
   }
   return "?";
 }

@@ -203,11 +203,11 @@ NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
 NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
   common_device({a.get(), b.get(), c.get()}, op_name(op));
   const GraphLock lock{a.get(), b.get(), c.get()};
-  if (op == Op::Where) {
-    const DType out = promote(b->dtype, c->dtype);
+  if (op == Op::Where) {  // the condition is a truth value, not an operand of the result
+    const DType out = ternary_compute(op, promote(b->dtype, c->dtype));
     return make_elementwise(op, out, {make_cast(a, DType::Bool), make_cast(b, out), make_cast(c, out)});
   }
-  const DType out = float_for(promote(promote(a->dtype, b->dtype), c->dtype));  // Fma
+  const DType out = ternary_compute(op, promote(promote(a->dtype, b->dtype), c->dtype));
   return make_elementwise(op, out, {make_cast(a, out), make_cast(b, out), make_cast(c, out)});
 }
 
@@ -231,7 +231,8 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
     throw ShapeError("duplicate value in 'axis' for " + std::string(op_name(op)) + " of shape " + x_in->shape.str());
-  if ((op == Op::ArgMin || op == Op::ArgMax) && !all_axes && axes.size() != 1)
+  const bool index = reduce_info(op).finish == Finish::Index;
+  if (index && !all_axes && axes.size() != 1)
     throw ShapeError(std::string(op_name(op)) + " takes one axis or none (the flattened array)");
   std::int64_t count = 1;
   std::vector<std::int64_t> out;
@@ -241,7 +242,10 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
     if (!reduced) out.push_back(x_in->shape.dims()[std::size_t(i)]);
     else if (keepdims) out.push_back(1);
   }
-  const bool no_identity = op == Op::Min || op == Op::Max || op == Op::ArgMin || op == Op::ArgMax;
+  // Min and max start from the first element, not from an infinity (NumPy
+  // raises on an empty input), and so do the index reductions.
+  const Identity identity = reduce_info(op).identity;
+  const bool no_identity = index || identity == Identity::Highest || identity == Identity::Lowest;
   if (no_identity && count == 0)
     throw Error("zero-size array to reduction operation " + std::string(op_name(op)) + " which has no identity (shape " +
                 x_in->shape.str() + ")");
@@ -255,7 +259,7 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
   n->op = op;
   n->device = x->device;
   n->crosses = x->crosses;
-  n->dtype = (op == Op::ArgMin || op == Op::ArgMax) ? DType::Int64 : x->dtype;
+  n->dtype = index ? DType::Int64 : x->dtype;
   n->shape = Shape(std::move(out));
   check_bytes(n->shape, size_of(n->dtype));
   n->axes = std::move(axes);

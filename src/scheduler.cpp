@@ -378,7 +378,7 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning) {
   rs.out = root->dtype;
   rs.input = b.visit(x);
   rs.post_sqrt = root->post_sqrt;
-  if (root->op == Op::Mean) {
+  if (reduce_info(root->op).finish == Finish::Mean) {
     rs.divisor = std::int16_t(b.plan.scalar_dtypes.size());
     b.plan.scalar_dtypes.push_back(rs.acc);
     b.args.scalars.push_back(float_bits(rs.acc, root->divisor));
@@ -411,7 +411,7 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning) {
   // device busy.
   const int L = tuning.local_size;
   rs.local_size = std::uint16_t(L);
-  const bool arg = rs.op == Op::ArgMin || rs.op == Op::ArgMax;
+  const bool arg = reduce_info(rs.op).finish == Finish::Index;
   // "Across rows": some load steps through the reduced range with a stride other
   // than 0 or 1 (a column reduction); a work-group would read it scattered.
   const bool across_rows = std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) {

@@ -300,79 +300,40 @@ FUSECL_COMPOUND(>>=, >>)
 
 // ---- elementwise functions ---------------------------------------------------------------
 
-#define FUSECL_UNARY_FUNCTION(NAME, OP)                \
+// The op rows marked `fn` (op.hpp) become fusecl::NAME(x) for a unary op and
+// fusecl::NAME(x, y) for a binary one; the `custom` rows are written out below
+// (astype is a member; operator / above and true_divide; where; fma). There is
+// no generic ternary form, so a ternary row marked `fn` does not compile.
+#define FUSECL_UNARY_fn(OP, NAME)                      \
   template <class T>                                   \
   auto NAME(const Array<T>& x) {                       \
     return detail::apply_unary<Op::OP>(x);             \
   }
-FUSECL_UNARY_FUNCTION(negative, Neg)
-FUSECL_UNARY_FUNCTION(logical_not, LogicalNot)
-FUSECL_UNARY_FUNCTION(invert, BitNot)
-FUSECL_UNARY_FUNCTION(abs, Abs)
-FUSECL_UNARY_FUNCTION(sqrt, Sqrt)
-FUSECL_UNARY_FUNCTION(rsqrt, Rsqrt)
-FUSECL_UNARY_FUNCTION(cbrt, Cbrt)
-FUSECL_UNARY_FUNCTION(exp, Exp)
-FUSECL_UNARY_FUNCTION(exp2, Exp2)
-FUSECL_UNARY_FUNCTION(expm1, Expm1)
-FUSECL_UNARY_FUNCTION(log, Log)
-FUSECL_UNARY_FUNCTION(log2, Log2)
-FUSECL_UNARY_FUNCTION(log10, Log10)
-FUSECL_UNARY_FUNCTION(log1p, Log1p)
-FUSECL_UNARY_FUNCTION(sin, Sin)
-FUSECL_UNARY_FUNCTION(cos, Cos)
-FUSECL_UNARY_FUNCTION(tan, Tan)
-FUSECL_UNARY_FUNCTION(asin, Asin)
-FUSECL_UNARY_FUNCTION(acos, Acos)
-FUSECL_UNARY_FUNCTION(atan, Atan)
-FUSECL_UNARY_FUNCTION(sinh, Sinh)
-FUSECL_UNARY_FUNCTION(cosh, Cosh)
-FUSECL_UNARY_FUNCTION(tanh, Tanh)
-FUSECL_UNARY_FUNCTION(asinh, Asinh)
-FUSECL_UNARY_FUNCTION(acosh, Acosh)
-FUSECL_UNARY_FUNCTION(atanh, Atanh)
-FUSECL_UNARY_FUNCTION(floor, Floor)
-FUSECL_UNARY_FUNCTION(ceil, Ceil)
-FUSECL_UNARY_FUNCTION(round, Round)
-FUSECL_UNARY_FUNCTION(trunc, Trunc)
-FUSECL_UNARY_FUNCTION(sign, Sign)
-FUSECL_UNARY_FUNCTION(isnan, IsNan)
-FUSECL_UNARY_FUNCTION(isinf, IsInf)
-FUSECL_UNARY_FUNCTION(isfinite, IsFinite)
-#undef FUSECL_UNARY_FUNCTION
-
-#define FUSECL_BINARY_FUNCTION(NAME, OP)                                                \
+#define FUSECL_BINARY_fn(OP, NAME)                                                      \
   template <class X, class Y, std::enable_if_t<binary_operands_v<X, Y>, int> = 0>   \
   auto NAME(const X& x, const Y& y) {                                                 \
     return detail::apply_binary<Op::OP>(x, y);                                        \
   }
-FUSECL_BINARY_FUNCTION(add, Add)
-FUSECL_BINARY_FUNCTION(subtract, Sub)
-FUSECL_BINARY_FUNCTION(multiply, Mul)
-FUSECL_BINARY_FUNCTION(floor_divide, FloorDiv)
-FUSECL_BINARY_FUNCTION(remainder, Mod)
-FUSECL_BINARY_FUNCTION(mod, Mod)
-FUSECL_BINARY_FUNCTION(equal, Eq)
-FUSECL_BINARY_FUNCTION(not_equal, Ne)
-FUSECL_BINARY_FUNCTION(less, Lt)
-FUSECL_BINARY_FUNCTION(less_equal, Le)
-FUSECL_BINARY_FUNCTION(greater, Gt)
-FUSECL_BINARY_FUNCTION(greater_equal, Ge)
-FUSECL_BINARY_FUNCTION(logical_and, LogicalAnd)
-FUSECL_BINARY_FUNCTION(logical_or, LogicalOr)
-FUSECL_BINARY_FUNCTION(bitwise_and, BitAnd)
-FUSECL_BINARY_FUNCTION(bitwise_or, BitOr)
-FUSECL_BINARY_FUNCTION(bitwise_xor, BitXor)
-FUSECL_BINARY_FUNCTION(left_shift, Shl)
-FUSECL_BINARY_FUNCTION(right_shift, Shr)
-FUSECL_BINARY_FUNCTION(atan2, Atan2)
-FUSECL_BINARY_FUNCTION(pow, Pow)
-FUSECL_BINARY_FUNCTION(hypot, Hypot)
-FUSECL_BINARY_FUNCTION(fmin, Fmin)
-FUSECL_BINARY_FUNCTION(fmax, Fmax)
-FUSECL_BINARY_FUNCTION(minimum, Minimum)
-FUSECL_BINARY_FUNCTION(maximum, Maximum)
-#undef FUSECL_BINARY_FUNCTION
+#define FUSECL_UNARY_custom(OP, NAME)
+#define FUSECL_BINARY_custom(OP, NAME)
+#define FUSECL_TERNARY_custom(OP, NAME)
+#define FUSECL_FREE_FUNCTION(e, n, cls, api, cxx, rule, acc) FUSECL_FREE_FUNCTION_##cls(e, api, cxx)
+#define FUSECL_FREE_FUNCTION_Unary(e, api, cxx) FUSECL_UNARY_##api(e, cxx)
+#define FUSECL_FREE_FUNCTION_Binary(e, api, cxx) FUSECL_BINARY_##api(e, cxx)
+#define FUSECL_FREE_FUNCTION_Ternary(e, api, cxx) FUSECL_TERNARY_##api(e, cxx)
+FUSECL_ELEMENTWISE_OPS(FUSECL_FREE_FUNCTION)
+#undef FUSECL_FREE_FUNCTION_Ternary
+#undef FUSECL_FREE_FUNCTION_Binary
+#undef FUSECL_FREE_FUNCTION_Unary
+#undef FUSECL_FREE_FUNCTION
+#undef FUSECL_TERNARY_custom
+#undef FUSECL_BINARY_custom
+#undef FUSECL_UNARY_custom
+#undef FUSECL_UNARY_fn
+
+// C's name for remainder.
+FUSECL_BINARY_fn(Mod, mod)
+#undef FUSECL_BINARY_fn
 
 /// NumPy's true_divide: integers are divided as floats (`/` on integer arrays
 /// is floor division, like C++ and like NumPy's `//`).
@@ -391,7 +352,7 @@ template <class C, class X, class Y,
           std::enable_if_t<is_operand_v<C> && is_operand_v<X> && is_operand_v<Y>, int> = 0>
 auto where(const C& cond, const X& a, const Y& b) {
   static_assert(is_array_v<C> || is_array_v<X> || is_array_v<Y>, "fusecl::where: at least one operand must be an Array");
-  constexpr DType P = detail::common_dtype<X, Y>();
+  constexpr DType P = ternary_compute(Op::Where, detail::common_dtype<X, Y>());
   constexpr DType CD = detail::operand<C>::array ? dtype_of_v<typename detail::operand<C>::scalar> : DType::Bool;
   return Array<type_of_t<P>>(detail::ternary(Op::Where, detail::to_node<CD>(cond), detail::to_node<P>(a), detail::to_node<P>(b)));
 }
@@ -400,7 +361,7 @@ auto where(const C& cond, const X& a, const Y& b) {
 template <class X, class Y, class Z, std::enable_if_t<is_operand_v<X> && is_operand_v<Y> && is_operand_v<Z>, int> = 0>
 auto fma(const X& a, const Y& b, const Z& c) {
   constexpr DType P = detail::common_dtype3<X, Y, Z>();
-  constexpr DType F = float_for(P);
+  constexpr DType F = ternary_compute(Op::Fma, P);
   return Array<type_of_t<F>>(detail::ternary(Op::Fma, detail::to_node<P>(a), detail::to_node<P>(b), detail::to_node<P>(c)));
 }
 

@@ -1,57 +1,261 @@
-// Every operation a graph node can hold. One list, used by the typed API, the
-// graph, the code generator, to_dot() and the tests' host reference evaluator.
+// Every operation a graph node can hold, with what the public headers need to
+// know about it, one row per op. The enum, op_name(), op_class(), the dtype
+// rules (result_type.hpp), the free functions (array.hpp, reduce.hpp), the
+// code generator, to_dot() and the tests read these rows; no fact depends on
+// where an op sits in the enum or in the lists below. (An op's enum value does
+// reach the kernel names, which hash the instructions' bytes: a new op moves
+// the values after it, so those kernels get new names and a cold disk cache.)
+//
+// A new elementwise op touches:
+//  1. its row in FUSECL_ELEMENTWISE_OPS below, which gives it its enum value,
+//     name, class, dtype rule, accuracy and, marked `fn`, the free function
+//     fusecl::NAME (a row marked `custom` is spelled by hand in array.hpp);
+//  2. its OpenCL C row in codegen/spelling.cpp (a static_assert there fails
+//     while it is missing);
+//  3. its meaning in the tests' host reference, tests/support/reference.cpp
+//     (which throws for an op it does not know), and its test:
+//     tests/test_ops_unary.cpp, test_ops_binary.cpp or test_ops_ternary.cpp;
+//  4. README.md: the function list, and the accuracy table unless it is exact.
+// A new reduction: its row in FUSECL_REDUCE_OPS, tests/support/reference_reduce.cpp,
+// tests/test_reductions.cpp and the README.
 #pragma once
 
+#include "fusecl/error.hpp"
+
 #include <cstdint>
+#include <iterator>
+#include <string>
 #include <string_view>
 
 namespace fusecl {
 
-#define FUSECL_UNARY_OPS(X)                                                                         \
-  X(Neg, negative) X(LogicalNot, logical_not) X(BitNot, invert) X(Abs, abs) X(Sqrt, sqrt)        \
-  X(Rsqrt, rsqrt) X(Cbrt, cbrt) X(Exp, exp) X(Exp2, exp2) X(Expm1, expm1) X(Log, log)             \
-  X(Log2, log2) X(Log10, log10) X(Log1p, log1p) X(Sin, sin) X(Cos, cos) X(Tan, tan) X(Asin, arcsin) \
-  X(Acos, arccos) X(Atan, arctan) X(Sinh, sinh) X(Cosh, cosh) X(Tanh, tanh) X(Asinh, arcsinh)     \
-  X(Acosh, arccosh) X(Atanh, arctanh) X(Floor, floor) X(Ceil, ceil) X(Round, round)               \
-  X(Trunc, trunc) X(Sign, sign) X(IsNan, isnan) X(IsInf, isinf) X(IsFinite, isfinite)             \
-  X(Cast, astype)
+// X(enum, NumPy name, class, API, C++ function, dtype rule, accuracy)
+//  - API `fn`: the free function fusecl::<C++ function>(x) or (x, y);
+//    `custom`: written by hand in array.hpp (then the C++ function is `_`).
+//  - dtype rule: a TypeRule, below.
+//  - accuracy: exact, ulp(n), float32_ulp(n) or none (struct Accuracy, below),
+//    from OpenCL 1.2 section 7.4, tables 7.1 (float) and 7.2 (double), full
+//    profile, which agree for every function here. floor_divide divides once
+//    and snaps the quotient to an integer, so it can be off only where 2.5
+//    ulp exceed half an integer step, and then by no more than the division;
+//    remainder is exact (fusecl computes fmod exactly itself).
+#define FUSECL_ELEMENTWISE_OPS(X)                                       \
+  X(Neg, negative, Unary, fn, negative, NoBool, exact)                  \
+  X(LogicalNot, logical_not, Unary, fn, logical_not, Predicate, exact)  \
+  X(BitNot, invert, Unary, fn, invert, NoFloat, exact)                  \
+  X(Abs, abs, Unary, fn, abs, Same, exact)                              \
+  X(Sqrt, sqrt, Unary, fn, sqrt, Math, float32_ulp(3))                  \
+  X(Rsqrt, rsqrt, Unary, fn, rsqrt, Math, ulp(2))                       \
+  X(Cbrt, cbrt, Unary, fn, cbrt, Math, ulp(2))                          \
+  X(Exp, exp, Unary, fn, exp, Math, ulp(3))                             \
+  X(Exp2, exp2, Unary, fn, exp2, Math, ulp(3))                          \
+  X(Expm1, expm1, Unary, fn, expm1, Math, ulp(3))                       \
+  X(Log, log, Unary, fn, log, Math, ulp(3))                             \
+  X(Log2, log2, Unary, fn, log2, Math, ulp(3))                          \
+  X(Log10, log10, Unary, fn, log10, Math, ulp(3))                       \
+  X(Log1p, log1p, Unary, fn, log1p, Math, ulp(2))                       \
+  X(Sin, sin, Unary, fn, sin, Math, ulp(4))                             \
+  X(Cos, cos, Unary, fn, cos, Math, ulp(4))                             \
+  X(Tan, tan, Unary, fn, tan, Math, ulp(5))                             \
+  X(Asin, arcsin, Unary, fn, asin, Math, ulp(4))                        \
+  X(Acos, arccos, Unary, fn, acos, Math, ulp(4))                        \
+  X(Atan, arctan, Unary, fn, atan, Math, ulp(5))                        \
+  X(Sinh, sinh, Unary, fn, sinh, Math, ulp(4))                          \
+  X(Cosh, cosh, Unary, fn, cosh, Math, ulp(4))                          \
+  X(Tanh, tanh, Unary, fn, tanh, Math, ulp(5))                          \
+  X(Asinh, arcsinh, Unary, fn, asinh, Math, ulp(4))                     \
+  X(Acosh, arccosh, Unary, fn, acosh, Math, ulp(4))                     \
+  X(Atanh, arctanh, Unary, fn, atanh, Math, ulp(5))                     \
+  X(Floor, floor, Unary, fn, floor, Same, exact)                        \
+  X(Ceil, ceil, Unary, fn, ceil, Same, exact)                           \
+  X(Round, round, Unary, fn, round, Same, exact)                        \
+  X(Trunc, trunc, Unary, fn, trunc, Same, exact)                        \
+  X(Sign, sign, Unary, fn, sign, NoBool, exact)                         \
+  X(IsNan, isnan, Unary, fn, isnan, Predicate, exact)                   \
+  X(IsInf, isinf, Unary, fn, isinf, Predicate, exact)                   \
+  X(IsFinite, isfinite, Unary, fn, isfinite, Predicate, exact)          \
+  X(Cast, astype, Unary, custom, _, Given, exact)                       \
+  X(Add, add, Binary, fn, add, Same, exact)                             \
+  X(Sub, subtract, Binary, fn, subtract, NoBool, exact)                 \
+  X(Mul, multiply, Binary, fn, multiply, Same, exact)                   \
+  X(Div, divide, Binary, custom, _, NoBool, float32_ulp(2.5))           \
+  X(FloorDiv, floor_divide, Binary, fn, floor_divide, NoBool, float32_ulp(2.5)) \
+  X(Mod, remainder, Binary, fn, remainder, NoBool, exact)               \
+  X(Eq, equal, Binary, fn, equal, Compare, exact)                       \
+  X(Ne, not_equal, Binary, fn, not_equal, Compare, exact)               \
+  X(Lt, less, Binary, fn, less, Compare, exact)                         \
+  X(Le, less_equal, Binary, fn, less_equal, Compare, exact)             \
+  X(Gt, greater, Binary, fn, greater, Compare, exact)                   \
+  X(Ge, greater_equal, Binary, fn, greater_equal, Compare, exact)       \
+  X(LogicalAnd, logical_and, Binary, fn, logical_and, Predicate, exact) \
+  X(LogicalOr, logical_or, Binary, fn, logical_or, Predicate, exact)    \
+  X(BitAnd, bitwise_and, Binary, fn, bitwise_and, NoFloat, exact)       \
+  X(BitOr, bitwise_or, Binary, fn, bitwise_or, NoFloat, exact)          \
+  X(BitXor, bitwise_xor, Binary, fn, bitwise_xor, NoFloat, exact)       \
+  X(Shl, left_shift, Binary, fn, left_shift, Integer, exact)            \
+  X(Shr, right_shift, Binary, fn, right_shift, Integer, exact)          \
+  X(Atan2, arctan2, Binary, fn, atan2, Math, ulp(6))                    \
+  X(Pow, power, Binary, fn, pow, NoBool, ulp(16))                       \
+  X(Hypot, hypot, Binary, fn, hypot, Math, ulp(4))                      \
+  X(Fmin, fmin, Binary, fn, fmin, Same, exact)                          \
+  X(Fmax, fmax, Binary, fn, fmax, Same, exact)                          \
+  X(Minimum, minimum, Binary, fn, minimum, Same, exact)                 \
+  X(Maximum, maximum, Binary, fn, maximum, Same, exact)                 \
+  X(Where, where, Ternary, custom, _, Select, exact)                    \
+  X(Fma, fma, Ternary, custom, _, Math, exact)
 
-#define FUSECL_BINARY_OPS(X)                                                                       \
-  X(Add, add) X(Sub, subtract) X(Mul, multiply) X(Div, divide) X(FloorDiv, floor_divide)          \
-  X(Mod, remainder) X(Eq, equal) X(Ne, not_equal) X(Lt, less) X(Le, less_equal) X(Gt, greater)    \
-  X(Ge, greater_equal) X(LogicalAnd, logical_and) X(LogicalOr, logical_or) X(BitAnd, bitwise_and) \
-  X(BitOr, bitwise_or) X(BitXor, bitwise_xor) X(Shl, left_shift) X(Shr, right_shift)              \
-  X(Atan2, arctan2) X(Pow, power) X(Hypot, hypot) X(Fmin, fmin) X(Fmax, fmax)                     \
-  X(Minimum, minimum) X(Maximum, maximum)
+// X(enum, NumPy name, API, accumulator, identity, combine, finish, summation, accuracy)
+//  - API `fn`: sum(a), sum(a, axis, keepdims), sum(a, axes, keepdims) in
+//    reduce.hpp; `custom`: written by hand there.
+//  - the other columns: the fields of ReduceInfo, below.
+#define FUSECL_REDUCE_OPS(X)                                             \
+  X(Sum, sum, fn, Wide, Zero, Add, Value, Kahan, none)                   \
+  X(Prod, prod, fn, Wide, One, Mul, Value, Plain, none)                  \
+  X(Min, min, fn, Input, Highest, Minimum, Value, Plain, exact)          \
+  X(Max, max, fn, Input, Lowest, Maximum, Value, Plain, exact)           \
+  X(Mean, mean, fn, Float64, Zero, Add, Mean, Kahan, none)               \
+  X(ArgMin, argmin, custom, Input, Highest, Minimum, Index, Plain, exact) \
+  X(ArgMax, argmax, custom, Input, Lowest, Maximum, Index, Plain, exact) \
+  X(All, all, fn, Truth, One, BitAnd, Value, Plain, exact)               \
+  X(Any, any, fn, Truth, Zero, BitOr, Value, Plain, exact)
 
-#define FUSECL_TERNARY_OPS(X) X(Where, where) X(Fma, fma)
-
-#define FUSECL_REDUCE_OPS(X)                                                                       \
-  X(Sum, sum) X(Prod, prod) X(Min, min) X(Max, max) X(Mean, mean) X(ArgMin, argmin)               \
-  X(ArgMax, argmax) X(All, all) X(Any, any)
-
-// Leaves and structure.
-#define FUSECL_OTHER_OPS(X)                                                                        \
-  X(Buffer, buffer) X(Scalar, scalar) X(Generate, generate) X(View, view)                         \
-  X(Contiguous, contiguous) X(Concat, concatenate) X(Transfer, to)
+// Leaves and structure. X(enum, name, class)
+#define FUSECL_NODE_OPS(X)                                                        \
+  X(Buffer, buffer, Leaf) X(Scalar, scalar, Leaf) X(Generate, generate, Leaf)     \
+  X(View, view, Structure) X(Contiguous, contiguous, Structure)                   \
+  X(Concat, concatenate, Structure) X(Transfer, to, Structure)
 
 enum class Op : std::uint8_t {
-#define FUSECL_ENUM(e, n) e,
-  FUSECL_UNARY_OPS(FUSECL_ENUM) FUSECL_BINARY_OPS(FUSECL_ENUM) FUSECL_TERNARY_OPS(FUSECL_ENUM)
-  FUSECL_REDUCE_OPS(FUSECL_ENUM) FUSECL_OTHER_OPS(FUSECL_ENUM)
+#define FUSECL_ENUM(e, ...) e,
+  FUSECL_ELEMENTWISE_OPS(FUSECL_ENUM) FUSECL_REDUCE_OPS(FUSECL_ENUM) FUSECL_NODE_OPS(FUSECL_ENUM)
 #undef FUSECL_ENUM
 };
 
+#define FUSECL_COUNT(...) +1
+inline constexpr int op_count = 0 FUSECL_ELEMENTWISE_OPS(FUSECL_COUNT) FUSECL_REDUCE_OPS(FUSECL_COUNT)
+    FUSECL_NODE_OPS(FUSECL_COUNT);
+#undef FUSECL_COUNT
+
 enum class OpClass : std::uint8_t { Unary, Binary, Ternary, Reduce, Leaf, Structure };
 
-constexpr OpClass op_class(Op op) {
-  if (op <= Op::Cast) return OpClass::Unary;
-  if (op <= Op::Maximum) return OpClass::Binary;
-  if (op <= Op::Fma) return OpClass::Ternary;
-  if (op <= Op::Any) return OpClass::Reduce;
-  if (op == Op::View || op == Op::Contiguous || op == Op::Concat || op == Op::Transfer) return OpClass::Structure;
-  return OpClass::Leaf;
+/// How an op's dtypes follow from its operands' (promoted together first;
+/// result_type.hpp applies the rule).
+enum class TypeRule : std::uint8_t {
+  Same,       // every dtype; computes in and gives the operand dtype (abs, add, minimum)
+  NoBool,     // as Same, but not on bool, as NumPy (negative, subtract, power)
+  NoFloat,    // as Same, but not on floats (invert, bitwise_and)
+  Integer,    // as Same, integers only (shifts)
+  Math,       // every dtype; computes in and gives float_for(operand) (sqrt, arctan2, fma)
+  Predicate,  // every dtype; looks at the operand dtype, gives bool (isnan, logical_and)
+  Compare,    // as Predicate: == != < <= > >= (is_comparison())
+  Select,     // where: the condition is cast to bool; as Same for the two choices
+  Given,      // the node names its dtype (astype's target, a leaf's own, a view's input's)
+  Reduce,     // a reduction: reduce_info() holds its rule
+};
+
+/// The most a float result may be from the exact one: the accuracy OpenCL 1.2
+/// requires of the built-in behind the op (specification section 7.4, tables
+/// 7.1 and 7.2, full profile), in ulps of the exact result. Bool and integer
+/// results are always exact.
+struct Accuracy {
+  enum class Kind : std::uint8_t {
+    Exact,       // correctly rounded or exact
+    Ulp,         // within `ulp`, float32 and float64 alike
+    Float32Ulp,  // within `ulp` in float32 unless built with correctly rounded divide
+                 // and sqrt; float64 always correctly rounded (divide, sqrt)
+    None,        // no per-element bound: the error grows with the input (sum,
+                 // prod, mean), or the op computes nothing (leaves, structure)
+  };
+  Kind kind;
+  double ulp;
+};
+
+/// The accumulator's dtype, from the input's.
+enum class Accumulate : std::uint8_t {
+  Input,    // the input's own (min, argmax)
+  Wide,     // int64 for bool and signed, uint64 for unsigned, floats as they are (sum, prod)
+  Float64,  // float64, floats as they are (mean)
+  Truth,    // bool: the input's truthiness (all, any)
+};
+
+/// The accumulator's start, in its dtype.
+enum class Identity : std::uint8_t {
+  Zero,
+  One,
+  Highest,  // +inf for floats, the largest value for integers, true for bool
+  Lowest,   // -inf for floats, the smallest value for integers, false for bool
+};
+
+/// What a reduction stores.
+enum class Finish : std::uint8_t {
+  Value,  // the accumulator
+  Mean,   // the accumulator over the element count (less ddof for var)
+  Index,  // the int64 index of the element that won (first of equals; NaN wins)
+};
+
+enum class Summation : std::uint8_t {
+  Plain,
+  Kahan,  // float accumulators add with Kahan compensation
+};
+
+/// One op's row.
+struct OpInfo {
+  Op op;
+  std::string_view name;  // NumPy's ("add", "arctan2", "sum")
+  OpClass cls;
+  TypeRule rule;
+  Accuracy accuracy;
+};
+
+/// A reduction's row, besides its OpInfo.
+struct ReduceInfo {
+  Op op;
+  Accumulate accumulate;
+  Identity identity;
+  Op combine;  // the elementwise op folding a value into the accumulator; for
+               // an Index reduction, the one whose result wins
+  Finish finish;
+  Summation summation;
+};
+
+namespace detail::accuracy {
+inline constexpr Accuracy exact{Accuracy::Kind::Exact, 0};
+inline constexpr Accuracy none{Accuracy::Kind::None, 0};
+constexpr Accuracy ulp(double n) { return {Accuracy::Kind::Ulp, n}; }
+constexpr Accuracy float32_ulp(double n) { return {Accuracy::Kind::Float32Ulp, n}; }
+}  // namespace detail::accuracy
+
+namespace detail {
+#define FUSECL_ELEMENTWISE_ROW(e, n, cls, api, cxx, rule, acc) \
+  OpInfo{Op::e, #n, OpClass::cls, TypeRule::rule, accuracy::acc},
+#define FUSECL_REDUCE_ROW(e, n, api, accum, id, combine, finish, sum, acc) \
+  OpInfo{Op::e, #n, OpClass::Reduce, TypeRule::Reduce, accuracy::acc},
+#define FUSECL_NODE_ROW(e, n, cls) OpInfo{Op::e, #n, OpClass::cls, TypeRule::Given, accuracy::none},
+inline constexpr OpInfo op_rows[] = {FUSECL_ELEMENTWISE_OPS(FUSECL_ELEMENTWISE_ROW) FUSECL_REDUCE_OPS(FUSECL_REDUCE_ROW)
+                                         FUSECL_NODE_OPS(FUSECL_NODE_ROW)};
+#undef FUSECL_ELEMENTWISE_ROW
+#undef FUSECL_REDUCE_ROW
+#undef FUSECL_NODE_ROW
+
+#define FUSECL_REDUCE_ROW(e, n, api, accum, id, combine, finish, sum, acc) \
+  ReduceInfo{Op::e, Accumulate::accum, Identity::id, Op::combine, Finish::finish, Summation::sum},
+inline constexpr ReduceInfo reduce_rows[] = {FUSECL_REDUCE_OPS(FUSECL_REDUCE_ROW)};
+#undef FUSECL_REDUCE_ROW
+
+// op_info() indexes op_rows by the enum value, so row i must be op i's.
+constexpr bool rows_in_enum_order() {
+  for (int i = 0; i < op_count; ++i)
+    if (op_rows[i].op != Op(i)) return false;
+  return true;
 }
+static_assert(std::size(op_rows) == std::size_t(op_count) && rows_in_enum_order(),
+              "fusecl: op_rows must hold one row per Op, in enum order");
+}  // namespace detail
+
+/// The row of `op`.
+constexpr const OpInfo& op_info(Op op) { return detail::op_rows[static_cast<std::size_t>(op)]; }
+
+constexpr OpClass op_class(Op op) { return op_info(op).cls; }
 
 constexpr bool is_elementwise(Op op) {
   const OpClass c = op_class(op);
@@ -59,7 +263,27 @@ constexpr bool is_elementwise(Op op) {
 }
 
 /// NumPy's name of the operation ("add", "arctan2", "sum").
-std::string_view op_name(Op op);
+constexpr std::string_view op_name(Op op) { return op_info(op).name; }
+
+/// The reduction row of `op`; throws fusecl::Error for an op that is not a reduction.
+constexpr const ReduceInfo& reduce_info(Op op) {
+  for (const ReduceInfo& r : detail::reduce_rows)
+    if (r.op == op) return r;
+  throw Error("fusecl::reduce_info: " + std::string(op_name(op)) + " is not a reduction");
+}
+
+namespace detail {
+// Every reduction has its row, and combines with an elementwise binary op.
+constexpr bool reduce_rows_complete() {
+  int reductions = 0;
+  for (int i = 0; i < op_count; ++i) reductions += op_class(Op(i)) == OpClass::Reduce;
+  if (reductions != int(std::size(reduce_rows))) return false;
+  for (const ReduceInfo& r : reduce_rows)
+    if (op_class(r.op) != OpClass::Reduce || op_class(r.combine) != OpClass::Binary) return false;
+  return true;
+}
+static_assert(reduce_rows_complete(), "fusecl: every reduction needs one reduce row, combining with a binary op");
+}  // namespace detail
 
 /// What a Generate node produces; its flat index i runs over its own shape in C order.
 enum class GenKind : std::uint8_t {

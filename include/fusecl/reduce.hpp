@@ -17,7 +17,9 @@ template <Op OP, class T>
 using reduce_t = Array<type_of_t<reduce_result(OP, dtype_of_v<T>)>>;
 }  // namespace detail
 
-#define FUSECL_REDUCTION(NAME, OP)                                                                     \
+// The reduce rows marked `fn` (op.hpp), by their NumPy names: over all
+// elements, one axis or several. argmin and argmax (`custom`) take one axis or none.
+#define FUSECL_REDUCTION_fn(OP, NAME)                                                                  \
   template <class T>                                                                                   \
   detail::reduce_t<Op::OP, T> NAME(const Array<T>& a) {                                                \
     return detail::reduce_t<Op::OP, T>(detail::make_reduce(Op::OP, a.node(), {}, true, false));        \
@@ -30,14 +32,12 @@ using reduce_t = Array<type_of_t<reduce_result(OP, dtype_of_v<T>)>>;
   detail::reduce_t<Op::OP, T> NAME(const Array<T>& a, std::vector<int> axes, bool keepdims = false) {  \
     return detail::reduce_t<Op::OP, T>(detail::make_reduce(Op::OP, a.node(), std::move(axes), false, keepdims)); \
   }
-FUSECL_REDUCTION(sum, Sum)
-FUSECL_REDUCTION(prod, Prod)
-FUSECL_REDUCTION(min, Min)
-FUSECL_REDUCTION(max, Max)
-FUSECL_REDUCTION(mean, Mean)
-FUSECL_REDUCTION(all, All)
-FUSECL_REDUCTION(any, Any)
+#define FUSECL_REDUCTION_custom(OP, NAME)
+#define FUSECL_REDUCTION(e, n, api, ...) FUSECL_REDUCTION_##api(e, n)
+FUSECL_REDUCE_OPS(FUSECL_REDUCTION)
 #undef FUSECL_REDUCTION
+#undef FUSECL_REDUCTION_custom
+#undef FUSECL_REDUCTION_fn
 
 /// Index of the smallest value of the flattened array (first occurrence; a NaN counts as smallest, as in NumPy).
 template <class T>

@@ -24,15 +24,10 @@ using Wide = long double;
   throw std::invalid_argument(std::string(fn) + ": " + std::string(op_name(op)) + " does not take that many operands");
 }
 
+// The ops whose dtype rule (op.hpp) looks at the operands and gives a bool.
 bool is_predicate(Op op) {
-  switch (op) {
-    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-    case Op::LogicalAnd: case Op::LogicalOr: case Op::LogicalNot:
-    case Op::IsNan: case Op::IsInf: case Op::IsFinite:
-      return true;
-    default:
-      return false;
-  }
+  const TypeRule rule = op_info(op).rule;
+  return rule == TypeRule::Predicate || rule == TypeRule::Compare;
 }
 
 // ---- predicates ----------------------------------------------------------------------

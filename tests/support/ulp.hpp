@@ -25,8 +25,8 @@ bool close_enough(DType t, Value got, Value want, double ulps, bool denormals_ma
 
 /// The maximum error OpenCL 1.2 allows the built-in behind `op` on float32 /
 /// float64 (full profile; OpenCL 1.2 specification, section 7.4, tables 7.1
-/// and 7.2), in ulps of the exact result: 0 for correctly rounded and exact
-/// operations. Float32 divide and sqrt are 2.5 and 3 ulp unless the kernel
+/// and 7.2), in ulps of the exact result, as op_info(op).accuracy (op.hpp)
+/// records it: 0 for correctly rounded and exact operations. Float32 divide and sqrt are 2.5 and 3 ulp unless the kernel
 /// is built with -cl-fp32-correctly-rounded-divide-sqrt on a device that
 /// reports CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT; pass that as
 /// `correctly_rounded_divide_sqrt`. Bool and integer dtypes: 0.
