@@ -61,6 +61,9 @@ class Scheduler {
 
   Schedule schedule;
 
+  // The output computing n, or -1: Schedule::output_of without its walk.
+  int output_of(const Node& n) const { return pending_.find(n); }
+
  private:
   bool done(const Node& n) const { return is_evaluated(n, &pending_); }
 
@@ -309,7 +312,7 @@ Schedule make_schedule(const std::vector<NodePtr>& roots, const DeviceTuning& tu
   Scheduler s(tuning);
   s.evaluate(roots, CutReason::Root);
   for (const auto& r : roots)
-    if (const int k = s.schedule.output_of(*r); k >= 0) s.schedule.outputs[std::size_t(k)].root = true;
+    if (const int k = s.output_of(*r); k >= 0) s.schedule.outputs[std::size_t(k)].root = true;
   return std::move(s.schedule);
 }
 
