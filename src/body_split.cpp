@@ -28,13 +28,18 @@ std::uint64_t operand_params(const Node& n, int ndim) {
 
 class Splitter {
  public:
-  Splitter(const BodyLimits& limits, int ndim) : limits_(limits), ndim_(ndim) {}
+  Splitter(const BodyLimits& limits, int ndim, const PendingOutputs* pending)
+      : limits_(limits), ndim_(ndim), pending_(pending) {}
+
+  // Whether `in` is computed in the body (not loaded: a leaf, a barrier, an
+  // earlier kernel's output or a cut).
+  bool computed(const Node& in) const { return is_fused(in, pending_) && !cut_.count(&in); }
 
   bool fits(const Cost& c) const { return c.instrs <= limits_.instructions && c.params <= limits_.param_bytes; }
 
   // The cost of computing input `in` inside a body (a cut one is loaded).
   Cost input_cost(const Node& in) const {
-    if (!is_elementwise(in.op) || cut_.count(&in)) return {1, operand_params(in, ndim_)};
+    if (!computed(in)) return {1, operand_params(in, ndim_)};
     return cost_.at(&in);
   }
 
@@ -50,9 +55,8 @@ class Splitter {
       stack.pop_back();
       for (const auto& in : n->inputs) {
         if (!seen.insert(in.get()).second) continue;
-        const bool computed = is_elementwise(in->op) && !cut_.count(in.get());
         c.instrs += 1;
-        if (computed) stack.push_back(in.get());
+        if (computed(*in)) stack.push_back(in.get());
         else c.params += operand_params(*in, ndim_);
       }
     }
@@ -83,7 +87,7 @@ class Splitter {
       const NodePtr* largest = nullptr;
       std::uint64_t most = 0;
       for (const auto& in : n->inputs) {
-        if (!is_elementwise(in->op) || cut_.count(in.get())) continue;
+        if (!computed(*in)) continue;
         const Cost ic = input_cost(*in);
         const std::uint64_t v = by_params ? ic.params : ic.instrs;
         if (!largest || v > most) {
@@ -106,30 +110,32 @@ class Splitter {
  private:
   BodyLimits limits_;
   int ndim_;
+  const PendingOutputs* pending_;
   std::unordered_map<const Node*, Cost> cost_;
   std::unordered_set<const Node*> cut_;
 };
 
 }  // namespace
 
-std::vector<NodePtr> body_cuts(const std::vector<NodePtr>& bodies, const BodyLimits& limits, std::uint64_t* total) {
+std::vector<NodePtr> body_cuts(const std::vector<NodePtr>& bodies, const BodyLimits& limits, std::uint64_t* total,
+                               const PendingOutputs* pending) {
   if (total) *total = 0;
   if (bodies.empty()) return {};
-  Splitter sp(limits, bodies.front()->shape.ndim());
+  Splitter sp(limits, bodies.front()->shape.ndim(), pending);
   struct Frame {
     const NodePtr* node;
     std::size_t next;
   };
   std::vector<Frame> stack;
   for (const auto& body : bodies) {
-    if (is_elementwise(body->op) && !sp.sized(*body)) stack.push_back({&body, 0});
+    if (is_fused(*body, pending) && !sp.sized(*body)) stack.push_back({&body, 0});
     // Post-order: a node is sized once all its elementwise inputs are.
     while (!stack.empty()) {
       Frame& f = stack.back();
       const Node& n = **f.node;
       if (f.next < n.inputs.size()) {
         const NodePtr& in = n.inputs[f.next++];
-        if (is_elementwise(in->op) && !sp.sized(*in)) stack.push_back({&in, 0});  // f is not used after this
+        if (is_fused(*in, pending) && !sp.sized(*in)) stack.push_back({&in, 0});  // f is not used after this
         continue;
       }
       sp.size(*f.node);

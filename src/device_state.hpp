@@ -27,21 +27,6 @@
 
 namespace fusecl::detail {
 
-/// A reduction already run during the outermost evaluation now in progress on
-/// a device (materialize.cpp): the same reduction of the same node built
-/// twice in one expression runs once. Holding the input keeps its address
-/// from being reused while the entry exists.
-struct DoneReduction {
-  NodePtr input;
-  Op op;
-  DType dtype;
-  Shape shape;
-  std::vector<int> axes;
-  double divisor;
-  bool post_sqrt;
-  std::shared_ptr<rt::DeviceBuffer> result;
-};
-
 struct DeviceState {
   /// The process default: opened on first use of runtime(), so that making an
   /// empty Array or reading a setting does not start OpenCL.
@@ -55,9 +40,6 @@ struct DeviceState {
 
   // Guards this device's nodes and runtime (see the top of this file).
   std::recursive_mutex mutex;
-  // Under `mutex`: the evaluations in progress (nested) and what they have reduced.
-  int evaluation_depth = 0;
-  std::vector<DoneReduction> done_reductions;
   // Under `mutex`: default_tuning() of this device, computed on first use.
   std::optional<DeviceTuning> tuning;
   const int serial;  // 0: the process default; N: the Nth open_device

@@ -105,7 +105,12 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, const std::vector<std::
     const auto idx = std::size_t(p.index);
     switch (p.role) {
       case codegen::ParamRole::Output: args.push_back(KernelArg::of_buffer(outputs.at(idx).get())); break;
-      case codegen::ParamRole::Input: args.push_back(KernelArg::of_buffer(a.inputs.at(idx).get())); break;
+      case codegen::ParamRole::Input: {
+        const InputBuffer& in = a.inputs.at(idx);
+        if (!in.buffer) throw Error("internal: schedule output " + std::to_string(in.pending) + " read before it exists");
+        args.push_back(KernelArg::of_buffer(in.buffer.get()));
+        break;
+      }
       case codegen::ParamRole::Scalar:
         args.push_back(KernelArg::of_bits(a.scalars[idx], size_of(plan.scalar_dtypes[idx])));
         break;

@@ -1,5 +1,5 @@
-// Evaluation: turns nodes into Buffer nodes by running the kernels the
-// scheduler plans, in dependency order.
+// Evaluation: turns nodes into Buffer nodes by making their schedule
+// (schedule.hpp, a pure pass) and running it on their device.
 #pragma once
 
 #include "src/node.hpp"

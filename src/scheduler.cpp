@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <type_traits>
 #include <string>
 #include <unordered_map>
 
@@ -17,7 +18,7 @@ using codegen::Instr;
 
 const NodePtr& body_root(const NodePtr& root) { return root->op == Op::Contiguous ? root->inputs[0] : root; }
 
-std::vector<NodePtr> unevaluated_barriers(const NodePtr& root) {
+std::vector<NodePtr> unevaluated_barriers(const NodePtr& root, const PendingOutputs* pending) {
   std::vector<NodePtr> out;
   if (root->op == Op::Transfer) return out;  // its input is another device's, evaluated there
   const std::uint32_t epoch = next_walk_epoch();
@@ -29,11 +30,12 @@ std::vector<NodePtr> unevaluated_barriers(const NodePtr& root) {
     stack.pop_back();
     if (n->mark == epoch) continue;
     n->mark = epoch;
+    if (pending && pending->find(*n) >= 0) continue;  // an earlier kernel of the schedule computes it
     if (is_barrier(*n)) {
       out.push_back(n);
       continue;
     }
-    if (n->op == Op::View && is_barrier(*n->inputs[0])) {
+    if (n->op == Op::View && is_barrier(*n->inputs[0]) && !is_evaluated(*n->inputs[0], pending)) {
       out.push_back(n->inputs[0]);
       continue;
     }
@@ -50,7 +52,8 @@ namespace {
 // and permuted / collapsed afterwards.
 class BodyBuilder {
  public:
-  explicit BodyBuilder(const Shape& logical) : logical_(logical), epoch_(next_walk_epoch()) {
+  BodyBuilder(const Shape& logical, const PendingOutputs* pending)
+      : logical_(logical), pending_(pending), epoch_(next_walk_epoch()) {
     plan.instrs.reserve(32);
     args.offsets.reserve(32);
     args.strides.reserve(32);
@@ -63,7 +66,7 @@ class BodyBuilder {
   // explicit stack so that a deep body needs no deep recursion.
   std::int16_t visit(const NodePtr& root) {
     if (root->mark == epoch_) return root->mark_value;
-    if (!is_elementwise(root->op)) return finish(*root, operand(*root));
+    if (!is_fused(*root, pending_)) return finish(*root, operand(*root));
     struct Frame {
       Node* node;
       std::size_t next;  // the next input to visit
@@ -76,7 +79,7 @@ class BodyBuilder {
       if (f.next < arity) {
         Node& in = *f.node->inputs[f.next];
         if (in.mark == epoch_) f.v[f.next++] = in.mark_value;
-        else if (!is_elementwise(in.op)) f.v[f.next++] = finish(in, operand(in));
+        else if (!is_fused(in, pending_)) f.v[f.next++] = finish(in, operand(in));
         else stack.push_back({&in, 0, {-1, -1, -1}});  // f is not used after this
         continue;
       }
@@ -107,7 +110,7 @@ class BodyBuilder {
       if (target.op == Op::Scalar) return scalar(target);
       return load(target, n.strides, n.offset, n.shape);
     }
-    if (n.op == Op::Buffer || n.op == Op::Generate) return load(n, contiguous_strides(n.shape), 0, n.shape);
+    if (is_evaluated(n, pending_) || n.op == Op::Generate) return load(n, contiguous_strides(n.shape), 0, n.shape);
     throw Error("internal: unevaluated " + std::string(op_name(n.op)) + " inside a kernel body");
   }
 
@@ -165,15 +168,17 @@ class BodyBuilder {
     Instr in;
     in.op = target.op;
     in.dtype = target.dtype;
-    if (target.op == Op::Buffer) {
-      auto [it, fresh] = buffer_slots_.try_emplace(target.buffer.get(), std::int16_t(plan.buffer_dtypes.size()));
-      if (fresh) {
-        plan.buffer_dtypes.push_back(target.dtype);
-        args.inputs.push_back(target.buffer);
-      }
-      in.slot = it->second;
-    } else {
+    const int pending = pending_ ? pending_->find(target) : -1;
+    if (pending >= 0) {
+      // Read like a buffer: the runner allocates it before this kernel runs.
+      in.op = Op::Buffer;
+      in.slot = slot(pending_slots_, pending, target.dtype, InputBuffer{nullptr, pending});
+    } else if (target.op == Op::Buffer) {
+      in.slot = slot(buffer_slots_, target.buffer.get(), target.dtype, InputBuffer{target.buffer, -1});
+    } else if (target.op == Op::Generate) {
       in.gen = target.gen.kind;
+    } else {
+      throw Error("internal: unevaluated " + std::string(op_name(target.op)) + " read by a kernel body");
     }
     const std::int16_t idx = add(in);
     args.offsets[std::size_t(idx)] = offset;
@@ -185,16 +190,29 @@ class BodyBuilder {
 
   static std::array<std::uint64_t, 4> gen_args(const Node& g);
 
+  // The buffer slot of `key`, added on first use.
+  template <class Key>
+  std::int16_t slot(std::unordered_map<Key, std::int16_t>& slots, std::type_identity_t<Key> key, DType dtype, InputBuffer input) {
+    auto [it, fresh] = slots.try_emplace(key, std::int16_t(plan.buffer_dtypes.size()));
+    if (fresh) {
+      plan.buffer_dtypes.push_back(dtype);
+      args.inputs.push_back(std::move(input));
+    }
+    return it->second;
+  }
+
   struct LoadKey {
     const Node* target;
     std::int64_t offset;
   };
   Shape logical_;
+  const PendingOutputs* pending_;
   std::uint32_t epoch_;
   std::unordered_map<const Node*, std::int16_t> scalar_slots_;
   std::unordered_map<std::int16_t, std::int16_t> scalar_instrs_;  // scalar slot -> its instruction
   std::unordered_map<std::string, std::int16_t> ops_;             // operation bytes -> instruction
   std::unordered_map<const rt::DeviceBuffer*, std::int16_t> buffer_slots_;
+  std::unordered_map<int, std::int16_t> pending_slots_;  // schedule output -> slot
   std::vector<std::pair<LoadKey, std::int16_t>> loads_;
 };
 
@@ -337,9 +355,10 @@ bool vector_loads_aligned(const codegen::KernelPlan& plan, const KernelArgs& arg
 
 }  // namespace
 
-ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const DeviceTuning& tuning, const OutLayout* out_layout) {
+ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const DeviceTuning& tuning, const OutLayout* out_layout,
+                                 const PendingOutputs* pending) {
   const Shape& shape = roots.front()->shape;
-  BodyBuilder b(shape);
+  BodyBuilder b(shape, pending);
   for (const auto& r : roots) {
     const NodePtr& body = body_root(r);
     std::int16_t v = b.visit(body);
@@ -367,10 +386,10 @@ ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const Device
   return {std::move(b.plan), std::move(b.args)};
 }
 
-ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning) {
+ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending) {
   const NodePtr& x = root->inputs[0];
   const Shape& logical = x->shape;
-  BodyBuilder b(logical);
+  BodyBuilder b(logical, pending);
   auto& rs = b.plan.reduce;
   b.plan.kind = codegen::KernelKind::Reduce;
   rs.op = root->op;

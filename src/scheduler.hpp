@@ -8,13 +8,22 @@
 #include "src/node.hpp"
 
 #include <array>
+#include <unordered_map>
 #include <vector>
 
 namespace fusecl::detail {
 
+/// A buffer a kernel reads: one that exists, or output `pending` of the
+/// schedule being made (schedule.hpp), which exists only once the runner
+/// has allocated it; the runner then fills in `buffer`.
+struct InputBuffer {
+  std::shared_ptr<rt::DeviceBuffer> buffer;
+  int pending = -1;
+};
+
 /// Argument values for a plan, indexed like the plan's slots and instructions.
 struct KernelArgs {
-  std::vector<std::shared_ptr<rt::DeviceBuffer>> inputs;  // by buffer slot
+  std::vector<InputBuffer> inputs;                        // by buffer slot
   std::vector<std::uint64_t> scalars;                     // by scalar slot, as bits of the slot's dtype
   std::int64_t count = 0;                                 // elements (elementwise) or outputs (reduce)
   std::int64_t reduce_count = 0;                          // reduce: length of the reduced range
@@ -43,8 +52,36 @@ struct ScheduledKernel {
   KernelArgs args;
 };
 
+/// Nodes that earlier kernels of the schedule being made will compute
+/// (schedule.cpp), by the index of the schedule output holding each: planning
+/// treats them as evaluated, so a body loads them instead of computing them,
+/// without any device work before the schedule runs.
+class PendingOutputs {
+ public:
+  /// The output computing n, or -1.
+  int find(const Node& n) const {
+    if (map_.empty()) return -1;  // the common case: checked for every node of every body
+    const auto it = map_.find(&n);
+    return it == map_.end() ? -1 : it->second;
+  }
+  void add(const Node& n, int output) { map_.emplace(&n, output); }
+
+ private:
+  std::unordered_map<const Node*, int> map_;
+};
+
+/// Whether n's value is read, not computed: a buffer already, or the output of an earlier kernel.
+inline bool is_evaluated(const Node& n, const PendingOutputs* pending) {
+  return n.op == Op::Buffer || (pending && pending->find(n) >= 0);
+}
+
+/// Whether n is computed inside the kernel body that reaches it.
+inline bool is_fused(const Node& n, const PendingOutputs* pending) {
+  return is_elementwise(n.op) && !(pending && pending->find(n) >= 0);
+}
+
 /// Nodes below `root`'s kernel body that must be evaluated before it.
-std::vector<NodePtr> unevaluated_barriers(const NodePtr& root);
+std::vector<NodePtr> unevaluated_barriers(const NodePtr& root, const PendingOutputs* pending = nullptr);
 
 /// The most instructions a kernel body may have: past this, bodies are split
 /// (body_cuts) whatever max_fused_ops() allows, since generated sources and
@@ -63,7 +100,7 @@ struct BodyLimits {
 /// within `limits` (estimated from above). `total`, if given, receives the
 /// estimated instructions of all of `bodies` together after the cuts.
 std::vector<NodePtr> body_cuts(const std::vector<NodePtr>& bodies, const BodyLimits& limits,
-                               std::uint64_t* total = nullptr);
+                               std::uint64_t* total = nullptr, const PendingOutputs* pending = nullptr);
 
 /// The value a kernel computes for an evaluation root (a Contiguous node's input;
 /// the node itself otherwise).
@@ -77,10 +114,11 @@ struct OutLayout {
   std::int64_t offset = 0;
   std::vector<std::int64_t> strides;
 };
+/// Nodes in `pending` are loaded from the schedule's outputs.
 ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const DeviceTuning& tuning,
-                                 const OutLayout* out_layout = nullptr);
+                                 const OutLayout* out_layout = nullptr, const PendingOutputs* pending = nullptr);
 
 /// One reduction kernel for a Reduce node.
-ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning);
+ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending = nullptr);
 
 }  // namespace fusecl::detail

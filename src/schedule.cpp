@@ -1,0 +1,319 @@
+// The scheduling pass (schedule.hpp). It takes the decisions evaluation used
+// to take while running kernels, in the same order, so the kernels and their
+// count are the same: where a kernel must end (a barrier, a body too large,
+// arguments over the device's limit), the part cut off gets a kernel earlier
+// in the schedule, and `pending_` makes every later plan read its output
+// instead of computing it again.
+#include "src/schedule.hpp"
+
+#include "fusecl/error.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace fusecl::detail {
+
+int Schedule::output_of(const Node& n) const {
+  for (std::size_t k = 0; k < outputs.size(); ++k)
+    for (const auto& node : outputs[k].nodes)
+      if (node.get() == &n) return int(k);
+  return -1;
+}
+
+std::size_t Schedule::kernel_count() const {
+  return std::size_t(std::count_if(steps.begin(), steps.end(), [](const ScheduleStep& s) {
+    return s.kind == ScheduleStep::Kind::Kernel;
+  }));
+}
+
+namespace {
+
+// Why a barrier below a root is computed first.
+CutReason barrier_reason(const Node& n) {
+  if (op_class(n.op) == OpClass::Reduce) return CutReason::Reduction;
+  if (n.op == Op::Concat) return CutReason::Concatenate;
+  if (n.op == Op::Transfer) return CutReason::Transfer;
+  return CutReason::Contiguous;
+}
+
+// A reduction already in the schedule: one reduction of one array, built
+// twice in the same expression (a softmax written out: exp(x - max(x, 1,
+// true)) / sum(exp(x - max(x, 1, true)), 1, true)), runs once. Holding the
+// input keeps its address from being reused while the schedule is made.
+struct MadeReduction {
+  NodePtr input;
+  Op op;
+  DType dtype;
+  Shape shape;
+  std::vector<int> axes;
+  double divisor;
+  bool post_sqrt;
+  int output;
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(const DeviceTuning& tuning) : tuning_(tuning) {}
+
+  // Schedules `roots` and, first, the barriers below them; `reason` is why
+  // the roots get kernels (the barriers have their own).
+  void evaluate(const std::vector<NodePtr>& roots, CutReason reason);
+
+  Schedule schedule;
+
+  // The output computing n, or -1: Schedule::output_of without its walk.
+  int output_of(const Node& n) const { return pending_.find(n); }
+
+ private:
+  bool done(const Node& n) const { return is_evaluated(n, &pending_); }
+
+  // Distinct nodes of `nodes` not scheduled or evaluated yet, in order.
+  std::vector<NodePtr> todo_of(const std::vector<NodePtr>& nodes) const {
+    std::vector<NodePtr> todo;
+    for (const auto& r : nodes)
+      if (r->op != Op::Scalar && !done(*r) &&
+          std::none_of(todo.begin(), todo.end(), [&](const NodePtr& t) { return t.get() == r.get(); }))
+        todo.push_back(r);
+    return todo;
+  }
+
+  void run(std::vector<NodePtr> todo, std::optional<CutReason> reason);
+
+  // A new output holding n's value. Added to pending_ by the caller only
+  // after the kernel computing it is planned, so that plan computes n.
+  int new_output(const NodePtr& n) {
+    schedule.outputs.push_back({{n}, n->dtype, n->shape, false});
+    return int(schedule.outputs.size() - 1);
+  }
+
+  void add_kernel(ScheduledKernel k, const Shape& shape, std::vector<int> outputs, CutReason reason) {
+    ScheduleStep s;
+    for (const auto& in : k.args.inputs)
+      if (in.pending >= 0) s.reads.push_back(in.pending);
+    s.kernel = std::move(k);
+    s.shape = shape;
+    s.outputs = std::move(outputs);
+    s.reason = reason;
+    s.why = why(reason);
+    schedule.steps.push_back(std::move(s));
+  }
+
+  std::string why(CutReason r) const {
+    switch (r) {
+      case CutReason::Root: return "evaluation root";
+      case CutReason::Reduction: return "reduction";
+      case CutReason::Concatenate: return "concatenate";
+      case CutReason::Transfer: return "copy between devices";
+      case CutReason::Contiguous: return "contiguous copy";
+      case CutReason::BodyInstructions: return "body over " + std::to_string(kMaxBodyInstructions) + " instructions";
+      case CutReason::ParameterBytes:
+        return "kernel arguments over " + std::to_string(tuning_.max_parameter_bytes) + " bytes";
+    }
+    return "";
+  }
+
+  int find_made(const Node& r) const {
+    for (const auto& d : made_)
+      if (d.input == r.inputs[0] && d.op == r.op && d.dtype == r.dtype && d.shape == r.shape && d.axes == r.axes &&
+          d.divisor == r.divisor && d.post_sqrt == r.post_sqrt)
+        return d.output;
+    return -1;
+  }
+
+  // Kernel arguments are limited (CL_DEVICE_MAX_PARAMETER_SIZE, 1 KiB on
+  // some devices) and a body with many strided loads or scalars needs many.
+  // Where a plan does not fit, parts of the body get kernels first (each
+  // smaller, its result read by the rest with one load); the elementwise
+  // inputs of the body root, evaluate_inputs_first, are the fallback.
+  bool fits(const ScheduledKernel& k) const { return codegen::param_bytes(k.plan) <= tuning_.max_parameter_bytes; }
+
+  void evaluate_inputs_first(const NodePtr& body) {
+    std::vector<NodePtr> parts;
+    for (const auto& in : body->inputs)
+      if (is_fused(*in, &pending_)) parts.push_back(in);
+    if (parts.empty())
+      throw Error("internal: a kernel with only " + std::to_string(body->inputs.size()) +
+                  " loads exceeds the device's kernel-argument size");
+    for (const auto& p : parts) evaluate({p}, CutReason::ParameterBytes);
+  }
+
+  // Where a plan does not fit, schedules parts of its body first, chosen in
+  // one pass (body_cuts) to keep the arguments within the limit; true if it did.
+  bool evaluate_parts_to_fit(const NodePtr& body, const OutLayout* out) {
+    const auto ndim = std::uint64_t(body->shape.ndim());
+    // Fixed arguments, from above: an output, counts, scratch, groups, a
+    // mean's divisor, dimensions, a strided output's offset and strides.
+    const std::uint64_t fixed = 8 * (6 + ndim) + (out ? 8 * (ndim + 1) : 0);
+    const std::uint64_t limit = tuning_.max_parameter_bytes;
+    const auto cuts = body_cuts({body}, {kMaxBodyInstructions, limit > fixed ? limit - fixed : 0}, nullptr, &pending_);
+    for (const auto& c : cuts) evaluate({c}, CutReason::ParameterBytes);
+    return !cuts.empty();
+  }
+
+  ScheduledKernel plan_reduce_fitting(const NodePtr& root) {
+    for (;;) {
+      auto k = plan_reduce(root, tuning_, &pending_);
+      if (fits(k)) return k;
+      if (evaluate_parts_to_fit(root->inputs[0], nullptr)) continue;
+      evaluate({root->inputs[0]}, CutReason::ParameterBytes);
+      return plan_reduce(root, tuning_, &pending_);
+    }
+  }
+
+  ScheduledKernel plan_elementwise_fitting(const NodePtr& root, const OutLayout* out = nullptr) {
+    for (;;) {
+      auto k = plan_elementwise({root}, tuning_, out, &pending_);
+      if (fits(k)) return k;
+      if (!evaluate_parts_to_fit(body_root(root), out)) evaluate_inputs_first(body_root(root));
+    }
+  }
+
+  // Schedules first the parts of oversized bodies that body_cuts picks;
+  // returns the estimated instructions of `bodies` together afterwards.
+  std::uint64_t split_oversized(const std::vector<NodePtr>& bodies) {
+    // A node's weight counts the nodes of its body from above (a shared node
+    // once per use), so bodies light enough by weight need no walk: the
+    // common case, on the path of every evaluation.
+    std::uint64_t weight = 0;
+    for (const auto& b : bodies) weight += is_fused(*b, &pending_) ? b->weight : 1;
+    if (weight <= kMaxBodyInstructions) return weight;
+    std::uint64_t total = 0;
+    for (const auto& c : body_cuts(bodies, BodyLimits{}, &total, &pending_)) evaluate({c}, CutReason::BodyInstructions);
+    return total;
+  }
+
+  DeviceTuning tuning_;
+  PendingOutputs pending_;
+  std::vector<MadeReduction> made_;
+};
+
+void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
+  // Each root needs the barriers below its body first, and they need theirs:
+  // a frame runs its roots once the barriers below every one of them are
+  // scheduled, each root's barriers as one frame of their own. An explicit
+  // stack instead of recursion, so a chain of many barriers needs no deep stack.
+  struct Frame {
+    std::vector<NodePtr> todo;
+    std::size_t next = 0;     // the next root whose barriers are looked for
+    bool barriers = false;    // the frame holds barriers, each cut for its own kind
+  };
+  std::vector<Frame> frames;
+  frames.push_back({todo_of(roots)});
+  while (!frames.empty()) {
+    Frame& f = frames.back();
+    if (f.next < f.todo.size()) {
+      const NodePtr r = f.todo[f.next++];
+      if (done(*r)) continue;  // scheduled below an earlier root
+      auto deps = todo_of(unevaluated_barriers(r, &pending_));
+      if (!deps.empty()) frames.push_back({std::move(deps), 0, true});  // f is not used after this
+      continue;
+    }
+    std::vector<NodePtr> todo = std::move(f.todo);
+    const bool barriers = f.barriers;
+    frames.pop_back();
+    run(std::move(todo), barriers ? std::nullopt : std::optional<CutReason>(reason));
+  }
+}
+
+// Schedules the kernels computing `todo`, whose barriers are all scheduled.
+// Elementwise roots of one shape share one kernel; each reduction has its own.
+void Scheduler::run(std::vector<NodePtr> todo, std::optional<CutReason> reason) {
+  while (!todo.empty()) {
+    const NodePtr first = todo.front();
+    if (done(*first)) {  // scheduled as another root's dependency
+      todo.erase(todo.begin());
+      continue;
+    }
+    const CutReason cut = reason ? *reason : barrier_reason(*first);
+    if (first->op == Op::Transfer) {
+      // The source is evaluated on its own device when the step runs.
+      ScheduleStep s;
+      s.kind = ScheduleStep::Kind::Copy;
+      s.source = first->inputs[0];
+      s.shape = first->shape;
+      s.outputs = {new_output(first)};
+      s.reason = cut;
+      s.why = why(cut);
+      pending_.add(*first, s.outputs[0]);
+      schedule.steps.push_back(std::move(s));
+      todo.erase(todo.begin());
+      continue;
+    }
+    if (op_class(first->op) == OpClass::Reduce) {
+      if (const int same = find_made(*first); same >= 0) {
+        schedule.outputs[std::size_t(same)].nodes.push_back(first);  // computed already in this schedule
+        pending_.add(*first, same);
+        todo.erase(todo.begin());
+        continue;
+      }
+      split_oversized({first->inputs[0]});
+      auto k = plan_reduce_fitting(first);
+      const int out = new_output(first);
+      add_kernel(std::move(k), first->inputs[0]->shape, {out}, cut);
+      made_.push_back({first->inputs[0], first->op, first->dtype, first->shape, first->axes, first->divisor,
+                       first->post_sqrt, out});
+      pending_.add(*first, out);
+      todo.erase(todo.begin());
+      continue;
+    }
+    if (first->op == Op::Concat) {
+      // One kernel per non-empty input, each writing its slab of the output in place.
+      const int out = new_output(first);
+      const auto strides = contiguous_strides(first->shape);
+      std::int64_t start = 0;
+      for (const auto& in : first->inputs) {
+        OutLayout lay{start * strides[std::size_t(first->axis)], strides};
+        if (in->shape.size() > 0) {
+          split_oversized({in});
+          add_kernel(plan_elementwise_fitting(in, &lay), in->shape, {out}, cut);
+        }
+        start += in->shape.dims()[std::size_t(first->axis)];
+      }
+      pending_.add(*first, out);
+      todo.erase(todo.begin());
+      continue;
+    }
+    std::vector<NodePtr> group;
+    for (auto it = todo.begin(); it != todo.end();) {
+      const Node& n = **it;
+      const bool own_kernels = op_class(n.op) == OpClass::Reduce || n.op == Op::Concat || n.op == Op::Transfer;
+      if (!done(n) && !own_kernels && n.shape == first->shape) {
+        group.push_back(*it);
+        it = todo.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    std::vector<NodePtr> bodies;
+    for (const auto& g : group) bodies.push_back(body_root(g));
+    if (split_oversized(bodies) > kMaxBodyInstructions && group.size() > 1) {
+      for (const auto& g : group) evaluate({g}, reason ? *reason : barrier_reason(*g));  // too large together: one kernel each
+      continue;
+    }
+    auto k = plan_elementwise(group, tuning_, nullptr, &pending_);
+    if (!fits(k)) {
+      if (group.size() > 1) {
+        // One kernel each: the roots share nothing that must stay together.
+        for (const auto& g : group) evaluate({g}, reason ? *reason : barrier_reason(*g));
+        continue;
+      }
+      k = plan_elementwise_fitting(group.front());
+    }
+    std::vector<int> outs;
+    for (const auto& g : group) outs.push_back(new_output(g));
+    add_kernel(std::move(k), first->shape, outs, cut);
+    for (std::size_t i = 0; i < group.size(); ++i) pending_.add(*group[i], outs[i]);
+  }
+}
+
+}  // namespace
+
+Schedule make_schedule(const std::vector<NodePtr>& roots, const DeviceTuning& tuning) {
+  Scheduler s(tuning);
+  s.evaluate(roots, CutReason::Root);
+  for (const auto& r : roots)
+    if (const int k = s.output_of(*r); k >= 0) s.schedule.outputs[std::size_t(k)].root = true;
+  return std::move(s.schedule);
+}
+
+}  // namespace fusecl::detail

@@ -1,0 +1,80 @@
+// Scheduling as a pure pass: which kernels compute a set of roots, in which
+// order, reading which earlier kernels' outputs, and why each kernel ends
+// where it does. Made without touching a device (nothing is allocated,
+// launched or turned into a buffer), then run by run_schedule.
+#pragma once
+
+#include "src/scheduler.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fusecl::detail {
+
+struct DeviceState;
+
+/// Why a kernel of a schedule computes what it does, instead of its readers
+/// computing it in their own bodies.
+enum class CutReason : std::uint8_t {
+  Root,              // a node the caller asked for
+  Reduction,         // a reduction read by a later kernel
+  Concatenate,       // a concatenation read by a later kernel
+  Transfer,          // a copy from another device
+  Contiguous,        // a forced contiguous copy read by a later kernel
+  BodyInstructions,  // part of a body over kMaxBodyInstructions
+  ParameterBytes,    // part of a body whose arguments exceed the device's limit
+};
+
+/// A buffer the schedule makes: the value of `nodes` (several where one
+/// reduction was built twice), contiguous, `shape` of `dtype`.
+struct ScheduleOutput {
+  std::vector<NodePtr> nodes;
+  DType dtype;
+  Shape shape;
+  bool root = false;  // one of the roots the schedule was made for
+};
+
+struct ScheduleStep {
+  enum class Kind : std::uint8_t { Kernel, Copy };
+  Kind kind = Kind::Kernel;
+  ScheduledKernel kernel;  // Kernel: the plan and its arguments (pending inputs unresolved)
+  NodePtr source;          // Copy: the node on another device whose value is copied
+  Shape shape;             // the index space (a reduction: its input's shape; a slab: its input's)
+  // Outputs written, one per plan output (a concatenation's kernels each
+  // write their slab of the same output).
+  std::vector<int> outputs;
+  std::vector<int> reads;  // outputs of earlier steps this one reads
+  CutReason reason = CutReason::Root;
+  std::string why;         // the reason in words, with the limit that was passed
+};
+
+struct Schedule {
+  std::vector<ScheduleOutput> outputs;
+  std::vector<ScheduleStep> steps;
+
+  /// The output holding n's value, or -1.
+  int output_of(const Node& n) const;
+  /// Steps that launch a kernel (copies launch none).
+  std::size_t kernel_count() const;
+};
+
+/// The schedule computing `roots` (all on one device, whose limits `tuning`
+/// gives): elementwise roots of one shape share one kernel, each reduction
+/// has its own, a concatenation one per non-empty input, a copy between
+/// devices one step. The caller holds the roots' GraphLock.
+Schedule make_schedule(const std::vector<NodePtr>& roots, const DeviceTuning& tuning);
+
+/// Runs `s` on `dev` (whose lock the caller holds): allocates each output
+/// before the first step that writes it, launches in order, and turns each
+/// output's nodes into buffer nodes once its last writer has run. Outputs
+/// with no nodes (taken out by the caller) are not made.
+void run_schedule(DeviceState& dev, Schedule s);
+
+/// A header naming `device`, then one line per step (kind, shape, what it
+/// computes, which steps' outputs it reads, why it was cut), for FUSECL_LOG=schedule.
+std::string describe(const Schedule& s, const std::string& device);
+
+/// Whether FUSECL_LOG asks for schedules (read once; an unknown value warns).
+bool log_schedules();
+
+}  // namespace fusecl::detail

@@ -1,0 +1,60 @@
+// FUSECL_LOG=schedule: each schedule, one line per step, on stderr before it
+// runs, to see where kernels begin and end and why.
+#include "src/schedule.hpp"
+
+#include "runtime/env_settings.hpp"
+
+#include <string_view>
+
+namespace fusecl::detail {
+
+namespace {
+
+std::string node_text(const Node& n) { return std::string(op_name(n.op)) + " " + n.shape.str(); }
+
+const char* kind_text(const ScheduleStep& s) {
+  if (s.kind == ScheduleStep::Kind::Copy) return "copy";
+  return s.kernel.plan.kind == codegen::KernelKind::Reduce ? "reduce" : "elementwise";
+}
+
+}  // namespace
+
+std::string describe(const Schedule& s, const std::string& device) {
+  std::string out = "fusecl: schedule on " + device + ": " + std::to_string(s.steps.size()) + " step(s), " +
+                    std::to_string(s.kernel_count()) + " kernel(s)\n";
+  // The step that last wrote each output so far: what a later step's read refers to.
+  std::vector<int> writer(s.outputs.size(), -1);
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    const ScheduleStep& st = s.steps[i];
+    out += "fusecl:   #" + std::to_string(i) + " " + kind_text(st) + " " + st.shape.str() + ": computes ";
+    for (std::size_t j = 0; j < st.outputs.size(); ++j) {
+      const ScheduleOutput& o = s.outputs[std::size_t(st.outputs[j])];
+      if (j) out += ", ";
+      // The nodes are those the pass saw (still unevaluated: describe runs before the schedule).
+      out += o.nodes.empty() ? "(released)" : node_text(*o.nodes.front());
+      if (o.nodes.size() > 1) out += " (x" + std::to_string(o.nodes.size()) + ")";
+      if (o.root) out += " [root]";
+    }
+    out += "; reads ";
+    if (st.reads.empty()) out += "nothing";
+    for (std::size_t j = 0; j < st.reads.size(); ++j)
+      out += (j ? ", #" : "#") + std::to_string(writer[std::size_t(st.reads[j])]);
+    out += "; cut: " + st.why + "\n";
+    for (const int k : st.outputs) writer[std::size_t(k)] = int(i);
+  }
+  return out;
+}
+
+bool log_schedules() {
+  static const bool on = [] {
+    const std::string_view v = rt::trim(rt::env_value("FUSECL_LOG"));
+    if (v.empty()) return false;
+    if (v == "schedule") return true;
+    rt::write_to_stderr("fusecl: warning: FUSECL_LOG='" + std::string(v) +
+                        "' is not a known log (the one there is: schedule); using no log");
+    return false;
+  }();
+  return on;
+}
+
+}  // namespace fusecl::detail

@@ -1,0 +1,205 @@
+// The scheduling pass on its own: graphs built from generators (no uploads)
+// are scheduled with a DeviceTuning value, and the schedule's kernels, their
+// order, what they read and why they were cut are checked with no device
+// work at all; then the runner executes one and the values are checked.
+#include "src/device_state.hpp"
+#include "src/node.hpp"
+#include "src/schedule.hpp"
+#include "support/cache_test_support.hpp"
+
+#include <fusecl/fusecl.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace fusecl;
+using detail::CutReason;
+using detail::Schedule;
+using StepKind = detail::ScheduleStep::Kind;
+
+detail::DeviceTuning tuning(std::size_t max_parameter_bytes = 1024) {
+  detail::DeviceTuning t;
+  t.vector_bytes = 16;
+  t.local_size = 16;
+  t.target_groups = 8;
+  t.max_parameter_bytes = max_parameter_bytes;
+  return t;
+}
+
+// Schedules `roots` and checks that doing so did no device work.
+Schedule schedule_of(const std::vector<detail::NodePtr>& roots, const detail::DeviceTuning& t) {
+  reset_stats();
+  const detail::GraphLock lock(roots);
+  Schedule s = detail::make_schedule(roots, t);
+  const Stats st = stats();
+  CHECK(st.kernels_launched == 0);
+  CHECK(st.uploads == 0);
+  CHECK(st.downloads == 0);
+  CHECK(st.programs_built == 0);
+  for (const auto& r : roots) CHECK(r->op != Op::Buffer);  // planned, not evaluated
+  return s;
+}
+
+int output_of(const Schedule& s, const detail::NodePtr& n) { return s.output_of(*n); }
+
+class BoundGuard {
+ public:
+  explicit BoundGuard(std::uint32_t n) : previous_(detail::set_max_fused_ops(n)) {}
+  ~BoundGuard() { detail::set_max_fused_ops(previous_); }
+  BoundGuard(const BoundGuard&) = delete;
+  BoundGuard& operator=(const BoundGuard&) = delete;
+
+ private:
+  std::uint32_t previous_;
+};
+
+}  // namespace
+
+TEST_CASE("schedule: a fused chain is one kernel, an evaluation root", "[schedule]") {
+  auto x = arange<float>(1000);
+  auto y = sqrt(x * 2.0f + 1.0f) - x;
+  const Schedule s = schedule_of({y.node()}, tuning());
+  REQUIRE(s.steps.size() == 1);
+  CHECK(s.kernel_count() == 1);
+  CHECK(s.steps[0].kind == StepKind::Kernel);
+  CHECK(s.steps[0].reason == CutReason::Root);
+  CHECK(s.steps[0].why == "evaluation root");
+  CHECK(s.steps[0].reads.empty());
+  REQUIRE(s.outputs.size() == 1);
+  CHECK(s.outputs[0].root);
+  CHECK(output_of(s, y.node()) == 0);
+}
+
+TEST_CASE("schedule: x - mean(x) is two kernels, the reduction first", "[schedule]") {
+  auto x = reshape(arange<float>(4000), {40, 100});
+  auto m = mean(x, 1, true);
+  auto d = x - m;
+  const Schedule s = schedule_of({d.node()}, tuning());
+  REQUIRE(s.steps.size() == 2);
+  CHECK(s.steps[0].kernel.plan.kind == codegen::KernelKind::Reduce);
+  CHECK(s.steps[0].reason == CutReason::Reduction);
+  CHECK(s.steps[0].outputs == std::vector<int>{output_of(s, m.node())});
+  CHECK_FALSE(s.outputs[std::size_t(output_of(s, m.node()))].root);
+  CHECK(s.steps[1].kernel.plan.kind == codegen::KernelKind::Elementwise);
+  CHECK(s.steps[1].reason == CutReason::Root);
+  CHECK(s.steps[1].reads == std::vector<int>{output_of(s, m.node())});  // the mean, from step 0
+  CHECK(s.steps[1].outputs == std::vector<int>{output_of(s, d.node())});
+}
+
+TEST_CASE("schedule: the same reduction built twice runs once", "[schedule]") {
+  auto x = reshape(random::uniform<float>({8, 64}, 7), {8, 64});
+  auto e = exp(x - max(x, 1, true));
+  auto softmax = e / sum(exp(x - max(x, 1, true)), 1, true);
+  const Schedule s = schedule_of({softmax.node()}, tuning());
+  // max (once, though built twice), sum, then the quotient.
+  REQUIRE(s.kernel_count() == 3);
+  CHECK(s.steps[0].reason == CutReason::Reduction);
+  CHECK(s.steps[1].reason == CutReason::Reduction);
+  CHECK(s.steps[1].reads == s.steps[0].outputs);  // the sum reads the max
+  CHECK(s.outputs[std::size_t(s.steps[0].outputs[0])].nodes.size() == 2);
+  CHECK(s.steps[2].reason == CutReason::Root);
+}
+
+TEST_CASE("schedule: a concatenation is one kernel per non-empty input, before its reader", "[schedule]") {
+  auto a = reshape(arange<float>(6), {2, 3});
+  auto b = reshape(arange<float>(0, 0), {0, 3});
+  auto c = reshape(arange<float>(9), {3, 3});
+  auto cat = concatenate({a * 2.0f, b, c + 1.0f}, 0);
+  auto y = cat * cat;
+  const Schedule s = schedule_of({y.node()}, tuning());
+  REQUIRE(s.steps.size() == 3);
+  const std::vector<int> cat_out{output_of(s, cat.node())};
+  for (int i = 0; i < 2; ++i) {
+    CHECK(s.steps[std::size_t(i)].reason == CutReason::Concatenate);
+    CHECK(s.steps[std::size_t(i)].why == "concatenate");
+    CHECK(s.steps[std::size_t(i)].outputs == cat_out);  // each writes its slab of one output
+  }
+  CHECK(s.steps[0].shape == Shape{2, 3});
+  CHECK(s.steps[1].shape == Shape{3, 3});
+  CHECK(s.steps[2].reads == cat_out);
+  CHECK(s.steps[2].reason == CutReason::Root);
+}
+
+TEST_CASE("schedule: a body whose arguments pass a tiny limit is cut", "[schedule]") {
+  // 24 generators, each a load with its own offset and parameters.
+  auto sum_of = arange<float>(0, 256);
+  for (int i = 1; i < 24; ++i) sum_of = sum_of + arange<float>(i, 256 + i);
+  const std::size_t limit = 256;
+  const Schedule big = schedule_of({sum_of.node()}, tuning(1 << 20));
+  CHECK(big.kernel_count() == 1);
+  REQUIRE(codegen::param_bytes(big.steps[0].kernel.plan) > limit);  // else this test tests nothing
+  const Schedule s = schedule_of({sum_of.node()}, tuning(limit));
+  REQUIRE(s.kernel_count() >= 2);
+  for (std::size_t i = 0; i + 1 < s.steps.size(); ++i) {
+    CHECK(s.steps[i].reason == CutReason::ParameterBytes);
+    CHECK(s.steps[i].why == "kernel arguments over 256 bytes");
+  }
+  CHECK(s.steps.back().reason == CutReason::Root);
+  CHECK_FALSE(s.steps.back().reads.empty());
+  for (const auto& st : s.steps) CHECK(codegen::param_bytes(st.kernel.plan) <= limit);
+}
+
+TEST_CASE("schedule: a chain over 1024 instructions is cut into bodies that fit", "[schedule]") {
+  const BoundGuard bound(1000000);
+  reset_stats();
+  auto y = arange<float>(64);
+  auto x = y;
+  for (int i = 0; i < 1500; ++i) x = x * y;
+  REQUIRE(stats().auto_evaluations == 0);  // one graph: the cuts are the pass's
+  // Arguments unlimited, so only the instruction limit cuts.
+  const Schedule s = schedule_of({x.node()}, tuning(std::size_t(1) << 30));
+  REQUIRE(s.kernel_count() >= 2);
+  CHECK(s.kernel_count() <= 4);  // cut in few places, not level by level
+  for (std::size_t i = 0; i + 1 < s.steps.size(); ++i) {
+    CHECK(s.steps[i].reason == CutReason::BodyInstructions);
+    CHECK(s.steps[i].why == "body over 1024 instructions");
+  }
+  CHECK(s.steps.back().reason == CutReason::Root);
+  for (const auto& st : s.steps) CHECK(st.kernel.plan.instrs.size() <= detail::kMaxBodyInstructions);
+}
+
+TEST_CASE("schedule: the runner launches the schedule's kernels and evaluates the roots", "[schedule]") {
+  auto x = reshape(arange<float>(12), {3, 4});
+  auto d = x - mean(x, 1, true);
+  auto node = d.node();
+  const detail::DevicePtr dev = node->device;
+  const detail::GraphLock lock{node.get()};
+  Schedule s = schedule_of({node}, detail::tuning_of(*dev));
+  const std::size_t kernels = s.kernel_count();
+  reset_stats();
+  detail::run_schedule(*dev, std::move(s));
+  CHECK(node->op == Op::Buffer);
+  CHECK(stats().kernels_launched >= kernels);  // a split reduction may add its finishing kernel
+  CHECK(stats().kernels_launched <= kernels + 1);
+  CHECK(d.to_host() == std::vector<float>{-1.5f, -0.5f, 0.5f, 1.5f, -1.5f, -0.5f, 0.5f, 1.5f, -1.5f, -0.5f, 0.5f, 1.5f});
+}
+
+TEST_CASE("schedule log child: evaluate x - mean(x)", "[.schedule_log_child]") {
+  auto x = reshape(arange<float>(12), {3, 4});
+  auto d = x - mean(x, 1, true);
+  CHECK(d.to_host().size() == 12);
+}
+
+TEST_CASE("FUSECL_LOG=schedule prints each schedule before it runs", "[schedule]") {
+  using fusecl::test::run_this_test_binary;
+  const auto logged = run_this_test_binary("FUSECL_LOG=schedule", "[.schedule_log_child]");
+  INFO(logged.err);
+  CHECK(logged.exit_code == 0);
+  CHECK(logged.err.find("fusecl: schedule on ") != std::string::npos);
+  CHECK(logged.err.find("2 step(s), 2 kernel(s)") != std::string::npos);
+  CHECK(logged.err.find("#0 reduce (3, 4): computes mean (3, 1); reads nothing; cut: reduction") != std::string::npos);
+  CHECK(logged.err.find("#1 elementwise (3, 4): computes subtract (3, 4) [root]; reads #0; cut: evaluation root") !=
+        std::string::npos);
+  const auto quiet = run_this_test_binary("-u FUSECL_LOG", "[.schedule_log_child]");
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.err.find("schedule") == std::string::npos);
+  const auto unknown = run_this_test_binary("FUSECL_LOG=kernels", "[.schedule_log_child]");
+  CHECK(unknown.exit_code == 0);
+  CHECK(unknown.err.find("fusecl: warning: FUSECL_LOG='kernels'") != std::string::npos);
+  CHECK(unknown.err.find("schedule on") == std::string::npos);
+}
