@@ -39,7 +39,7 @@ void node_to_host(const NodePtr& n, void* dst, std::size_t bytes) {
   {
     const GraphLock lock{n.get()};
     evaluate({n});
-    result = n->buffer;
+    result = n->buffer();
   }
   if (bytes == 0) return;
   // Outside the lock: the in-order queue orders the copy after the kernels,
@@ -84,12 +84,13 @@ std::string to_dot_of_node(const detail::NodePtr& root) {
     s << "  n" << id << " [label=\"" << op_name(n->op);
     if (n->op == Op::Cast) s << " -> " << dtype_name(n->dtype);
     if (n->op == Op::Transfer) s << " " << detail::describe(*n->device);
-    if (n->op == Op::Scalar) s << " " << detail::scalar_to_string(n->dtype, n->bits);
+    if (n->op == Op::Scalar) s << " " << detail::scalar_to_string(n->dtype, n->bits());
     s << "\\n" << dtype_name(n->dtype) << " " << n->shape.str();
     if (n->op == Op::View) {
       s << "\\nstrides (";
-      for (std::size_t i = 0; i < n->strides.size(); ++i) s << (i ? ", " : "") << n->strides[i];
-      s << ") offset " << n->offset;
+      const detail::ViewData& v = n->view();
+      for (std::size_t i = 0; i < v.strides.size(); ++i) s << (i ? ", " : "") << v.strides[i];
+      s << ") offset " << v.offset;
     }
     s << "\"";
     if (detail::is_leaf(*n)) s << ", style=filled, fillcolor=\"#e8f0fe\"";

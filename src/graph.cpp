@@ -79,7 +79,7 @@ NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape sh
   n->device = std::move(device);
   n->dtype = dtype;
   n->shape = std::move(shape);
-  n->buffer = std::move(buf);
+  n->data = BufferData{std::move(buf)};
   n->weight = 1;
   return n;
 }
@@ -88,7 +88,7 @@ NodePtr make_scalar(DType dtype, std::uint64_t bits) {
   auto n = std::make_shared<Node>();
   n->op = Op::Scalar;
   n->dtype = dtype;
-  n->bits = bits;
+  n->data = ScalarData{bits};
   n->weight = 1;
   return n;
 }
@@ -100,7 +100,7 @@ NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen, DevicePtr 
   n->device = std::move(device);
   n->dtype = dtype;
   n->shape = std::move(shape);
-  n->gen = gen;
+  n->data = gen;
   n->weight = 1;
   return n;
 }
@@ -176,7 +176,7 @@ NodePtr make_cast(const NodePtr& x, DType to) {
   if (x->op == Op::Scalar) {
     // Casting a scalar argument is the host's job: it stays one kernel argument.
     auto n = make_scalar(to, 0);
-    n->bits = cast_scalar_bits(x->dtype, x->bits, to);
+    n->data = ScalarData{cast_scalar_bits(x->dtype, x->bits(), to)};
     return n;
   }
   return make_elementwise(Op::Cast, to, {x});
@@ -262,9 +262,7 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
   n->dtype = index ? DType::Int64 : x->dtype;
   n->shape = Shape(std::move(out));
   check_bytes(n->shape, size_of(n->dtype));
-  n->axes = std::move(axes);
-  n->divisor = double(count) - double(ddof);
-  n->post_sqrt = post_sqrt;
+  n->data = ReduceData{std::move(axes), double(count) - double(ddof), post_sqrt};
   n->weight = 1;
   n->depth = bounded_depth({x});
   n->inputs = {x};

@@ -78,16 +78,16 @@ std::string kernel_source_of(const NodePtr& x) {
   if (x->op != Op::Concat) return kernels.empty() ? "" : kernel_source(dev.runtime(), kernels.back().plan).source;
   // As evaluation runs it: one kernel per non-empty input, in order, each
   // writing its slab of the output in place.
-  std::string out = "// concatenate along axis " + std::to_string(x->axis) + " into shape " + x->shape.str() + ": " +
+  std::string out = "// concatenate along axis " + std::to_string(x->concat_axis()) + " into shape " + x->shape.str() + ": " +
                     std::to_string(kernels.size()) + " kernel(s), one per non-empty input\n";
   std::int64_t start = 0;
   std::size_t next = 0;
   for (std::size_t i = 0; i < x->inputs.size(); ++i) {
     const NodePtr& in = x->inputs[i];
-    const std::int64_t len = in->shape.dims()[std::size_t(x->axis)];
+    const std::int64_t len = in->shape.dims()[std::size_t(x->concat_axis())];
     if (in->shape.size() > 0) {
       out += "\n// input " + std::to_string(i) + ", shape " + in->shape.str() + " -> [" + std::to_string(start) + ", " +
-             std::to_string(start + len) + ") along axis " + std::to_string(x->axis) + "\n";
+             std::to_string(start + len) + ") along axis " + std::to_string(x->concat_axis()) + "\n";
       out += kernel_source(dev.runtime(), kernels.at(next++).plan).source;
     }
     start += len;

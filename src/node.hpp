@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <variant>
 #include <vector>
 
 namespace fusecl::detail {
@@ -26,6 +27,51 @@ struct GenParams {
   std::int64_t k = 0;          // Eye: diagonal offset
   std::uint64_t seed = 0;      // Uniform, Normal
 };
+
+/// Buffer: the device memory (null for a zero-byte buffer).
+struct BufferData {
+  std::shared_ptr<rt::DeviceBuffer> buffer;
+};
+/// Scalar: the value as the bit pattern of the node's dtype (a kernel
+/// argument, never source text).
+struct ScalarData {
+  std::uint64_t bits = 0;
+};
+/// View: NumPy-style strides (elements, may be 0 or negative) and offset over
+/// the flat C-order storage of inputs[0], which is never elementwise (views
+/// are pushed through elementwise nodes when they are made; see views.cpp).
+struct ViewData {
+  std::vector<std::int64_t> strides;
+  std::int64_t offset = 0;
+};
+/// Reduce: normalized, sorted axes of inputs[0] that are reduced; Mean
+/// divides by `divisor` (the reduced count, less ddof for var/std) and then
+/// takes the square root if `post_sqrt` (std).
+struct ReduceData {
+  std::vector<int> axes;
+  double divisor = 1;
+  bool post_sqrt = false;
+};
+/// Concat: the axis joined along.
+struct ConcatData {
+  int axis = 0;
+};
+/// Elementwise ops, Contiguous and Transfer (whose inputs[0] lives on another
+/// device) need nothing besides their inputs.
+using KindData = std::variant<std::monostate, BufferData, ScalarData, GenParams, ViewData, ReduceData, ConcatData>;
+
+/// The alternative of KindData a node of `op` holds.
+constexpr std::size_t kind_data_index(Op op) {
+  switch (op) {
+    case Op::Buffer: return 1;
+    case Op::Scalar: return 2;
+    case Op::Generate: return 3;
+    case Op::View: return 4;
+    case Op::Concat: return 6;
+    default: return op_class(op) == OpClass::Reduce ? 5 : 0;
+  }
+}
+inline bool kind_data_matches(const Node& n);
 
 struct Node {
   Node() = default;
@@ -48,26 +94,19 @@ struct Node {
   // one device's lock.
   bool crosses = false;
 
-  // Scalar: the value, as the bit pattern of `dtype` (a kernel argument, never source text).
-  std::uint64_t bits = 0;
-  // Generate.
-  GenParams gen;
-  // View: NumPy-style strides (elements, may be 0 or negative) and offset over
-  // the flat C-order storage of inputs[0], which is never elementwise (views
-  // are pushed through elementwise nodes when they are made; see views.cpp).
-  std::vector<std::int64_t> strides;
-  std::int64_t offset = 0;
-  // Reduce: normalized, sorted axes of inputs[0] that are reduced; Mean
-  // divides by `divisor` (the reduced count, less ddof for var/std) and then
-  // takes the square root if `post_sqrt` (std).
-  std::vector<int> axes;
-  double divisor = 1;
-  bool post_sqrt = false;
-  // Concat.
-  int axis = 0;
-  // Transfer: inputs[0] lives on another device; evaluation copies it here.
-  // Buffer: the device memory, C-order contiguous, shape.size() elements of dtype.
-  std::shared_ptr<rt::DeviceBuffer> buffer;
+  // What only some kinds of node have, tagged by kind (kind_data_matches
+  // says which op holds which): asking a node for another kind's data throws
+  // std::bad_variant_access instead of reading a field that means nothing.
+  KindData data;
+
+  /// Buffer: the device memory, C-order contiguous, shape.size() elements of dtype.
+  const std::shared_ptr<rt::DeviceBuffer>& buffer() const { return std::get<BufferData>(data).buffer; }
+  /// Scalar: the value, as the bit pattern of `dtype`.
+  std::uint64_t bits() const { return std::get<ScalarData>(data).bits; }
+  const GenParams& gen() const { return std::get<GenParams>(data); }
+  const ViewData& view() const { return std::get<ViewData>(data); }
+  const ReduceData& reduce() const { return std::get<ReduceData>(data); }
+  int concat_axis() const { return std::get<ConcatData>(data).axis; }
 
   // Elementwise operations fused below this node, counting shared ones once
   // per path (an over-estimate that is cheap to keep and errs towards
@@ -85,6 +124,8 @@ struct Node {
   std::uint32_t mark = 0;
   std::int16_t mark_value = -1;
 };
+
+inline bool kind_data_matches(const Node& n) { return n.data.index() == kind_data_index(n.op); }
 
 /// Drops `inputs`, destroying the nodes only they held with an explicit
 /// worklist instead of recursion through ~Node.

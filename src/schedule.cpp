@@ -114,8 +114,8 @@ class Scheduler {
 
   int find_made(const Node& r) const {
     for (const auto& d : made_)
-      if (d.input == r.inputs[0] && d.op == r.op && d.dtype == r.dtype && d.shape == r.shape && d.axes == r.axes &&
-          d.divisor == r.divisor && d.post_sqrt == r.post_sqrt)
+      if (d.input == r.inputs[0] && d.op == r.op && d.dtype == r.dtype && d.shape == r.shape &&
+          d.axes == r.reduce().axes && d.divisor == r.reduce().divisor && d.post_sqrt == r.reduce().post_sqrt)
         return d.output;
     return -1;
   }
@@ -250,8 +250,8 @@ void Scheduler::run(std::vector<NodePtr> todo, std::optional<CutReason> reason) 
       auto k = plan_reduce_fitting(first);
       const int out = new_output(first);
       add_kernel(std::move(k), first->inputs[0]->shape, {out}, cut);
-      made_.push_back({first->inputs[0], first->op, first->dtype, first->shape, first->axes, first->divisor,
-                       first->post_sqrt, out});
+      made_.push_back({first->inputs[0], first->op, first->dtype, first->shape, first->reduce().axes,
+                       first->reduce().divisor, first->reduce().post_sqrt, out});
       pending_.add(*first, out);
       todo.erase(todo.begin());
       continue;
@@ -262,12 +262,12 @@ void Scheduler::run(std::vector<NodePtr> todo, std::optional<CutReason> reason) 
       const auto strides = contiguous_strides(first->shape);
       std::int64_t start = 0;
       for (const auto& in : first->inputs) {
-        OutLayout lay{start * strides[std::size_t(first->axis)], strides};
+        OutLayout lay{start * strides[std::size_t(first->concat_axis())], strides};
         if (in->shape.size() > 0) {
           split_oversized({in});
           add_kernel(plan_elementwise_fitting(in, &lay), in->shape, {out}, cut);
         }
-        start += in->shape.dims()[std::size_t(first->axis)];
+        start += in->shape.dims()[std::size_t(first->concat_axis())];
       }
       pending_.add(*first, out);
       todo.erase(todo.begin());

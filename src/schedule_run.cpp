@@ -16,11 +16,8 @@ namespace {
 // The node now holds its result; the graph below it is released.
 void become_buffer(Node& n, std::shared_ptr<rt::DeviceBuffer> buf) {
   n.op = Op::Buffer;
-  n.buffer = std::move(buf);
+  n.data = BufferData{std::move(buf)};
   release_inputs(n.inputs);  // a long chain below is freed without recursion
-  n.strides.clear();
-  n.axes.clear();
-  n.offset = 0;
   n.weight = 1;
   n.depth = 0;
 }
@@ -34,7 +31,7 @@ std::shared_ptr<rt::DeviceBuffer> allocate(DeviceState& dev, const ScheduleOutpu
 std::shared_ptr<rt::DeviceBuffer> copy_to(DeviceState& dev, const Node& source) {
   const std::size_t bytes = std::size_t(source.shape.size()) * std::size_t(size_of(source.dtype));
   std::vector<unsigned char> host(bytes);
-  if (bytes) rt::download(source.device->runtime(), *source.buffer, 0, bytes, host.data());
+  if (bytes) rt::download(source.device->runtime(), *source.buffer(), 0, bytes, host.data());
   return rt::upload(dev.runtime(), host.data(), bytes);
 }
 

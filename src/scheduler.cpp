@@ -108,7 +108,7 @@ class BodyBuilder {
     if (n.op == Op::View) {
       const Node& target = *n.inputs[0];
       if (target.op == Op::Scalar) return scalar(target);
-      return load(target, n.strides, n.offset, n.shape);
+      return load(target, n.view().strides, n.view().offset, n.shape);
     }
     if (is_evaluated(n, pending_) || n.op == Op::Generate) return load(n, contiguous_strides(n.shape), 0, n.shape);
     throw Error("internal: unevaluated " + std::string(op_name(n.op)) + " inside a kernel body");
@@ -144,7 +144,7 @@ class BodyBuilder {
     auto [it, fresh] = scalar_slots_.try_emplace(&s, std::int16_t(plan.scalar_dtypes.size()));
     if (fresh) {
       plan.scalar_dtypes.push_back(s.dtype);
-      args.scalars.push_back(s.bits);
+      args.scalars.push_back(s.bits());
     }
     Instr in;
     in.op = Op::Scalar;
@@ -174,9 +174,9 @@ class BodyBuilder {
       in.op = Op::Buffer;
       in.slot = slot(pending_slots_, pending, target.dtype, InputBuffer{nullptr, pending});
     } else if (target.op == Op::Buffer) {
-      in.slot = slot(buffer_slots_, target.buffer.get(), target.dtype, InputBuffer{target.buffer, -1});
+      in.slot = slot(buffer_slots_, target.buffer().get(), target.dtype, InputBuffer{target.buffer(), -1});
     } else if (target.op == Op::Generate) {
-      in.gen = target.gen.kind;
+      in.gen = target.gen().kind;
     } else {
       throw Error("internal: unevaluated " + std::string(op_name(target.op)) + " read by a kernel body");
     }
@@ -226,7 +226,7 @@ std::uint64_t bits_of(T v) {
 std::uint64_t float_bits(DType t, double v) { return t == DType::Float32 ? bits_of(float(v)) : bits_of(v); }
 
 std::array<std::uint64_t, 4> BodyBuilder::gen_args(const Node& g) {
-  const GenParams& p = g.gen;
+  const GenParams& p = g.gen();
   switch (p.kind) {
     case GenKind::Arange:
       if (is_float(g.dtype)) return {float_bits(g.dtype, p.start), float_bits(g.dtype, p.step), 0, 0};
@@ -396,11 +396,11 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
   rs.acc = x->dtype;
   rs.out = root->dtype;
   rs.input = b.visit(x);
-  rs.post_sqrt = root->post_sqrt;
+  rs.post_sqrt = root->reduce().post_sqrt;
   if (reduce_info(root->op).finish == Finish::Mean) {
     rs.divisor = std::int16_t(b.plan.scalar_dtypes.size());
     b.plan.scalar_dtypes.push_back(rs.acc);
-    b.args.scalars.push_back(float_bits(rs.acc, root->divisor));
+    b.args.scalars.push_back(float_bits(rs.acc, root->reduce().divisor));
   }
 
   // Index space: kept axes first, reduced axes last, never merged across.
@@ -408,7 +408,7 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
   std::int64_t n = 1, m = 1;
   for (int pass = 0; pass < 2; ++pass)
     for (int i = 0; i < logical.ndim(); ++i) {
-      const bool reduced = std::binary_search(root->axes.begin(), root->axes.end(), i);
+      const bool reduced = std::binary_search(root->reduce().axes.begin(), root->reduce().axes.end(), i);
       if (reduced != (pass == 1)) continue;
       perm.push_back(i);
       group.push_back(pass);

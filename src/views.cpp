@@ -32,8 +32,7 @@ NodePtr make_view(const NodePtr& target, Strided s, const DevicePtr& device) {
   n->crosses = target->crosses;
   n->dtype = target->dtype;
   n->shape = std::move(s.shape);
-  n->strides = std::move(s.strides);
-  n->offset = s.offset;
+  n->data = ViewData{std::move(s.strides), s.offset};
   n->depth = bounded_depth({target});
   n->inputs = {target};
   return n;
@@ -117,7 +116,7 @@ NodePtr broadcast_scalar(const NodePtr& scalar, const Shape& shape, const Device
   return make_view(scalar, {shape, std::vector<std::int64_t>(std::size_t(shape.ndim()), 0), 0}, device);
 }
 
-Strided layout_of_view(const Node& view) { return {view.shape, view.strides, view.offset}; }
+Strided layout_of_view(const Node& view) { return {view.shape, view.view().strides, view.view().offset}; }
 
 NodePtr apply_view(const NodePtr& x, const ViewFn& f) {
   std::unordered_map<const Node*, NodePtr> memo;
@@ -377,7 +376,7 @@ NodePtr make_concat(const std::vector<NodePtr>& xs, int axis) {
   n->dtype = dtype;
   n->shape = Shape(std::move(dims));
   check_bytes(n->shape, size_of(dtype));
-  n->axis = a;
+  n->data = ConcatData{a};
   n->weight = 1;
   for (const auto& x : xs) n->inputs.push_back(make_cast(x, dtype));
   n->depth = bounded_depth(n->inputs);
