@@ -13,34 +13,7 @@ bool KernelPlan::uses_fp64() const {
 
 std::string signature(const KernelPlan& p) {
   std::string s;
-  s.reserve(16 + p.instrs.size() * 10);
-  auto put = [&s](auto v) { s.append(reinterpret_cast<const char*>(&v), sizeof(v)); };
-  put(p.kind);
-  put(p.ndim);
-  put(p.width);
-  put(p.out_strided);
-  put(p.aligned);
-  put(std::uint16_t(p.instrs.size()));
-  // Instr has no padding (asserted in kernel_plan.hpp), so its bytes are its fields.
-  s.append(reinterpret_cast<const char*>(p.instrs.data()), p.instrs.size() * sizeof(Instr));
-  put(std::uint16_t(p.outputs.size()));
-  for (auto o : p.outputs) put(o);
-  for (auto d : p.buffer_dtypes) put(d);
-  put('|');
-  for (auto d : p.scalar_dtypes) put(d);
-  if (p.kind == KernelKind::Reduce) {
-    put(p.reduce.op);
-    put(p.reduce.acc);
-    put(p.reduce.out);
-    put(p.reduce.input);
-    put(p.reduce.divisor);
-    put(p.reduce.post_sqrt);
-    put(p.reduce.strategy);
-    put(p.reduce.two_stage);
-    put(p.reduce.finish);
-    put(p.reduce.combine);
-    put(p.reduce.local_size);
-  }
+  append_reflected(s, p);
   return s;
 }
 

@@ -5,8 +5,11 @@
 // strides, scalars — are never part of it: they are kernel arguments.
 #pragma once
 
+#include "codegen/reflection.hpp"
 #include "fusecl/dtype.hpp"
 #include "fusecl/op.hpp"
+
+#include <boost/hana/adapt_struct.hpp>
 
 #include <cstdint>
 #include <string>
@@ -46,7 +49,7 @@ struct Instr {
   friend bool operator==(const Instr&, const Instr&) = default;
 };
 
-// signature() hashes instructions as raw bytes: there must be no padding.
+// The scheduler hash-conses instructions by their raw bytes: there must be no padding.
 static_assert(std::has_unique_object_representations_v<Instr>, "Instr must have no padding bytes");
 
 enum class KernelKind : std::uint8_t { Elementwise, Reduce };
@@ -97,7 +100,9 @@ struct KernelPlan {
   bool uses_fp64() const;
 };
 
-/// Compact bytes that determine the generated source exactly.
+/// Compact bytes that determine the generated source exactly: every field of
+/// the plan (through the hana adaptations at the end of this header), so two
+/// plans have equal signatures exactly when all their fields are equal.
 std::string signature(const KernelPlan& plan);
 
 /// Whether the plan's source uses OpenCL C 2.0 atomics (and so must be built
@@ -150,3 +155,21 @@ namespace fusecl::codegen {
 /// The dtype of generator parameter g of a Generate instruction producing `out`.
 DType gen_param_dtype(GenKind kind, DType out, int g);
 }  // namespace fusecl::codegen
+
+// Every field of the plan shapes the generated source, so signature() writes
+// all of them, walking these adaptations. RULE: a field added to Instr,
+// ReduceSpec or KernelPlan is added to its list here too (in any position;
+// the order only fixes the signature's byte layout). The static_asserts count
+// each struct's fields and refuse to compile while one is missing, so a new
+// field can never be left out of the key and silently reuse a stale kernel.
+BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
+BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
+                        finish, combine, local_size);
+BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
+                        out_strided, aligned, reduce);
+static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),
+              "BOOST_HANA_ADAPT_STRUCT(Instr, ...) must list every field of Instr");
+static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::ReduceSpec>(),
+              "BOOST_HANA_ADAPT_STRUCT(ReduceSpec, ...) must list every field of ReduceSpec");
+static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::KernelPlan>(),
+              "BOOST_HANA_ADAPT_STRUCT(KernelPlan, ...) must list every field of KernelPlan");
