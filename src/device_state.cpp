@@ -16,7 +16,11 @@ DeviceState::DeviceState() : serial(0) {}
 DeviceState::DeviceState(std::shared_ptr<rt::Runtime> rt, int serial_number) : serial(serial_number), rt_(std::move(rt)) {}
 
 rt::Runtime& DeviceState::runtime() {
-  if (!rt_) std::call_once(opened_, [this] { rt_ = rt::default_runtime(); });
+  // call_once also orders the write of rt_ before every other thread's read
+  // (its fast path is one atomic load).
+  std::call_once(opened_, [this] {
+    if (!rt_) rt_ = rt::default_runtime();
+  });
   return *rt_;
 }
 
