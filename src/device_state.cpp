@@ -67,6 +67,12 @@ DevicePtr common_device(std::initializer_list<const Node*> inputs, std::string_v
 }
 
 DevicePtr common_device(const std::vector<NodePtr>& inputs, std::string_view what) {
+  // No vector of raw pointers: this runs for every elementwise node.
+  if (inputs.size() <= 3) {
+    const Node* raw[3] = {};
+    for (std::size_t i = 0; i < inputs.size(); ++i) raw[i] = inputs[i].get();
+    return common_device_of(raw, inputs.size(), what);
+  }
   std::vector<const Node*> raw;
   raw.reserve(inputs.size());
   for (const auto& n : inputs) raw.push_back(n.get());
@@ -79,6 +85,11 @@ namespace {
 
 // How many device locks this thread holds (GraphLocks nest).
 thread_local int held = 0;
+// The device whose lock this thread's innermost single-device GraphLock
+// holds: a nested GraphLock for the same device (an entry point calling
+// another: binary casting its operands) need not take it again. This is on
+// the path of every operation.
+thread_local DeviceState* held_single = nullptr;
 
 // Every device the unevaluated graphs of `roots` reach through transfers.
 // Each device's part is walked under that device's lock alone, never two at
@@ -130,6 +141,12 @@ std::vector<DeviceState*> reachable_devices(const Node* const* roots, std::size_
 GraphLock::GraphLock(std::initializer_list<const Node*> nodes) { lock_for(nodes.begin(), nodes.size()); }
 
 GraphLock::GraphLock(const std::vector<NodePtr>& nodes) {
+  if (nodes.size() <= 3) {  // eval(a), eval(a, b): no allocation
+    const Node* raw[3] = {};
+    for (std::size_t i = 0; i < nodes.size(); ++i) raw[i] = nodes[i].get();
+    lock_for(raw, nodes.size());
+    return;
+  }
   std::vector<const Node*> raw;
   raw.reserve(nodes.size());
   for (const auto& n : nodes) raw.push_back(n.get());
@@ -137,8 +154,11 @@ GraphLock::GraphLock(const std::vector<NodePtr>& nodes) {
 }
 
 GraphLock::GraphLock(DeviceState& dev) {
+  if (&dev == held_single) return;
   dev.mutex.lock();
   one_ = &dev;
+  previous_single_ = held_single;
+  held_single = &dev;
   ++held;
 }
 
@@ -155,8 +175,11 @@ void GraphLock::lock_for(const Node* const* roots, std::size_t count) {
   }
   if (!single) single = current_state().get();
   if (!crosses && !several) {
+    if (single == held_single) return;  // held by an enclosing GraphLock of this thread
     single->mutex.lock();
     one_ = single;
+    previous_single_ = held_single;
+    held_single = single;
     ++held;
     return;
   }
@@ -181,6 +204,7 @@ void GraphLock::lock_for(const Node* const* roots, std::size_t count) {
 
 GraphLock::~GraphLock() {
   if (one_) {
+    held_single = previous_single_;
     one_->mutex.unlock();
     --held;
   }

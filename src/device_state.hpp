@@ -86,6 +86,7 @@ class GraphLock {
   // The locks held, in the order taken. One device is the common case and
   // needs no allocation: this is on the path of every operation.
   DeviceState* one_ = nullptr;
+  DeviceState* previous_single_ = nullptr;  // the enclosing single-device lock's, restored at the end
   std::vector<DeviceState*> more_;
 };
 

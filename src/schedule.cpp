@@ -53,7 +53,11 @@ struct MadeReduction {
 
 class Scheduler {
  public:
-  explicit Scheduler(const DeviceTuning& tuning) : tuning_(tuning) {}
+  explicit Scheduler(const DeviceTuning& tuning) : tuning_(tuning) {
+    // Most schedules have an output or two, and this runs for every
+    // evaluation: room for a few without growing.
+    schedule.outputs.reserve(4);
+  }
 
   // Schedules `roots` and, first, the barriers below them; `reason` is why
   // the roots get kernels (the barriers have their own).

@@ -43,10 +43,14 @@ void run_schedule(DeviceState& dev, Schedule s) {
   // buffers after its last writer; the runner's own references go after the
   // last step that uses it, so intermediate buffers return to the pool as
   // soon as the graph holding them is released, as they would step by step.
-  std::vector<int> last_write(n, -1), last_use(n, -1);
+  struct Span {
+    int last_write = -1, last_use = -1;
+  };
+  std::vector<Span> spans(n);
   for (std::size_t i = 0; i < s.steps.size(); ++i) {
-    for (const int k : s.steps[i].outputs) last_write[std::size_t(k)] = last_use[std::size_t(k)] = int(i);
-    for (const int k : s.steps[i].reads) last_use[std::size_t(k)] = std::max(last_use[std::size_t(k)], int(i));
+    for (const int k : s.steps[i].outputs) spans[std::size_t(k)] = {int(i), int(i)};
+    for (const int k : s.steps[i].reads)
+      spans[std::size_t(k)].last_use = std::max(spans[std::size_t(k)].last_use, int(i));
   }
   std::vector<std::shared_ptr<rt::DeviceBuffer>> bufs(n);
   auto finish = [&](std::size_t k) {
@@ -54,10 +58,11 @@ void run_schedule(DeviceState& dev, Schedule s) {
   };
   // Outputs no kernel writes (a concatenation of empty arrays) exist at once.
   for (std::size_t k = 0; k < n; ++k)
-    if (last_write[k] < 0 && !s.outputs[k].nodes.empty()) {
+    if (spans[k].last_write < 0 && !s.outputs[k].nodes.empty()) {
       bufs[k] = allocate(dev, s.outputs[k]);
       finish(k);
     }
+  std::vector<std::shared_ptr<rt::DeviceBuffer>> outs;  // one step's, reused
   for (std::size_t i = 0; i < s.steps.size(); ++i) {
     ScheduleStep& step = s.steps[i];
     if (step.kind == ScheduleStep::Kind::Copy) {
@@ -66,7 +71,7 @@ void run_schedule(DeviceState& dev, Schedule s) {
       bufs[std::size_t(step.outputs.at(0))] = copy_to(dev, *step.source);
       step.source.reset();
     } else {
-      std::vector<std::shared_ptr<rt::DeviceBuffer>> outs;
+      outs.clear();
       for (const int k : step.outputs) {
         auto& b = bufs[std::size_t(k)];
         if (!b) b = allocate(dev, s.outputs[std::size_t(k)]);
@@ -75,12 +80,12 @@ void run_schedule(DeviceState& dev, Schedule s) {
       for (auto& in : step.kernel.args.inputs)
         if (in.pending >= 0) in.buffer = bufs.at(std::size_t(in.pending));
       launch(dev, step.kernel, outs);
-      step.kernel = {};  // its input buffers are not held past their last use
+      step.kernel.args.inputs.clear();  // its input buffers are not held past their last use
     }
     for (const int k : step.outputs)
-      if (last_write[std::size_t(k)] == int(i)) finish(std::size_t(k));
+      if (spans[std::size_t(k)].last_write == int(i)) finish(std::size_t(k));
     auto release = [&](int k) {
-      if (last_use[std::size_t(k)] != int(i)) return;
+      if (spans[std::size_t(k)].last_use != int(i)) return;
       bufs[std::size_t(k)].reset();
       s.outputs[std::size_t(k)].nodes.clear();
     };
