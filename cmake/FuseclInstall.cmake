@@ -3,11 +3,12 @@
 # checked by the ctest install_and_build_examples (tests/CMakeTests.cmake).
 include(CMakePackageConfigHelpers)
 
-# A library built with FUSECL_SANITIZE calls into the ASan/UBSan runtimes,
-# which only a -fsanitize link brings in (and a shared one must be loaded
-# after the ASan runtime), so every program linking it needs the flags too.
-if(FUSECL_SANITIZE)
-  target_link_options(fusecl INTERFACE -fsanitize=address,undefined)
+# A library built with FUSECL_SANITIZE calls into the sanitizer runtimes
+# (ASan/UBSan or TSan), which only a -fsanitize link brings in (and a shared
+# one must be loaded after the runtime), so every program linking it needs the
+# flags too.
+if(FUSECL_SANITIZER_FLAGS)
+  target_link_options(fusecl INTERFACE ${FUSECL_SANITIZER_FLAGS})
 endif()
 
 # With a shared libfusecl, an installed tool (fusecl-info) must find it in

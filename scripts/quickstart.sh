@@ -8,6 +8,8 @@
 #                                 test fails
 #   scripts/quickstart.sh sanitize  the tests again, built with AddressSanitizer
 #                                 and UndefinedBehaviorSanitizer in build-asan/
+#   scripts/quickstart.sh tsan    the tests tagged [threads] or [devices], built
+#                                 with ThreadSanitizer in build-tsan/
 #   scripts/quickstart.sh bench   same build (plus gnuplot), then bench/compare.sh;
 #                                 further arguments go to compare.sh
 #
@@ -18,7 +20,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 log() { printf 'quickstart: %s\n' "$*"; }
 die() { printf 'quickstart: error: %s\n' "$*" >&2; exit 1; }
-usage() { sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+usage() { sed -n '2,16s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 
 jobs=$(nproc)
 
@@ -66,6 +68,26 @@ case "$command" in
     log "running the tests under the sanitizers with $jobs job(s)"
     ctest --test-dir build-asan --output-on-failure --no-tests=error -j"$jobs"
     ;;
+  tsan)
+    ./scripts/setup.sh --test
+    # A tree of its own: ThreadSanitizer cannot be combined with ASan in one
+    # build. RelWithDebInfo for the same reason as sanitize's.
+    build_in build-tsan RelWithDebInfo -DFUSECL_SANITIZE=thread -DFUSECL_BUILD_TESTS=ON \
+      -DFUSECL_BUILD_BENCH=OFF -DFUSECL_BUILD_EXAMPLES=OFF
+    # Only the tests that run fusecl from several threads or on several
+    # devices, where races can be; they still run through ctest, which gives
+    # them TSAN_OPTIONS with tests/tsan.supp (tests/CMakeTests.cmake). ctest
+    # selects by name, so the tag expression becomes an exact-name regex (each
+    # regex character in a name escaped).
+    tags='[threads],[devices]'
+    # Catch2 2 exits with the number of tests it listed, so its status says
+    # nothing; an empty list is the failure to catch.
+    names=$(build-tsan/tests/fusecl_tests --list-test-names-only "$tags" | sed '/^$/d' || true)
+    [[ -n "$names" ]] || die "no test case is tagged $tags"
+    regex="^($(sed 's/[][\\.*+?^$(){}|]/\\&/g' <<<"$names" | paste -sd '|'))\$"
+    log "running the tests tagged $tags under ThreadSanitizer with $jobs job(s)"
+    ctest --test-dir build-tsan --output-on-failure --no-tests=error -j"$jobs" -R "$regex"
+    ;;
   bench)
     [[ -f bench/compare.sh ]] ||
       die "bench/compare.sh does not exist yet; it comes with the benchmarks. Nothing was done."
@@ -80,6 +102,6 @@ case "$command" in
   *)
     usage >&2
     if [[ -n "$command" ]]; then die "unknown command '$command'"; fi
-    die "expected a command: demo, test, sanitize or bench"
+    die "expected a command: demo, test, sanitize, tsan or bench"
     ;;
 esac
