@@ -83,13 +83,14 @@ DevicePtr common_device(const std::vector<NodePtr>& inputs, std::string_view wha
 
 namespace {
 
-// How many device locks this thread holds (GraphLocks nest).
-thread_local int held = 0;
-// The device whose lock this thread's innermost single-device GraphLock
-// holds: a nested GraphLock for the same device (an entry point calling
-// another: binary casting its operands) need not take it again. This is on
-// the path of every operation.
-thread_local DeviceState* held_single = nullptr;
+// The devices whose locks this thread holds, in the order taken (GraphLocks
+// nest, and release in reverse). A nested GraphLock never takes a lock its
+// thread holds already: nothing is locked twice, so every lock is taken in
+// the one global order or not at all. Usually empty or one device, and
+// searched on the path of every operation.
+thread_local std::vector<DeviceState*> held;
+
+bool holds(const DeviceState* d) { return std::find(held.begin(), held.end(), d) != held.end(); }
 
 // Every device the unevaluated graphs of `roots` reach through transfers.
 // Each device's part is walked under that device's lock alone, never two at
@@ -154,12 +155,10 @@ GraphLock::GraphLock(const std::vector<NodePtr>& nodes) {
 }
 
 GraphLock::GraphLock(DeviceState& dev) {
-  if (&dev == held_single) return;
+  if (holds(&dev)) return;
   dev.mutex.lock();
   one_ = &dev;
-  previous_single_ = held_single;
-  held_single = &dev;
-  ++held;
+  held.push_back(&dev);
 }
 
 void GraphLock::lock_for(const Node* const* roots, std::size_t count) {
@@ -173,20 +172,22 @@ void GraphLock::lock_for(const Node* const* roots, std::size_t count) {
     if (single && d != single) several = true;
     if (!single) single = d;
   }
-  if (!single) single = current_state().get();
+  // Only scalars: they belong to no device and reach nothing, so no lock.
+  // (Taking this thread's default device's here would take it out of order
+  // inside a GraphLock on other devices.)
+  if (!single) return;
   if (!crosses && !several) {
-    if (single == held_single) return;  // held by an enclosing GraphLock of this thread
+    if (holds(single)) return;  // an enclosing GraphLock of this thread holds it
     single->mutex.lock();
     one_ = single;
-    previous_single_ = held_single;
-    held_single = single;
-    ++held;
+    held.push_back(single);
     return;
   }
   // Nested inside another GraphLock, the graphs are parts of what the outer
-  // one locked; walking again could block on a lock while holding others.
+  // one locked (it walked them); walking again could block on a lock while
+  // holding others.
   std::vector<DeviceState*> devices;
-  if (held > 0) {
+  if (!held.empty()) {
     for (std::size_t i = 0; i < count; ++i)
       if (roots[i]->device && std::find(devices.begin(), devices.end(), roots[i]->device.get()) == devices.end())
         devices.push_back(roots[i]->device.get());
@@ -196,21 +197,22 @@ void GraphLock::lock_for(const Node* const* roots, std::size_t count) {
   // One global order (by address) for taking several locks.
   std::sort(devices.begin(), devices.end(), std::less<DeviceState*>());
   for (DeviceState* d : devices) {
+    if (holds(d)) continue;
     d->mutex.lock();
     more_.push_back(d);
-    ++held;
+    held.push_back(d);
   }
 }
 
 GraphLock::~GraphLock() {
-  if (one_) {
-    held_single = previous_single_;
-    one_->mutex.unlock();
-    --held;
-  }
+  // The last locks this thread took are this GraphLock's (scopes nest).
   for (auto it = more_.rbegin(); it != more_.rend(); ++it) {
     (*it)->mutex.unlock();
-    --held;
+    held.pop_back();
+  }
+  if (one_) {
+    one_->mutex.unlock();
+    held.pop_back();
   }
 }
 

@@ -71,7 +71,7 @@ DeviceTuning tuning_of(DeviceState& dev);
 
 /// Holds, for its scope, the locks of every device whose nodes the graphs of
 /// `nodes` reach (see the top of this file). Nested GraphLocks (an entry point
-/// calling another) re-enter the locks already held.
+/// calling another) take none of the locks their thread already holds.
 class GraphLock {
  public:
   explicit GraphLock(std::initializer_list<const Node*> nodes);
@@ -86,7 +86,6 @@ class GraphLock {
   // The locks held, in the order taken. One device is the common case and
   // needs no allocation: this is on the path of every operation.
   DeviceState* one_ = nullptr;
-  DeviceState* previous_single_ = nullptr;  // the enclosing single-device lock's, restored at the end
   std::vector<DeviceState*> more_;
 };
 
