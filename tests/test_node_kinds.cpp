@@ -51,6 +51,9 @@ TEST_CASE("every node holds the data of its kind, before and after evaluation", 
     CHECK(kinds.count(k) == 1);  // the graph above really has every kind
 
   fusecl::eval(t, s, c, m, y);
+  // Waits for the kernels: a process that exits while PoCL still compiles a
+  // queued kernel's work-group function can abort in LLVM's teardown.
+  fusecl::finish();
   for (const auto& n : roots) {
     CHECK(fusecl::detail::kind_data_matches(*n));
     if (n->op == Op::Buffer) CHECK(n->inputs.empty());
