@@ -6,6 +6,7 @@
 // part) and with the bound raised so that the whole chain is one graph.
 // Results are checked against the same computation on the host.
 #include "src/node.hpp"
+#include "support/bound_guard.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -20,17 +21,7 @@ using namespace fusecl;
 
 namespace {
 
-// Raises (or sets) the graph bound for one test.
-class BoundGuard {
- public:
-  explicit BoundGuard(std::uint32_t n) : previous_(detail::set_max_fused_ops(n)) {}
-  ~BoundGuard() { detail::set_max_fused_ops(previous_); }
-  BoundGuard(const BoundGuard&) = delete;
-  BoundGuard& operator=(const BoundGuard&) = delete;
-
- private:
-  std::uint32_t previous_;
-};
+using test::BoundGuard;
 
 constexpr std::uint32_t kHuge = 1000000000;  // as FUSECL_MAX_FUSED_OPS=1000000000 in the issue
 

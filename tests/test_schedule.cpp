@@ -5,6 +5,7 @@
 #include "src/device_state.hpp"
 #include "src/node.hpp"
 #include "src/schedule.hpp"
+#include "support/bound_guard.hpp"
 #include "support/cache_test_support.hpp"
 
 #include <fusecl/fusecl.hpp>
@@ -47,16 +48,7 @@ Schedule schedule_of(const std::vector<detail::NodePtr>& roots, const detail::De
 
 int output_of(const Schedule& s, const detail::NodePtr& n) { return s.output_of(*n); }
 
-class BoundGuard {
- public:
-  explicit BoundGuard(std::uint32_t n) : previous_(detail::set_max_fused_ops(n)) {}
-  ~BoundGuard() { detail::set_max_fused_ops(previous_); }
-  BoundGuard(const BoundGuard&) = delete;
-  BoundGuard& operator=(const BoundGuard&) = delete;
-
- private:
-  std::uint32_t previous_;
-};
+using test::BoundGuard;
 
 }  // namespace
 
