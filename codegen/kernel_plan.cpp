@@ -61,8 +61,8 @@ int gen_param_count(GenKind kind) {
   return 0;
 }
 
-std::vector<Param> params(const KernelPlan& p) {
-  std::vector<Param> out;
+ParamList params(const KernelPlan& p) {
+  ParamList out;
   const bool reduce = p.kind == KernelKind::Reduce;
   const std::size_t n_outputs = reduce ? 1 : p.outputs.size();
   for (std::size_t i = 0; i < n_outputs; ++i) out.push_back({ParamRole::Output, std::int16_t(i)});

@@ -9,6 +9,7 @@
 #include "fusecl/dtype.hpp"
 #include "fusecl/op.hpp"
 
+#include <boost/container/small_vector.hpp>
 #include <boost/hana/adapt_struct.hpp>
 
 #include <cstdint>
@@ -139,7 +140,10 @@ struct Param {
   std::int16_t sub = 0;
 };
 
-std::vector<Param> params(const KernelPlan& plan);
+/// A kernel's parameters in order. Made for every launch: held in place up
+/// to a size that covers most kernels (no allocation per evaluation).
+using ParamList = boost::container::small_vector<Param, 32>;
+ParamList params(const KernelPlan& plan);
 
 /// Bytes of all kernel arguments (to compare with CL_DEVICE_MAX_PARAMETER_SIZE,
 /// which may be as small as 1 KiB).

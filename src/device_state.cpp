@@ -5,8 +5,10 @@
 #include "src/node.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <functional>
+#include <type_traits>
 #include <unordered_set>
 
 namespace fusecl::detail {
@@ -88,9 +90,44 @@ namespace {
 // thread holds already: nothing is locked twice, so every lock is taken in
 // the one global order or not at all. Usually empty or one device, and
 // searched on the path of every operation.
-thread_local std::vector<DeviceState*> held;
+//
+// Trivially constructible, so that a thread_local of it needs no
+// initialization check at each use; the first few entries sit in place, the
+// rest (a graph over many devices) in a vector made only then.
+class HeldLocks {
+ public:
+  bool empty() const { return count_ == 0; }
+  bool contains(const DeviceState* d) const {
+    for (std::size_t i = 0; i < std::min(count_, few_.size()); ++i)
+      if (few_[i] == d) return true;
+    return more_ && std::find(more_->begin(), more_->end(), d) != more_->end();
+  }
+  void push(DeviceState* d) {
+    if (count_ < few_.size()) few_[count_] = d;
+    else more().push_back(d);
+    ++count_;
+  }
+  void pop() {
+    --count_;
+    if (count_ >= few_.size()) more_->pop_back();
+  }
 
-bool holds(const DeviceState* d) { return std::find(held.begin(), held.end(), d) != held.end(); }
+ private:
+  std::vector<DeviceState*>& more() {
+    // Made once per thread that needs it, and freed with the thread.
+    static thread_local std::vector<DeviceState*> storage;
+    more_ = &storage;
+    return storage;
+  }
+  std::array<DeviceState*, 8> few_;
+  std::size_t count_;
+  std::vector<DeviceState*>* more_;
+};
+static_assert(std::is_trivially_default_constructible_v<HeldLocks> && std::is_trivially_destructible_v<HeldLocks>);
+
+thread_local HeldLocks held;  // zero-initialized, as every thread_local without an initializer
+
+bool holds(const DeviceState* d) { return held.contains(d); }
 
 // Every device the unevaluated graphs of `roots` reach through transfers.
 // Each device's part is walked under that device's lock alone, never two at
@@ -158,7 +195,7 @@ GraphLock::GraphLock(DeviceState& dev) {
   if (holds(&dev)) return;
   dev.mutex.lock();
   one_ = &dev;
-  held.push_back(&dev);
+  held.push(&dev);
 }
 
 void GraphLock::lock_for(const Node* const* roots, std::size_t count) {
@@ -180,7 +217,7 @@ void GraphLock::lock_for(const Node* const* roots, std::size_t count) {
     if (holds(single)) return;  // an enclosing GraphLock of this thread holds it
     single->mutex.lock();
     one_ = single;
-    held.push_back(single);
+    held.push(single);
     return;
   }
   // Nested inside another GraphLock, the graphs are parts of what the outer
@@ -200,7 +237,7 @@ void GraphLock::lock_for(const Node* const* roots, std::size_t count) {
     if (holds(d)) continue;
     d->mutex.lock();
     more_.push_back(d);
-    held.push_back(d);
+    held.push(d);
   }
 }
 
@@ -208,11 +245,11 @@ GraphLock::~GraphLock() {
   // The last locks this thread took are this GraphLock's (scopes nest).
   for (auto it = more_.rbegin(); it != more_.rend(); ++it) {
     (*it)->mutex.unlock();
-    held.pop_back();
+    held.pop();
   }
   if (one_) {
     one_->mutex.unlock();
-    held.pop_back();
+    held.pop();
   }
 }
 

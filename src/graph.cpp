@@ -191,7 +191,7 @@ NodePtr unary(Op op, const NodePtr& x) {
 }
 
 NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
-  common_device({a.get(), b.get()}, op_name(op));  // before locking: two devices are an error
+  check_one_device({a.get(), b.get()}, op_name(op));  // before locking: two devices are an error
   const GraphLock lock{a.get(), b.get()};
   if (!binary_supported(op, a->dtype, b->dtype))
     throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(a->dtype)) +
@@ -201,7 +201,7 @@ NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
 }
 
 NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
-  common_device({a.get(), b.get(), c.get()}, op_name(op));
+  check_one_device({a.get(), b.get(), c.get()}, op_name(op));
   const GraphLock lock{a.get(), b.get(), c.get()};
   if (op == Op::Where) {  // the condition is a truth value, not an operand of the result
     const DType out = ternary_compute(op, promote(b->dtype, c->dtype));

@@ -86,7 +86,7 @@ ScheduledKernel combine_kernel(const ScheduledKernel& sk) {
 
 }  // namespace
 
-void launch(DeviceState& dev, const ScheduledKernel& sk, const std::vector<std::shared_ptr<rt::DeviceBuffer>>& outputs) {
+void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs) {
   const auto& plan = sk.plan;
   const auto& a = sk.args;
   if (a.count == 0) return;  // nothing to compute; outputs are empty
@@ -98,13 +98,15 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, const std::vector<std::
 
   using rt::KernelArg;
   const auto ps = codegen::params(plan);
-  std::vector<KernelArg> args;
-  args.reserve(ps.size());
+  SmallVector<KernelArg, 32> args;  // as many as ps: in place for most kernels
   std::shared_ptr<rt::DeviceBuffer> scratch, counters;  // alive until enqueued
   for (const auto& p : ps) {
     const auto idx = std::size_t(p.index);
     switch (p.role) {
-      case codegen::ParamRole::Output: args.push_back(KernelArg::of_buffer(outputs.at(idx).get())); break;
+      case codegen::ParamRole::Output:
+        if (idx >= outputs.size()) throw Error("internal: a kernel writes output " + std::to_string(idx) + " of " + std::to_string(outputs.size()));
+        args.push_back(KernelArg::of_buffer(outputs[idx].get()));
+        break;
       case codegen::ParamRole::Input: {
         const InputBuffer& in = a.inputs.at(idx);
         if (!in.buffer) throw Error("internal: schedule output " + std::to_string(in.pending) + " read before it exists");
@@ -149,7 +151,8 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, const std::vector<std::
                                                                       : std::size_t((a.count + plan.width - 1) / plan.width);
     global = (work + local - 1) / local * local;
   }
-  rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, args, global, local);
+  rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()}, global,
+                    local);
   if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.two_stage && !plan.reduce.combine &&
       plan.reduce.finish == codegen::SplitFinish::SecondKernel)
     launch(dev, combine_kernel(sk), outputs);

@@ -5,6 +5,8 @@
 #include "runtime/runtime.hpp"
 #include "src/scheduler.hpp"
 
+#include <span>
+
 namespace fusecl::detail {
 
 struct DeviceState;
@@ -35,6 +37,6 @@ rt::KernelSource kernel_source(const rt::Runtime& rt, const codegen::KernelPlan&
 
 /// Enqueues the kernel on `dev` writing into `outputs` (one per plan output).
 /// The caller holds the device's lock.
-void launch(DeviceState& dev, const ScheduledKernel& k, const std::vector<std::shared_ptr<rt::DeviceBuffer>>& outputs);
+void launch(DeviceState& dev, const ScheduledKernel& k, std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs);
 
 }  // namespace fusecl::detail

@@ -24,7 +24,7 @@ void evaluate_on(DeviceState& dev, const std::vector<NodePtr>& roots) {
   Schedule s = make_schedule(roots, tuning_of(dev));
   if (s.steps.empty() && s.outputs.empty()) return;
   if (log_schedules()) std::cerr << describe(s, describe(dev)) << std::flush;
-  run_schedule(dev, std::move(s));
+  run_schedule(dev, s);
 }
 
 }  // namespace
@@ -67,14 +67,14 @@ std::string kernel_source_of(const NodePtr& x) {
   const int own = s.output_of(*x);
   if (own < 0) return "";
   std::vector<ScheduledKernel> kernels;
-  std::vector<ScheduleStep> before;
+  decltype(s.steps) before;
   for (auto& step : s.steps) {
     if (std::find(step.outputs.begin(), step.outputs.end(), own) != step.outputs.end()) kernels.push_back(std::move(step.kernel));
     else before.push_back(std::move(step));
   }
   s.steps = std::move(before);
   s.outputs.at(std::size_t(own)).nodes.clear();  // x stays unevaluated
-  run_schedule(dev, std::move(s));
+  run_schedule(dev, s);
   if (x->op != Op::Concat) return kernels.empty() ? "" : kernel_source(dev.runtime(), kernels.back().plan).source;
   // As evaluation runs it: one kernel per non-empty input, in order, each
   // writing its slab of the output in place.

@@ -52,18 +52,18 @@ struct MadeReduction {
 };
 
 class Scheduler {
+  // Short lists made for every evaluation: held in place (scheduler.hpp).
+  using Nodes = SmallVector<NodePtr, 4>;
+  using Outputs = ScheduleStep::OutputList;
+
  public:
-  explicit Scheduler(const DeviceTuning& tuning) : tuning_(tuning) {
-    // Most schedules have an output or two, and this runs for every
-    // evaluation: room for a few without growing.
-    schedule.outputs.reserve(4);
-  }
+  Scheduler(const DeviceTuning& tuning, Schedule& out) : schedule(out), tuning_(tuning) {}
 
   // Schedules `roots` and, first, the barriers below them; `reason` is why
   // the roots get kernels (the barriers have their own).
   void evaluate(const std::vector<NodePtr>& roots, CutReason reason);
 
-  Schedule schedule;
+  Schedule& schedule;  // being made
 
   // The output computing n, or -1: Schedule::output_of without its walk.
   int output_of(const Node& n) const { return pending_.find(n); }
@@ -72,8 +72,8 @@ class Scheduler {
   bool done(const Node& n) const { return is_evaluated(n, &pending_); }
 
   // Distinct nodes of `nodes` not scheduled or evaluated yet, in order.
-  std::vector<NodePtr> todo_of(const std::vector<NodePtr>& nodes) const {
-    std::vector<NodePtr> todo;
+  Nodes todo_of(const std::vector<NodePtr>& nodes) const {
+    Nodes todo;
     for (const auto& r : nodes)
       if (r->op != Op::Scalar && !done(*r) &&
           std::none_of(todo.begin(), todo.end(), [&](const NodePtr& t) { return t.get() == r.get(); }))
@@ -81,39 +81,31 @@ class Scheduler {
     return todo;
   }
 
-  void run(std::vector<NodePtr> todo, std::optional<CutReason> reason);
+  void run(Nodes& todo, std::optional<CutReason> reason);
 
   // A new output holding n's value. Added to pending_ by the caller only
   // after the kernel computing it is planned, so that plan computes n.
   int new_output(const NodePtr& n) {
-    schedule.outputs.push_back({{n}, n->dtype, n->shape, false});
+    schedule.outputs.push_back({{n}, n->dtype, n->shape.size(), false});
     return int(schedule.outputs.size() - 1);
   }
 
-  void add_kernel(ScheduledKernel k, const Shape& shape, std::vector<int> outputs, CutReason reason) {
-    ScheduleStep s;
+  void add_kernel(ScheduledKernel&& k, const Shape& shape, const Outputs& outputs, CutReason reason) {
+    ScheduleStep& s = schedule.steps.emplace_back();  // made in place: a kernel's plan and arguments are large
     for (const auto& in : k.args.inputs)
       if (in.pending >= 0) s.reads.push_back(in.pending);
     s.kernel = std::move(k);
     s.shape = shape;
-    s.outputs = std::move(outputs);
+    s.outputs = outputs;
     s.reason = reason;
-    s.why = why(reason);
-    schedule.steps.push_back(std::move(s));
+    s.limit = limit_of(reason);
   }
 
-  std::string why(CutReason r) const {
-    switch (r) {
-      case CutReason::Root: return "evaluation root";
-      case CutReason::Reduction: return "reduction";
-      case CutReason::Concatenate: return "concatenate";
-      case CutReason::Transfer: return "copy between devices";
-      case CutReason::Contiguous: return "contiguous copy";
-      case CutReason::BodyInstructions: return "body over " + std::to_string(kMaxBodyInstructions) + " instructions";
-      case CutReason::ParameterBytes:
-        return "kernel arguments over " + std::to_string(tuning_.max_parameter_bytes) + " bytes";
-    }
-    return "";
+  // The limit a cut of this reason passed.
+  std::uint64_t limit_of(CutReason r) const {
+    if (r == CutReason::BodyInstructions) return kMaxBodyInstructions;
+    if (r == CutReason::ParameterBytes) return tuning_.max_parameter_bytes;
+    return 0;
   }
 
   int find_made(const Node& r) const {
@@ -166,7 +158,7 @@ class Scheduler {
 
   ScheduledKernel plan_elementwise_fitting(const NodePtr& root, const OutLayout* out = nullptr) {
     for (;;) {
-      auto k = plan_elementwise({root}, tuning_, out, &pending_);
+      auto k = plan_elementwise({&root, 1}, tuning_, out, &pending_);
       if (fits(k)) return k;
       if (!evaluate_parts_to_fit(body_root(root), out)) evaluate_inputs_first(body_root(root));
     }
@@ -174,7 +166,7 @@ class Scheduler {
 
   // Schedules first the parts of oversized bodies that body_cuts picks;
   // returns the estimated instructions of `bodies` together afterwards.
-  std::uint64_t split_oversized(const std::vector<NodePtr>& bodies) {
+  std::uint64_t split_oversized(std::span<const NodePtr> bodies) {
     // A node's weight counts the nodes of its body from above (a shared node
     // once per use), so bodies light enough by weight need no walk: the
     // common case, on the path of every evaluation.
@@ -182,7 +174,8 @@ class Scheduler {
     for (const auto& b : bodies) weight += is_fused(*b, &pending_) ? b->weight : 1;
     if (weight <= kMaxBodyInstructions) return weight;
     std::uint64_t total = 0;
-    for (const auto& c : body_cuts(bodies, BodyLimits{}, &total, &pending_)) evaluate({c}, CutReason::BodyInstructions);
+    const std::vector<NodePtr> all(bodies.begin(), bodies.end());
+    for (const auto& c : body_cuts(all, BodyLimits{}, &total, &pending_)) evaluate({c}, CutReason::BodyInstructions);
     return total;
   }
 
@@ -197,31 +190,31 @@ void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
   // scheduled, each root's barriers as one frame of their own. An explicit
   // stack instead of recursion, so a chain of many barriers needs no deep stack.
   struct Frame {
-    std::vector<NodePtr> todo;
+    Nodes todo;
     std::size_t next = 0;     // the next root whose barriers are looked for
     bool barriers = false;    // the frame holds barriers, each cut for its own kind
   };
-  std::vector<Frame> frames;
+  SmallVector<Frame, 2> frames;
   frames.push_back({todo_of(roots)});
   while (!frames.empty()) {
     Frame& f = frames.back();
     if (f.next < f.todo.size()) {
-      const NodePtr r = f.todo[f.next++];
+      const NodePtr& r = f.todo[f.next++];  // not used once a frame is pushed
       if (done(*r)) continue;  // scheduled below an earlier root
       auto deps = todo_of(unevaluated_barriers(r, &pending_));
       if (!deps.empty()) frames.push_back({std::move(deps), 0, true});  // f is not used after this
       continue;
     }
-    std::vector<NodePtr> todo = std::move(f.todo);
-    const bool barriers = f.barriers;
+    // Run in place: what run schedules on the way (splits, parts that do
+    // not fit) goes through evaluate calls with frames of their own.
+    run(f.todo, f.barriers ? std::nullopt : std::optional<CutReason>(reason));
     frames.pop_back();
-    run(std::move(todo), barriers ? std::nullopt : std::optional<CutReason>(reason));
   }
 }
 
 // Schedules the kernels computing `todo`, whose barriers are all scheduled.
 // Elementwise roots of one shape share one kernel; each reduction has its own.
-void Scheduler::run(std::vector<NodePtr> todo, std::optional<CutReason> reason) {
+void Scheduler::run(Nodes& todo, std::optional<CutReason> reason) {
   while (!todo.empty()) {
     const NodePtr first = todo.front();
     if (done(*first)) {  // scheduled as another root's dependency
@@ -237,7 +230,7 @@ void Scheduler::run(std::vector<NodePtr> todo, std::optional<CutReason> reason) 
       s.shape = first->shape;
       s.outputs = {new_output(first)};
       s.reason = cut;
-      s.why = why(cut);
+      s.limit = limit_of(cut);
       pending_.add(*first, s.outputs[0]);
       schedule.steps.push_back(std::move(s));
       todo.erase(todo.begin());
@@ -250,7 +243,7 @@ void Scheduler::run(std::vector<NodePtr> todo, std::optional<CutReason> reason) 
         todo.erase(todo.begin());
         continue;
       }
-      split_oversized({first->inputs[0]});
+      split_oversized({&first->inputs[0], 1});
       auto k = plan_reduce_fitting(first);
       const int out = new_output(first);
       add_kernel(std::move(k), first->inputs[0]->shape, {out}, cut);
@@ -268,7 +261,7 @@ void Scheduler::run(std::vector<NodePtr> todo, std::optional<CutReason> reason) 
       for (const auto& in : first->inputs) {
         OutLayout lay{start * strides[std::size_t(first->concat_axis())], strides};
         if (in->shape.size() > 0) {
-          split_oversized({in});
+          split_oversized({&in, 1});
           add_kernel(plan_elementwise_fitting(in, &lay), in->shape, {out}, cut);
         }
         start += in->shape.dims()[std::size_t(first->concat_axis())];
@@ -277,7 +270,7 @@ void Scheduler::run(std::vector<NodePtr> todo, std::optional<CutReason> reason) 
       todo.erase(todo.begin());
       continue;
     }
-    std::vector<NodePtr> group;
+    Nodes group;
     for (auto it = todo.begin(); it != todo.end();) {
       const Node& n = **it;
       const bool own_kernels = op_class(n.op) == OpClass::Reduce || n.op == Op::Concat || n.op == Op::Transfer;
@@ -288,13 +281,13 @@ void Scheduler::run(std::vector<NodePtr> todo, std::optional<CutReason> reason) 
         ++it;
       }
     }
-    std::vector<NodePtr> bodies;
+    Nodes bodies;
     for (const auto& g : group) bodies.push_back(body_root(g));
-    if (split_oversized(bodies) > kMaxBodyInstructions && group.size() > 1) {
+    if (split_oversized({bodies.data(), bodies.size()}) > kMaxBodyInstructions && group.size() > 1) {
       for (const auto& g : group) evaluate({g}, reason ? *reason : barrier_reason(*g));  // too large together: one kernel each
       continue;
     }
-    auto k = plan_elementwise(group, tuning_, nullptr, &pending_);
+    auto k = plan_elementwise({group.data(), group.size()}, tuning_, nullptr, &pending_);
     if (!fits(k)) {
       if (group.size() > 1) {
         // One kernel each: the roots share nothing that must stay together.
@@ -303,7 +296,7 @@ void Scheduler::run(std::vector<NodePtr> todo, std::optional<CutReason> reason) 
       }
       k = plan_elementwise_fitting(group.front());
     }
-    std::vector<int> outs;
+    Outputs outs;
     for (const auto& g : group) outs.push_back(new_output(g));
     add_kernel(std::move(k), first->shape, outs, cut);
     for (std::size_t i = 0; i < group.size(); ++i) pending_.add(*group[i], outs[i]);
@@ -313,11 +306,12 @@ void Scheduler::run(std::vector<NodePtr> todo, std::optional<CutReason> reason) 
 }  // namespace
 
 Schedule make_schedule(const std::vector<NodePtr>& roots, const DeviceTuning& tuning) {
-  Scheduler s(tuning);
+  Schedule out;  // made in place (returned without a move)
+  Scheduler s(tuning, out);
   s.evaluate(roots, CutReason::Root);
   for (const auto& r : roots)
-    if (const int k = s.output_of(*r); k >= 0) s.schedule.outputs[std::size_t(k)].root = true;
-  return std::move(s.schedule);
+    if (const int k = s.output_of(*r); k >= 0) out.outputs[std::size_t(k)].root = true;
+  return out;
 }
 
 }  // namespace fusecl::detail

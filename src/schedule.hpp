@@ -26,11 +26,11 @@ enum class CutReason : std::uint8_t {
 };
 
 /// A buffer the schedule makes: the value of `nodes` (several where one
-/// reduction was built twice), contiguous, `shape` of `dtype`.
+/// reduction was built twice), contiguous, `elements` of `dtype`.
 struct ScheduleOutput {
-  std::vector<NodePtr> nodes;
+  SmallVector<NodePtr, 1> nodes;
   DType dtype;
-  Shape shape;
+  std::int64_t elements = 0;
   bool root = false;  // one of the roots the schedule was made for
 };
 
@@ -42,15 +42,20 @@ struct ScheduleStep {
   Shape shape;             // the index space (a reduction: its input's shape; a slab: its input's)
   // Outputs written, one per plan output (a concatenation's kernels each
   // write their slab of the same output).
-  std::vector<int> outputs;
-  std::vector<int> reads;  // outputs of earlier steps this one reads
+  using OutputList = SmallVector<int, 2>;
+  OutputList outputs;
+  OutputList reads;  // outputs of earlier steps this one reads
   CutReason reason = CutReason::Root;
-  std::string why;         // the reason in words, with the limit that was passed
+  std::uint64_t limit = 0;  // BodyInstructions, ParameterBytes: the limit that was passed
+
+  /// The reason in words, with the limit that was passed (made only when
+  /// asked for: a schedule is made for every evaluation, and read rarely).
+  std::string why() const;
 };
 
 struct Schedule {
-  std::vector<ScheduleOutput> outputs;
-  std::vector<ScheduleStep> steps;
+  SmallVector<ScheduleOutput, 2> outputs;
+  SmallVector<ScheduleStep, 1> steps;  // one, mostly: a kernel plan is large, and made in place
 
   /// The output holding n's value, or -1.
   int output_of(const Node& n) const;
@@ -68,7 +73,9 @@ Schedule make_schedule(const std::vector<NodePtr>& roots, const DeviceTuning& tu
 /// before the first step that writes it, launches in order, and turns each
 /// output's nodes into buffer nodes once its last writer has run. Outputs
 /// with no nodes (taken out by the caller) are not made.
-void run_schedule(DeviceState& dev, Schedule s);
+/// `s` is used up: its steps' buffers and its outputs' nodes are released as
+/// they stop being needed.
+void run_schedule(DeviceState& dev, Schedule& s);
 
 /// A header naming `device`, then one line per step (kind, shape, what it
 /// computes, which steps' outputs it reads, why it was cut), for FUSECL_LOG=schedule.

@@ -19,6 +19,19 @@ const char* kind_text(const ScheduleStep& s) {
 
 }  // namespace
 
+std::string ScheduleStep::why() const {
+  switch (reason) {
+    case CutReason::Root: return "evaluation root";
+    case CutReason::Reduction: return "reduction";
+    case CutReason::Concatenate: return "concatenate";
+    case CutReason::Transfer: return "copy between devices";
+    case CutReason::Contiguous: return "contiguous copy";
+    case CutReason::BodyInstructions: return "body over " + std::to_string(limit) + " instructions";
+    case CutReason::ParameterBytes: return "kernel arguments over " + std::to_string(limit) + " bytes";
+  }
+  return "";
+}
+
 std::string describe(const Schedule& s, const std::string& device) {
   std::string out = "fusecl: schedule on " + device + ": " + std::to_string(s.steps.size()) + " step(s), " +
                     std::to_string(s.kernel_count()) + " kernel(s)\n";
@@ -39,7 +52,7 @@ std::string describe(const Schedule& s, const std::string& device) {
     if (st.reads.empty()) out += "nothing";
     for (std::size_t j = 0; j < st.reads.size(); ++j)
       out += (j ? ", #" : "#") + std::to_string(writer[std::size_t(st.reads[j])]);
-    out += "; cut: " + st.why + "\n";
+    out += "; cut: " + st.why() + "\n";
     for (const int k : st.outputs) writer[std::size_t(k)] = int(i);
   }
   return out;

@@ -22,11 +22,16 @@ std::vector<NodePtr> unevaluated_barriers(const NodePtr& root, const PendingOutp
   std::vector<NodePtr> out;
   if (root->op == Op::Transfer) return out;  // its input is another device's, evaluated there
   const std::uint32_t epoch = next_walk_epoch();
-  std::vector<NodePtr> stack;
-  if (op_class(root->op) == OpClass::Reduce || root->op == Op::Concat) stack = root->inputs;
-  else stack.push_back(body_root(root));
+  // Pointers to the graph's own references: the graph does not change during
+  // the walk (the caller holds its lock), and no reference count is touched
+  // for each node of every body of every evaluation.
+  SmallVector<const NodePtr*, 16> stack;
+  if (op_class(root->op) == OpClass::Reduce || root->op == Op::Concat)
+    for (const auto& in : root->inputs) stack.push_back(&in);
+  else
+    stack.push_back(&body_root(root));
   while (!stack.empty()) {
-    NodePtr n = stack.back();
+    const NodePtr& n = *stack.back();
     stack.pop_back();
     if (n->mark == epoch) continue;
     n->mark = epoch;
@@ -40,7 +45,7 @@ std::vector<NodePtr> unevaluated_barriers(const NodePtr& root, const PendingOutp
       continue;
     }
     if (is_elementwise(n->op))
-      for (const auto& in : n->inputs) stack.push_back(in);
+      for (const auto& in : n->inputs) stack.push_back(&in);
   }
   return out;
 }
@@ -355,7 +360,7 @@ bool vector_loads_aligned(const codegen::KernelPlan& plan, const KernelArgs& arg
 
 }  // namespace
 
-ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const DeviceTuning& tuning, const OutLayout* out_layout,
+ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTuning& tuning, const OutLayout* out_layout,
                                  const PendingOutputs* pending) {
   const Shape& shape = roots.front()->shape;
   BodyBuilder b(shape, pending);

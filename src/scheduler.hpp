@@ -7,11 +7,21 @@
 #include "codegen/kernel_plan.hpp"
 #include "src/node.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <array>
+#include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace fusecl::detail {
+
+/// A vector holding its first N elements in place: for the lists made on the
+/// path of every evaluation (roots, outputs, steps' reads), which are almost
+/// always short, so that a cached evaluation allocates no more than it must.
+template <class T, std::size_t N>
+using SmallVector = boost::container::small_vector<T, N>;
 
 /// A buffer a kernel reads: one that exists, or output `pending` of the
 /// schedule being made (schedule.hpp), which exists only once the runner
@@ -60,14 +70,31 @@ class PendingOutputs {
  public:
   /// The output computing n, or -1.
   int find(const Node& n) const {
-    if (map_.empty()) return -1;  // the common case: checked for every node of every body
+    // Checked for every node of every body. Most schedules have an output or
+    // two: a short array searched in place, with no allocation per
+    // evaluation; a hash map only once a schedule has many.
+    if (map_.empty()) {
+      for (std::size_t i = 0; i < few_count_; ++i)
+        if (few_[i].first == &n) return few_[i].second;
+      return -1;
+    }
     const auto it = map_.find(&n);
     return it == map_.end() ? -1 : it->second;
   }
-  void add(const Node& n, int output) { map_.emplace(&n, output); }
+  void add(const Node& n, int output) {
+    if (map_.empty() && few_count_ < few_.size()) {
+      few_[few_count_++] = {&n, output};
+      return;
+    }
+    if (map_.empty())
+      for (std::size_t i = 0; i < few_count_; ++i) map_.emplace(few_[i]);
+    map_.emplace(&n, output);
+  }
 
  private:
-  std::unordered_map<const Node*, int> map_;
+  std::array<std::pair<const Node*, int>, 8> few_{};
+  std::size_t few_count_ = 0;
+  std::unordered_map<const Node*, int> map_;  // all of them, once there are more than few_ holds
 };
 
 /// Whether n's value is read, not computed: a buffer already, or the output of an earlier kernel.
@@ -115,7 +142,7 @@ struct OutLayout {
   std::vector<std::int64_t> strides;
 };
 /// Nodes in `pending` are loaded from the schedule's outputs.
-ScheduledKernel plan_elementwise(const std::vector<NodePtr>& roots, const DeviceTuning& tuning,
+ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTuning& tuning,
                                  const OutLayout* out_layout = nullptr, const PendingOutputs* pending = nullptr);
 
 /// One reduction kernel for a Reduce node.

@@ -249,3 +249,20 @@ TEST_CASE("every device on this machine in one process, with copies between each
       for (std::size_t i = 0; i < h.size(); ++i) REQUIRE(out[i] == (1.0f + h[i]) * 2.0f);
     }
 }
+
+TEST_CASE("a graph reaching twelve devices takes every lock it needs and computes", "[devices]") {
+  // More devices than a thread keeps its held locks for in place (eight):
+  // the rest go to the overflow list, and all are released in order.
+  std::vector<fusecl::Device> devs;
+  for (int i = 0; i < 12; ++i) devs.push_back(fusecl::open_device(default_spec()));
+  const auto h = ramp(257, 0.5f);
+  fusecl::Array<float> acc = fusecl::from_host(h, devs[0]);
+  for (std::size_t i = 1; i < devs.size(); ++i)  // one hop per device: a chain of copies through all twelve
+    acc = (acc + fusecl::full<float>({257}, 1.0f, devs[i - 1])).to(devs[i]);
+  const auto out = (acc * 2.0f).to_host();
+  for (std::size_t i = 0; i < h.size(); ++i) REQUIRE(out[i] == (h[i] + 11.0f) * 2.0f);
+  // The locks are free again: another thread can use the first and last devices.
+  std::thread t([&] { CHECK((fusecl::from_host(h, devs[11]) + fusecl::from_host(h, devs[11])).to_host()[3] == h[3] * 2); });
+  t.join();
+  CHECK(fusecl::from_host(h, devs[0]).to(devs[11]).to_host()[5] == h[5]);
+}

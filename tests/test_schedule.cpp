@@ -21,6 +21,7 @@ namespace {
 using namespace fusecl;
 using detail::CutReason;
 using detail::Schedule;
+using detail::ScheduleStep;
 using StepKind = detail::ScheduleStep::Kind;
 
 detail::DeviceTuning tuning(std::size_t max_parameter_bytes = 1024) {
@@ -60,7 +61,7 @@ TEST_CASE("schedule: a fused chain is one kernel, an evaluation root", "[schedul
   CHECK(s.kernel_count() == 1);
   CHECK(s.steps[0].kind == StepKind::Kernel);
   CHECK(s.steps[0].reason == CutReason::Root);
-  CHECK(s.steps[0].why == "evaluation root");
+  CHECK(s.steps[0].why() == "evaluation root");
   CHECK(s.steps[0].reads.empty());
   REQUIRE(s.outputs.size() == 1);
   CHECK(s.outputs[0].root);
@@ -75,12 +76,12 @@ TEST_CASE("schedule: x - mean(x) is two kernels, the reduction first", "[schedul
   REQUIRE(s.steps.size() == 2);
   CHECK(s.steps[0].kernel.plan.kind == codegen::KernelKind::Reduce);
   CHECK(s.steps[0].reason == CutReason::Reduction);
-  CHECK(s.steps[0].outputs == std::vector<int>{output_of(s, m.node())});
+  CHECK(s.steps[0].outputs == ScheduleStep::OutputList{output_of(s, m.node())});
   CHECK_FALSE(s.outputs[std::size_t(output_of(s, m.node()))].root);
   CHECK(s.steps[1].kernel.plan.kind == codegen::KernelKind::Elementwise);
   CHECK(s.steps[1].reason == CutReason::Root);
-  CHECK(s.steps[1].reads == std::vector<int>{output_of(s, m.node())});  // the mean, from step 0
-  CHECK(s.steps[1].outputs == std::vector<int>{output_of(s, d.node())});
+  CHECK(s.steps[1].reads == ScheduleStep::OutputList{output_of(s, m.node())});  // the mean, from step 0
+  CHECK(s.steps[1].outputs == ScheduleStep::OutputList{output_of(s, d.node())});
 }
 
 TEST_CASE("schedule: the same reduction built twice runs once", "[schedule]") {
@@ -105,10 +106,10 @@ TEST_CASE("schedule: a concatenation is one kernel per non-empty input, before i
   auto y = cat * cat;
   const Schedule s = schedule_of({y.node()}, tuning());
   REQUIRE(s.steps.size() == 3);
-  const std::vector<int> cat_out{output_of(s, cat.node())};
+  const ScheduleStep::OutputList cat_out{output_of(s, cat.node())};
   for (int i = 0; i < 2; ++i) {
     CHECK(s.steps[std::size_t(i)].reason == CutReason::Concatenate);
-    CHECK(s.steps[std::size_t(i)].why == "concatenate");
+    CHECK(s.steps[std::size_t(i)].why() == "concatenate");
     CHECK(s.steps[std::size_t(i)].outputs == cat_out);  // each writes its slab of one output
   }
   CHECK(s.steps[0].shape == Shape{2, 3});
@@ -129,7 +130,7 @@ TEST_CASE("schedule: a body whose arguments pass a tiny limit is cut", "[schedul
   REQUIRE(s.kernel_count() >= 2);
   for (std::size_t i = 0; i + 1 < s.steps.size(); ++i) {
     CHECK(s.steps[i].reason == CutReason::ParameterBytes);
-    CHECK(s.steps[i].why == "kernel arguments over 256 bytes");
+    CHECK(s.steps[i].why() == "kernel arguments over 256 bytes");
   }
   CHECK(s.steps.back().reason == CutReason::Root);
   CHECK_FALSE(s.steps.back().reads.empty());
@@ -149,7 +150,7 @@ TEST_CASE("schedule: a chain over 1024 instructions is cut into bodies that fit"
   CHECK(s.kernel_count() <= 4);  // cut in few places, not level by level
   for (std::size_t i = 0; i + 1 < s.steps.size(); ++i) {
     CHECK(s.steps[i].reason == CutReason::BodyInstructions);
-    CHECK(s.steps[i].why == "body over 1024 instructions");
+    CHECK(s.steps[i].why() == "body over 1024 instructions");
   }
   CHECK(s.steps.back().reason == CutReason::Root);
   for (const auto& st : s.steps) CHECK(st.kernel.plan.instrs.size() <= detail::kMaxBodyInstructions);
@@ -164,11 +165,45 @@ TEST_CASE("schedule: the runner launches the schedule's kernels and evaluates th
   Schedule s = schedule_of({node}, detail::tuning_of(*dev));
   const std::size_t kernels = s.kernel_count();
   reset_stats();
-  detail::run_schedule(*dev, std::move(s));
+  detail::run_schedule(*dev, s);
   CHECK(node->op == Op::Buffer);
   CHECK(stats().kernels_launched >= kernels);  // a split reduction may add its finishing kernel
   CHECK(stats().kernels_launched <= kernels + 1);
   CHECK(d.to_host() == std::vector<float>{-1.5f, -0.5f, 0.5f, 1.5f, -1.5f, -0.5f, 0.5f, 1.5f, -1.5f, -0.5f, 0.5f, 1.5f});
+}
+
+TEST_CASE("schedule: twelve reductions read by one kernel, past the pending outputs kept in place", "[schedule]") {
+  // Planning finds each earlier output by node: the first eight in a short
+  // array, the rest after a switch to a hash map. Every one must be found,
+  // or the last kernel would compute a reduction again (or not at all).
+  const auto h = std::vector<float>{1.5f, -2.0f, 0.25f, 3.0f, -0.75f};
+  auto x = from_host(h);
+  Array<float> total = zeros<float>({});
+  for (int k = 1; k <= 12; ++k) total = total + sum(x * float(k));
+  auto node = total.node();
+  Schedule s;
+  {
+    const detail::GraphLock lock{node.get()};
+    s = schedule_of({node}, detail::tuning_of(*node->device));
+  }
+  REQUIRE(s.steps.size() == 13);
+  CHECK(s.steps.back().reads.size() == 12);
+  for (std::size_t i = 0; i < 12; ++i) CHECK(s.steps[i].reason == CutReason::Reduction);
+  float sum_h = 0;
+  for (float v : h) sum_h += v;
+  CHECK(total.to_host()[0] == Approx(sum_h * 78.0f).epsilon(1e-6));
+}
+
+TEST_CASE("PendingOutputs finds every node before and after it outgrows its in-place array", "[schedule]") {
+  std::vector<detail::Node> nodes(40);
+  detail::PendingOutputs p;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    CHECK(p.find(nodes[i]) == -1);
+    p.add(nodes[i], int(i) * 3);
+    for (std::size_t j = 0; j <= i; ++j) REQUIRE(p.find(nodes[j]) == int(j) * 3);
+  }
+  const detail::Node other{};
+  CHECK(p.find(other) == -1);
 }
 
 TEST_CASE("schedule log child: evaluate x - mean(x)", "[.schedule_log_child]") {
