@@ -2,6 +2,7 @@
 
 #include "fusecl/error.hpp"
 #include "runtime/byte_size.hpp"
+#include "runtime/stats_counters.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -25,10 +26,38 @@ void release_quietly(cl_mem mem) noexcept {
   if (mem) static_cast<void>(clReleaseMemObject(mem));
 }
 
+// What every pool holds on its device, for Stats::peak_device_bytes. A
+// function-local static of a trivially destructible type: buffers released
+// during static destruction may still count down.
+std::atomic<std::uint64_t>& held_bytes() {
+  static std::atomic<std::uint64_t> held{0};
+  return held;
+}
+
+void count_released(cl_mem mem, std::size_t capacity) noexcept {
+  release_quietly(mem);
+  held_bytes().fetch_sub(capacity);
+}
+
+void count_created(std::size_t capacity) {
+  const std::uint64_t now = held_bytes().fetch_add(capacity) + capacity;
+  std::atomic<std::uint64_t>& peak = counters().peak_device_bytes;
+  std::uint64_t seen = peak.load();
+  while (now > seen && !peak.compare_exchange_weak(seen, now)) {
+  }
+}
+
 }  // namespace
 
-BufferPool::BufferPool(cl_context ctx, std::uint64_t max_cached_bytes, std::uint64_t max_alloc_bytes)
-    : ctx_(ctx), max_cached_(max_cached_bytes), max_alloc_(max_alloc_bytes), alive_(std::make_shared<bool>(true)) {
+std::uint64_t device_bytes_held() { return held_bytes().load(); }
+
+BufferPool::BufferPool(cl_context ctx, std::uint64_t max_cached_bytes, std::uint64_t max_alloc_bytes,
+                       std::uint64_t limit_bytes)
+    : ctx_(ctx),
+      max_cached_(std::min(max_cached_bytes, limit_bytes)),
+      max_alloc_(max_alloc_bytes),
+      limit_(limit_bytes),
+      alive_(std::make_shared<bool>(true)) {
   // Buffers handed out may outlive the pool (see alive_); holding the context
   // keeps every buffer's context valid at least as long as the pool exists.
   check(clRetainContext(ctx_), "clRetainContext");
@@ -61,6 +90,15 @@ std::size_t BufferPool::size_class(std::size_t bytes) {
 }
 
 cl_mem BufferPool::create(std::size_t capacity, std::size_t bytes) {
+  // The budget first: what the pool holds (in use and cached) stays within
+  // limit_, so the driver is never asked for more than the user allows.
+  if (in_use_ + cached_ + capacity > limit_) trim_locked();
+  if (in_use_ + capacity > limit_)
+    throw Error("Cannot allocate " + exact_bytes(bytes) + " (size class " + exact_bytes(capacity) +
+                ") on the OpenCL device: arrays and intermediate results still in use hold " + exact_bytes(in_use_) +
+                " there, and fusecl's device memory limit is " + exact_bytes(limit_) +
+                " (FUSECL_DEVICE_MEMORY_LIMIT, by default the device's global memory). Release arrays you no "
+                "longer need, work on smaller pieces, or raise FUSECL_DEVICE_MEMORY_LIMIT.");
   cl_int err = CL_SUCCESS;
   cl_mem mem = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, capacity, nullptr, &err);
   if (out_of_memory(err)) {
@@ -76,6 +114,7 @@ cl_mem BufferPool::create(std::size_t capacity, std::size_t bytes) {
                 exact_bytes(max_alloc_) + ".");
   check(err, "clCreateBuffer");
   ++allocations_;
+  count_created(capacity);
   return mem;
 }
 
@@ -109,7 +148,7 @@ std::shared_ptr<DeviceBuffer> BufferPool::allocate(std::size_t bytes) {
     if (*alive) {
       give_back(b);
     } else {
-      release_quietly(b->mem);
+      count_released(b->mem, b->capacity);
       delete b;
     }
   });
@@ -128,7 +167,7 @@ void BufferPool::give_back(DeviceBuffer* b) noexcept {
       // No room to remember it: release it instead, below.
     }
   }
-  release_quietly(b->mem);
+  count_released(b->mem, b->capacity);
 }
 
 void BufferPool::trim() {
@@ -140,6 +179,7 @@ void BufferPool::trim_locked() {
   cl_int first_error = CL_SUCCESS;
   for (const auto& [capacity, mem] : free_) {
     const cl_int err = clReleaseMemObject(mem);
+    held_bytes().fetch_sub(capacity);
     if (first_error == CL_SUCCESS) first_error = err;
   }
   // Cleared before reporting: a handle whose release failed is not usable.

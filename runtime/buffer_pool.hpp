@@ -32,8 +32,13 @@ class BufferPool {
   /// Keeps at most `max_cached_bytes` of unused buffers for reuse. Requests
   /// over `max_alloc_bytes` (the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE) are
   /// refused with a clear message instead of an opaque CL_INVALID_BUFFER_SIZE.
+  /// The pool never holds more than `limit_bytes` (FUSECL_DEVICE_MEMORY_LIMIT,
+  /// by default the device's memory) in buffers in use and cached together:
+  /// past it, cached buffers are released, then a request fails with a
+  /// message naming the sizes, before the driver is ever asked.
   /// Retains `ctx` for the pool's lifetime.
-  BufferPool(cl_context ctx, std::uint64_t max_cached_bytes, std::uint64_t max_alloc_bytes);
+  BufferPool(cl_context ctx, std::uint64_t max_cached_bytes, std::uint64_t max_alloc_bytes,
+             std::uint64_t limit_bytes = ~std::uint64_t(0));
   ~BufferPool();
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
@@ -57,18 +62,24 @@ class BufferPool {
   std::uint64_t allocations() const { return allocations_; }  // clCreateBuffer calls so far
   std::uint64_t max_cached_bytes() const { return max_cached_; }
   std::uint64_t max_alloc_bytes() const { return max_alloc_; }
+  std::uint64_t limit_bytes() const { return limit_; }
 
  private:
   void give_back(DeviceBuffer* b) noexcept;
   void trim_locked();
   cl_mem create(std::size_t capacity, std::size_t bytes);
   cl_context ctx_;
-  std::uint64_t max_cached_, max_alloc_;
+  std::uint64_t max_cached_, max_alloc_, limit_;
   // Atomic so that the getters may read them without the lock.
   std::atomic<std::uint64_t> in_use_{0}, cached_{0}, allocations_{0};
   std::multimap<std::size_t, cl_mem> free_;  // capacity -> buffer
   std::mutex mutex_;                          // guards the counters and free_
   std::shared_ptr<bool> alive_;               // lets buffers outliving the pool release themselves
 };
+
+/// Bytes every pool of the process holds on its device now (in use and
+/// cached), and the most they held at once since the start or the last
+/// reset_stats() (Stats::peak_device_bytes).
+std::uint64_t device_bytes_held();
 
 }  // namespace fusecl::rt

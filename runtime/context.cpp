@@ -44,6 +44,8 @@ std::shared_ptr<Runtime> open_runtime(std::string_view spec, std::string_view or
   // Read before any OpenCL object exists, so that a typo in the variable is
   // reported as such rather than as a device failure.
   const std::uint64_t cache_cap = pool_cache_cap(rt->dev.info.global_mem_bytes, std::getenv("FUSECL_POOL_MAX_BYTES"));
+  const std::uint64_t limit =
+      device_memory_limit(rt->dev.info.global_mem_bytes, std::getenv("FUSECL_DEVICE_MEMORY_LIMIT"));
 
   try {
     cl_int err = CL_SUCCESS;
@@ -54,7 +56,7 @@ std::shared_ptr<Runtime> open_runtime(std::string_view spec, std::string_view or
     // In order, no profiling: fusecl orders its work by enqueue order alone.
     rt->queue = clCreateCommandQueue(rt->ctx, rt->dev.device, 0, &err);
     check(err, "clCreateCommandQueue");
-    rt->pool = std::make_unique<BufferPool>(rt->ctx, cache_cap, rt->dev.info.max_alloc_bytes);
+    rt->pool = std::make_unique<BufferPool>(rt->ctx, cache_cap, rt->dev.info.max_alloc_bytes, limit);
   } catch (const Error& e) {
     setup_failed(rt->dev, rt->choice_reason, e);  // rt's destructor releases what was made
   }
@@ -89,6 +91,19 @@ std::uint64_t pool_cache_cap(std::uint64_t global_mem_bytes, const char* env_val
     return quarter;
   }
   return std::min(quarter, *limit);
+}
+
+std::uint64_t device_memory_limit(std::uint64_t global_mem_bytes, const char* env_value, const DiagnosticSink& sink) {
+  const std::string_view v = trim(env_value ? std::string_view(env_value) : std::string_view());
+  if (v.empty()) return global_mem_bytes;
+  const auto limit = parse_byte_size(v);
+  if (!limit || *limit == 0) {
+    sink("fusecl: warning: FUSECL_DEVICE_MEMORY_LIMIT='" + std::string(env_value) +
+         "' is not a size above zero like 4G, 512M or 268435456; using the device's memory, " +
+         human_bytes(global_mem_bytes));
+    return global_mem_bytes;
+  }
+  return std::min(*limit, global_mem_bytes);
 }
 
 std::shared_ptr<DeviceBuffer> allocate(Runtime& rt, std::size_t bytes) { return rt.pool->allocate(bytes); }

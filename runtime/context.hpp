@@ -51,4 +51,11 @@ Runtime& runtime();
 std::uint64_t pool_cache_cap(std::uint64_t global_mem_bytes, const char* env_value,
                              const DiagnosticSink& sink = write_to_stderr);
 
+/// The most device memory fusecl's buffers may hold on a device (in use and
+/// cached): FUSECL_DEVICE_MEMORY_LIMIT (`env_value`, a size as above; a
+/// typical laptop card's 4G, say), at most the device's global memory, which
+/// is also the default. A malformed or zero value is reported to `sink`.
+std::uint64_t device_memory_limit(std::uint64_t global_mem_bytes, const char* env_value,
+                                  const DiagnosticSink& sink = write_to_stderr);
+
 }  // namespace fusecl::rt

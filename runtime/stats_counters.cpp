@@ -1,6 +1,7 @@
 #include "runtime/stats_counters.hpp"
 
 #include "fusecl/stats.hpp"
+#include "runtime/buffer_pool.hpp"
 
 namespace fusecl::rt {
 
@@ -29,6 +30,7 @@ Stats stats() {
   s.disk_cache_hits = c.disk_cache_hits.load();
   s.disk_cache_misses = c.disk_cache_misses.load();
   s.auto_evaluations = c.auto_evaluations.load();
+  s.peak_device_bytes = c.peak_device_bytes.load();
   return s;
 }
 
@@ -38,6 +40,7 @@ void reset_stats() {
                         &c.programs_built, &c.programs_loaded, &c.memory_cache_hits, &c.disk_cache_hits,
                         &c.disk_cache_misses, &c.auto_evaluations})
     counter->store(0);
+  c.peak_device_bytes.store(rt::device_bytes_held());
 }
 
 }  // namespace fusecl

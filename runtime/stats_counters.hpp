@@ -11,6 +11,7 @@ struct Counters {
   std::atomic<std::uint64_t> kernels_launched{0}, programs_built{0}, programs_loaded{0};
   std::atomic<std::uint64_t> memory_cache_hits{0}, disk_cache_hits{0}, disk_cache_misses{0};
   std::atomic<std::uint64_t> auto_evaluations{0};
+  std::atomic<std::uint64_t> peak_device_bytes{0};  // buffer_pool.cpp keeps it
 };
 
 Counters& counters();

@@ -246,3 +246,64 @@ TEST_CASE("the pool's cache cap comes from the device's memory and FUSECL_POOL_M
   CHECK(pool.max_cached_bytes() <= fusecl::device().global_mem_bytes / 4);
   CHECK(pool.max_alloc_bytes() == fusecl::device().max_alloc_bytes);
 }
+
+TEST_CASE("the device memory limit comes from FUSECL_DEVICE_MEMORY_LIMIT, at most the device's memory", "[pool]") {
+  using fusecl::rt::device_memory_limit;
+  std::vector<std::string> warnings;
+  const auto sink = [&](const std::string& line) { warnings.push_back(line); };
+  CHECK(device_memory_limit(8 * GiB, nullptr, sink) == 8 * GiB);
+  CHECK(device_memory_limit(8 * GiB, "", sink) == 8 * GiB);
+  CHECK(device_memory_limit(8 * GiB, "4G", sink) == 4 * GiB);
+  CHECK(device_memory_limit(8 * GiB, "64M", sink) == 64 * MiB);
+  CHECK(device_memory_limit(8 * GiB, "67108864", sink) == 64 * MiB);
+  CHECK(device_memory_limit(8 * GiB, "16G", sink) == 8 * GiB);  // the device has no more
+  CHECK(warnings.empty());
+  for (const char* bad : {"0", "-1", "4 GB", "lots", "1e9"}) {
+    warnings.clear();
+    CHECK(device_memory_limit(8 * GiB, bad, sink) == 8 * GiB);
+    REQUIRE(warnings.size() == 1);
+    CHECK_THAT(warnings[0], Contains("FUSECL_DEVICE_MEMORY_LIMIT='" + std::string(bad) + "'"));
+    CHECK_THAT(warnings[0], Contains("8 GiB"));
+  }
+}
+
+TEST_CASE("the pool holds no more than its limit: cached buffers go first, then a clear error", "[pool][opencl]") {
+  BufferPool pool(fusecl::rt::runtime().ctx, 4 * MiB, GiB, MiB);
+  CHECK(pool.limit_bytes() == MiB);
+  auto a = pool.allocate(512 * KiB);
+  auto b = pool.allocate(256 * KiB);
+  b.reset();  // cached: the pool still holds 768 KiB
+  CHECK(pool.bytes_cached() == 256 * KiB);
+  auto c = pool.allocate(512 * KiB);  // 512 + 256 + 512 > 1 MiB: the cached one is released first
+  CHECK(pool.bytes_cached() == 0);
+  CHECK(pool.bytes_in_use() == MiB);
+  try {
+    auto d = pool.allocate(1);
+    FAIL("an allocation past the limit succeeded");
+  } catch (const fusecl::Error& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Contains("FUSECL_DEVICE_MEMORY_LIMIT"));
+    CHECK_THAT(what, Contains("1 MiB"));         // the limit
+    CHECK_THAT(what, Contains("1048576 bytes"));  // what is in use
+  }
+  c.reset();
+  CHECK_NOTHROW(pool.allocate(512 * KiB));  // from the cache
+  CHECK_THROWS_AS(pool.allocate(2 * MiB), fusecl::Error);  // one buffer larger than the limit
+  CHECK(pool.bytes_in_use() + pool.bytes_cached() <= MiB);
+}
+
+TEST_CASE("peak_device_bytes is the most held at once, restarted by reset_stats", "[pool][opencl]") {
+  BufferPool pool = make_pool(0);  // nothing cached: what is released is gone
+  fusecl::reset_stats();
+  const std::uint64_t base = fusecl::stats().peak_device_bytes;  // what other pools hold now
+  {
+    auto a = pool.allocate(3 * MiB);
+    auto b = pool.allocate(MiB);
+    CHECK(fusecl::stats().peak_device_bytes == base + 4 * MiB);
+  }
+  CHECK(fusecl::stats().peak_device_bytes == base + 4 * MiB);  // a peak stays
+  auto c = pool.allocate(2 * MiB);
+  CHECK(fusecl::stats().peak_device_bytes == base + 4 * MiB);
+  fusecl::reset_stats();
+  CHECK(fusecl::stats().peak_device_bytes == base + 2 * MiB);  // what is held at the reset
+}

@@ -14,6 +14,10 @@ struct Stats {
   std::uint64_t memory_cache_hits = 0;
   std::uint64_t disk_cache_hits = 0, disk_cache_misses = 0;
   std::uint64_t auto_evaluations = 0;  // graphs evaluated early because they grew past the bound
+  // The most device memory fusecl's buffers held at once (in use and cached
+  // for reuse, all devices together); reset_stats() restarts it from what is
+  // held then.
+  std::uint64_t peak_device_bytes = 0;
 };
 
 /// A snapshot of the counters since the start or the last reset_stats().
