@@ -373,20 +373,6 @@ def main():
     if not frameworks:
         print("gpu_frameworks.py: no framework can run here; writing an empty result", file=sys.stderr)
 
-    results = []
-    for workload, log2 in cases:
-        inputs = fusecl_inputs(workload, log2, np)
-        reference = numpy_reference(workload, inputs, np) if frameworks else None
-        for fw in frameworks:
-            entry = run_case(fw, workload, log2, inputs, reference, args.min_time, np, checks.get((workload, log2)))
-            try:
-                fw.release()  # the case's arrays are gone with run_case's frame
-            except Exception:
-                pass
-            results.append(entry)
-            shown = f"{entry['time_s'] * 1e6:.1f} us" if "time_s" in entry else entry["error"]
-            print(f"{workload:>15} 2^{log2:<2} {fw.key:>13}: {shown}", file=sys.stderr)
-
     context = {
         "kind": "fusecl-gpu-frameworks",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -399,10 +385,30 @@ def main():
         "timing": "time_s: wall clock per call including the wait for the GPU, mean over calls after warm-up; "
                   "gpu_time_s: CUDA events around the call",
     }
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump({"context": context, "benchmarks": results, "skipped": skipped}, f, indent=2)
-        f.write("\n")
+    if args.check:
+        context["checked_against"] = os.path.basename(args.check)
 
+    def write(results):
+        # After every case, so that a run stopped by a time limit keeps what it measured.
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump({"context": context, "benchmarks": results, "skipped": skipped}, f, indent=2)
+            f.write("\n")
+
+    results = []
+    write(results)
+    for workload, log2 in cases:
+        inputs = fusecl_inputs(workload, log2, np)
+        reference = numpy_reference(workload, inputs, np) if frameworks else None
+        for fw in frameworks:
+            entry = run_case(fw, workload, log2, inputs, reference, args.min_time, np, checks.get((workload, log2)))
+            try:
+                fw.release()  # the case's arrays are gone with run_case's frame
+            except Exception:
+                pass
+            results.append(entry)
+            write(results)
+            shown = f"{entry['time_s'] * 1e6:.1f} us" if "time_s" in entry else entry["error"]
+            print(f"{workload:>15} 2^{log2:<2} {fw.key:>13}: {shown}", file=sys.stderr)
 
 if __name__ == "__main__":
     main()
