@@ -148,7 +148,11 @@ if ((frameworks)); then
 fi
 
 python3 bench/report.py table --out bench/RESULTS.md --plot-dir bench bench/results/*.json
-log "wrote bench/RESULTS.md and bench/speedup_$slug.png"
+if command -v gnuplot >/dev/null; then
+  log "wrote bench/RESULTS.md and bench/speedup_$slug.png"
+else
+  log "wrote bench/RESULTS.md (no chart: gnuplot is missing; scripts/setup.sh --bench installs it)"
+fi
 shown=("bench/results/$slug.json")
 for extra in host frameworks; do
   [[ -f "bench/results/$slug.$extra.json" ]] && shown+=("bench/results/$slug.$extra.json")
