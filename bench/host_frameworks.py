@@ -233,6 +233,11 @@ def main():
 
 
 def run(np, args, cases, checks):
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    try:
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        load = "?"
     ways, skipped = [], []
     for cls in (NumpyWay, NumexprWay):
         if cls.key in args.frameworks.split(","):
@@ -258,13 +263,9 @@ def run(np, args, cases, checks):
             shown = f"{entry['time_s'] * 1e6:10.1f} us  checked" if "time_s" in entry else entry["error"]
             print(f"{workload:>15} 2^{log2:<2} {way.key:>8}: {shown}", file=sys.stderr)
 
-    try:
-        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        load = "?"
     context = {
         "kind": "fusecl-host-frameworks",
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": started,
         "device": f"{cpu_name()}, {os.cpu_count()} CPUs (host)",
         "versions": ", ".join([w.version() for w in ways] + [f"python {platform.python_version()}"]),
         "command": " ".join(shlex.quote(a) for a in [sys.executable] + sys.argv),
