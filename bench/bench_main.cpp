@@ -3,6 +3,7 @@
 // --benchmark_min_time, ...); the suite's own are in options.hpp. The JSON's
 // "context" records the device, its driver and the copy bandwidth that every
 // of_copy counter is relative to; bench/report.py turns it into tables.
+#include "bench/check_log.hpp"
 #include "bench/copy_bandwidth.hpp"
 #include "bench/options.hpp"
 #include "bench/ways.hpp"
@@ -52,6 +53,7 @@ int main(int argc, char** argv) try {
   const fusecl_bench::Options options = fusecl_bench::parse_options(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
+  fusecl_bench::set_check_out(options.check_out);
   const int copy_log2 = fusecl_bench::copy_reference_log2(options);
   const double copy_bw = fusecl_bench::measure_copy_bandwidth(copy_log2);
   add_context(command, options, copy_bw, copy_log2);

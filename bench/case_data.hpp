@@ -1,5 +1,5 @@
 // The data of one benchmark case (a workload at one size): its host inputs
-// and its host-eager result, which every other way is checked against. The
+// and its C++ loop (cpp_loop) result, which every other way is checked against. The
 // four ways of a case run one after another, and Google Benchmark calls each
 // benchmark function several times, so the data is made once and kept until a
 // case of another workload or size asks for its own: one case in memory at a
@@ -26,7 +26,7 @@ struct CaseData {
   int log2 = 0;
   fusecl::Shape shape;
   std::vector<host::HostArray<float>> inputs;
-  std::optional<results_t<W, HostApi>> reference;  // host eager's result, made on first use
+  std::optional<results_t<W, HostApi>> reference;  // the C++ loop's result, made on first use
 };
 
 /// Fills `out` with values uniform in [lo, hi), the same for the same seed on
@@ -58,7 +58,7 @@ CaseData<W>& case_data(int log2) {
   return *slot;
 }
 
-/// The host-eager result of the case, the reference for the device's.
+/// The C++ loop result of the case, the reference for the device's.
 template <class W>
 const results_t<W, HostApi>& reference(CaseData<W>& c) {
   if (!c.reference) c.reference = W::template compute<HostApi>(c.shape, c.inputs);

@@ -1,4 +1,4 @@
-// Device results back on the host, and their comparison with the host-eager
+// Device results back on the host, and their comparison with the C++ loop
 // reference. Every device way is checked once, after its warm-up and before it
 // is timed: a fast wrong answer must fail loudly instead of being reported.
 #pragma once
@@ -80,7 +80,7 @@ std::string compare_results(const Vectors& got, const Reference& want, const Wor
       }
       if (!(worst <= 1.0)) {
         char text[256];
-        std::snprintf(text, sizeof text, "result %zu element %zu is %.9g, host eager says %.9g (rtol %g, atol %g)", result,
+        std::snprintf(text, sizeof text, "result %zu element %zu is %.9g, the C++ loop says %.9g (rtol %g, atol %g)", result,
                       at, double(g[at]), double(ref[at]), info.rtol, info.atol);
         problem = std::string(info.name) + ": wrong answer: " + text;
       }

@@ -3,8 +3,12 @@
 # scripts/make_bundle.sh in carry/old and carry/new (carry/ is ignored, sent with `carry`):
 #   bench/gpu_compare_builds.sh tests   the whole suite of carry/new on FUSECL_DEVICE=nvidia
 #   bench/gpu_compare_builds.sh bench   old against new, interleaved rounds (BENCH_FILTER, MIN_LOG2, WAYS)
+#   bench/gpu_compare_builds.sh numpy   carry/new against NumPy, numexpr, CuPy and torch: bench/gpu_issue14.sh
 # Results go under $OUT (env.txt, tests.txt, bench.tgz).
 set -u
+if [ "${1:-}" = numpy ]; then
+  BUNDLE=$PWD/carry/new exec bash bench/gpu_issue14.sh
+fi
 mkdir -p /etc/OpenCL/vendors
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 export FUSECL_DEVICE=nvidia

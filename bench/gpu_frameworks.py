@@ -12,6 +12,10 @@ timed evaluation by evaluation:
               measures (build + eval + finish), and what report.py shows
   gpu_time_s  CUDA event time from before the call to after it, on the stream
 
+The inputs are fusecl-bench's own, bit for bit (bench/workloads.py); with
+--check (fusecl-bench --check_out's file) each result is also checked against
+fusecl's (bench/fusecl_check.py).
+
 Writes JSON that bench/report.py merges into the fusecl tables of the same
 device (bench/compare.sh --frameworks names it <slug>.frameworks.json). A
 framework that is not installed, or cannot run a workload, is skipped with a
@@ -25,100 +29,16 @@ import argparse
 import datetime
 import json
 import math
+import os
 import platform
 import shlex
 import subprocess
 import sys
 import time
 
-# ---- the workloads (bench/workloads.hpp is the original; keep them in step) ---------------
-
-INPUTS = {  # value range of each input array
-    "chain2": [(-4, 4)],
-    "sqrt_sin_exp": [(-4, 4), (-4, 4)],
-    "poly20": [(-1, 1)],
-    "black_scholes": [(5, 30), (1, 100), (0.25, 10)],
-    "saxpy": [(-4, 4), (-4, 4)],
-    "softmax": [(-4, 4)],
-    "sum_squares": [(-1, 1)],
-    "mean_std": [(1, 3)],
-    "monte_carlo_pi": [],
-}
-WORKLOADS = list(INPUTS)
-# Results are checked against NumPy in float64 on the same inputs:
-# |got - want| <= atol + rtol*|want|, with four times fusecl-bench's tolerances
-# (which compare with a float32 host result).
-TOLERANCE = {"chain2": (1e-6, 1e-6), "sqrt_sin_exp": (1e-5, 1e-5), "poly20": (1e-5, 1e-5),
-             "black_scholes": (1e-4, 1e-3), "saxpy": (1e-6, 1e-6), "softmax": (1e-4, 1e-7),
-             "sum_squares": (1e-4, 1e-6), "mean_std": (1e-4, 1e-6)}
-POLY = [1.0 / math.factorial(k) for k in range(11)]
-RATE, VOLATILITY = 0.02, 0.30
-
-
-def shape_of(workload, n):
-    return (n // min(n, 1024), min(n, 1024)) if workload == "softmax" else (n,)
-
-
-def chain2(m, x):
-    return x * 2.0 + 1.0
-
-
-def sqrt_sin_exp(m, x, y):
-    return m.sqrt(x * x + y * y) * m.sin(x) + m.exp(-y) * 0.5
-
-
-def poly20(m, x):
-    p = x * POLY[10] + POLY[9]
-    for k in range(8, -1, -1):
-        p = p * x + POLY[k]
-    return p
-
-
-def normal_cdf(m, d):  # Abramowitz-Stegun 26.2.17, as in workloads.hpp
-    k = 1.0 / (1.0 + 0.2316419 * m.abs(d))
-    poly = k * (0.319381530 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))))
-    upper = 0.39894228040143267794 * m.exp(-0.5 * d * d) * poly
-    return m.where(d < 0.0, upper, 1.0 - upper)
-
-
-def black_scholes(m, spot, strike, years):
-    vol_sqrt_t = VOLATILITY * m.sqrt(years)
-    d1 = (m.log(spot / strike) + (RATE + 0.5 * VOLATILITY * VOLATILITY) * years) / vol_sqrt_t
-    d2 = d1 - vol_sqrt_t
-    n1, n2 = normal_cdf(m, d1), normal_cdf(m, d2)
-    discounted = strike * m.exp(-RATE * years)
-    return spot * n1 - discounted * n2, discounted * (1.0 - n2) - spot * (1.0 - n1)
-
-
-def saxpy(m, x, y):
-    return 2.5 * x + y
-
-
-def softmax(m, x):
-    e = m.exp(x - m.rowmax(x))
-    return e / m.rowsum(e)
-
-
-def sum_squares(m, x):
-    return m.total(x * x)
-
-
-def mean_std(m, x):
-    return m.mean(x), m.std(x)
-
-
-def monte_carlo_pi(m, n):
-    u, v = m.uniform(n), m.uniform(n)
-    return m.count(u * u + v * v <= 1.0)
-
-
-EXPRESSIONS = {f.__name__: f for f in (chain2, sqrt_sin_exp, poly20, black_scholes, saxpy, softmax, sum_squares,
-                                       mean_std, monte_carlo_pi)}
-ELEMENTWISE = {"chain2", "sqrt_sin_exp", "poly20", "black_scholes", "saxpy"}
-
-
-def as_tuple(x):
-    return x if isinstance(x, tuple) else (x,)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fusecl_check  # noqa: E402
+from workloads import ELEMENTWISE, EXPRESSIONS, INPUTS, TOLERANCE, WORKLOADS, as_tuple, fusecl_inputs  # noqa: E402
 
 
 # ---- frameworks -----------------------------------------------------------------------
@@ -357,7 +277,7 @@ def check(workload, n, got, reference, np):
     return None
 
 
-def run_case(fw, workload, log2, inputs, reference, min_time, np):
+def run_case(fw, workload, log2, inputs, reference, min_time, np, fusecl_line=None):
     """One framework on one workload and size: a result entry with a time, or an error."""
     n = 1 << log2
     entry = {"workload": workload, "framework": fw.key, "log2": log2}
@@ -366,6 +286,9 @@ def run_case(fw, workload, log2, inputs, reference, min_time, np):
         fn = fw.make(workload, n)
         got = [fw.to_numpy(r) for r in as_tuple(fn(*dev_inputs))]  # also the first warm-up call
         problem = check(workload, n, got, reference, np)
+        if not problem and fusecl_line:
+            against = fusecl_check.results_problem(np, workload, n, fusecl_line, got)
+            problem = f"against fusecl: {against}" if against else None
         if problem:
             entry["error"] = f"wrong answer: {problem}"
         else:
@@ -374,12 +297,6 @@ def run_case(fw, workload, log2, inputs, reference, min_time, np):
         message = str(e).strip().splitlines()
         entry["error"] = f"{type(e).__name__}: {message[0] if message else ''}"[:300]
     return entry
-
-
-def host_inputs(workload, log2, np):
-    n = 1 << log2
-    rng = np.random.default_rng(log2)
-    return [rng.uniform(lo, hi, n).astype(np.float32).reshape(shape_of(workload, n)) for lo, hi in INPUTS[workload]]
 
 
 def cases_like(path):
@@ -419,6 +336,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, help="JSON file to write")
     parser.add_argument("--like", help="run the workloads and sizes of this fusecl-bench JSON file")
+    parser.add_argument("--check", help="fusecl-bench --check_out file: check results against fusecl's too")
     parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated (without --like)")
     parser.add_argument("--min-log2", type=int, default=10)
     parser.add_argument("--max-log2", type=int, default=26)
@@ -441,6 +359,7 @@ def main():
     except ImportError:
         sys.exit("gpu_frameworks.py: numpy is needed (inputs and checks); CuPy and PyTorch normally bring it")
 
+    checks = fusecl_check.load(args.check) if args.check else {}
     frameworks, skipped = [], []
     wanted = args.frameworks.split(",")
     for cls in FRAMEWORK_CLASSES:
@@ -454,20 +373,6 @@ def main():
     if not frameworks:
         print("gpu_frameworks.py: no framework can run here; writing an empty result", file=sys.stderr)
 
-    results = []
-    for workload, log2 in cases:
-        inputs = host_inputs(workload, log2, np)
-        reference = numpy_reference(workload, inputs, np) if frameworks else None
-        for fw in frameworks:
-            entry = run_case(fw, workload, log2, inputs, reference, args.min_time, np)
-            try:
-                fw.release()  # the case's arrays are gone with run_case's frame
-            except Exception:
-                pass
-            results.append(entry)
-            shown = f"{entry['time_s'] * 1e6:.1f} us" if "time_s" in entry else entry["error"]
-            print(f"{workload:>15} 2^{log2:<2} {fw.key:>13}: {shown}", file=sys.stderr)
-
     context = {
         "kind": "fusecl-gpu-frameworks",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -480,10 +385,30 @@ def main():
         "timing": "time_s: wall clock per call including the wait for the GPU, mean over calls after warm-up; "
                   "gpu_time_s: CUDA events around the call",
     }
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump({"context": context, "benchmarks": results, "skipped": skipped}, f, indent=2)
-        f.write("\n")
+    if args.check:
+        context["checked_against"] = os.path.basename(args.check)
 
+    def write(results):
+        # After every case, so that a run stopped by a time limit keeps what it measured.
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump({"context": context, "benchmarks": results, "skipped": skipped}, f, indent=2)
+            f.write("\n")
+
+    results = []
+    write(results)
+    for workload, log2 in cases:
+        inputs = fusecl_inputs(workload, log2, np)
+        reference = numpy_reference(workload, inputs, np) if frameworks else None
+        for fw in frameworks:
+            entry = run_case(fw, workload, log2, inputs, reference, args.min_time, np, checks.get((workload, log2)))
+            try:
+                fw.release()  # the case's arrays are gone with run_case's frame
+            except Exception:
+                pass
+            results.append(entry)
+            write(results)
+            shown = f"{entry['time_s'] * 1e6:.1f} us" if "time_s" in entry else entry["error"]
+            print(f"{workload:>15} 2^{log2:<2} {fw.key:>13}: {shown}", file=sys.stderr)
 
 if __name__ == "__main__":
     main()

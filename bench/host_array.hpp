@@ -1,5 +1,5 @@
 // Eager host arrays: how NumPy evaluates an expression, one loop and one new
-// temporary array per operation. They are the host_eager baseline, and the
+// temporary array per operation. They are the cpp_loop baseline, and the
 // reference every device result is checked against before it is timed.
 //
 // The operations are spelled like fusecl's (operators, sqrt, exp, where, sum,

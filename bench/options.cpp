@@ -15,7 +15,7 @@ namespace fusecl_bench {
 namespace {
 
 // The largest size any workload uses; 2^30 floats (4 GiB per array) is past
-// what the suite is meant for and past what the host-eager way can hold.
+// what the suite is meant for and past what the C++ loop way can hold.
 constexpr int kLimitLog2 = 30;
 
 int parse_int(std::string_view what, std::string_view text, int lo, int hi) {
@@ -64,6 +64,8 @@ Options parse_options(int* argc, char** argv) {
   const auto max = setting(argc, argv, "max_log2", "FUSECL_BENCH_MAX_LOG2", 10, kLimitLog2);
   const auto step = setting(argc, argv, "log2_step", "FUSECL_BENCH_LOG2_STEP", 1, kLimitLog2);
   if (min) o.min_log2 = *min;
+  if (auto v = take_flag(argc, argv, "check_out")) o.check_out = *v;
+  else if (const char* e = std::getenv("FUSECL_BENCH_CHECK_OUT")) o.check_out = e;
   if (step) o.log2_step = *step;
 
   const auto& dev = fusecl::device();
@@ -71,7 +73,7 @@ Options parse_options(int* argc, char** argv) {
     o.max_log2 = *max;
     o.max_log2_source = "given";
   } else {
-    // A CPU device shares the host's two or so cores with the host-eager way
+    // A CPU device shares the host's two or so cores with the C++ loop way
     // and is an order of magnitude slower than a GPU: 2^22 keeps a whole run
     // within minutes there, while GPUs only reach their bandwidth past 2^24.
     o.max_log2 = dev.type == "CPU" ? 22 : 26;
@@ -93,6 +95,8 @@ const char* options_help() {
          "  --min_log2=N   (FUSECL_BENCH_MIN_LOG2)   smallest size 2^N elements, default 10\n"
          "  --max_log2=N   (FUSECL_BENCH_MAX_LOG2)   largest size 2^N, default 22 on CPU devices, 26 on others\n"
          "  --log2_step=N  (FUSECL_BENCH_LOG2_STEP)  sizes min, min+N, ..., and max; default 2\n"
+         "  --check_out=FILE (FUSECL_BENCH_CHECK_OUT) write samples and sums of fusecl's results, one JSON\n"
+         "                 line per case, for bench/host_frameworks.py to check NumPy and numexpr against\n"
          "Benchmarks are named BM_<workload>/<way>/<log2 size>; select them with --benchmark_filter.\n"
          "The device is chosen by FUSECL_DEVICE (see fusecl-info).\n\n";
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""fusecl-bench JSON (and gpu_frameworks.py JSON) to Markdown tables and speedup charts.
+"""fusecl-bench JSON (with host_frameworks.py's and gpu_frameworks.py's) to Markdown tables and charts.
 
   report.py slug FILE
       Prints the device slug of a fusecl-bench JSON file (the name its
@@ -8,9 +8,11 @@
       Adds entries to the file's "context" (compare.sh records its command
       and the git commit this way).
   report.py table [--out FILE] [--plot-dir DIR] [--summary-only] FILE...
-      One section per fusecl-bench file, with the frameworks file of the same
-      device merged in as extra columns; Markdown to --out (or stdout), and
-      with --plot-dir a chart speedup_<slug>.png per section (gnuplot).
+      One section per fusecl-bench file, with the NumPy/numexpr file
+      (<slug>.host.json) and the CUDA frameworks file (<slug>.frameworks.json)
+      of the same device merged in; Markdown to --out (or stdout), and with
+      --plot-dir a chart speedup_<slug>.png per section (gnuplot): fusecl's
+      speedup over NumPy by size, device-resident and end to end.
 
 Standard library only: the GPU machines that run this have python3 but
 nothing else can be assumed.
@@ -22,13 +24,15 @@ import json
 import math
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
-WAYS = ["host_eager", "device_eager", "fused_device", "fused_e2e"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_plot  # noqa: E402
+
+WAYS = ["cpp_loop", "device_eager", "fused_device", "fused_e2e"]
+OLD_WAY_NAMES = {"host_eager": "cpp_loop"}  # result files written before the C++ loop was named for what it is
 FRAMEWORKS = [("cupy", "CuPy"), ("cupy_fuse", "cupy.fuse"), ("torch", "torch"), ("torch_compile", "torch.compile")]
+HOST_FRAMEWORKS = [("numpy", "NumPy"), ("numexpr", "numexpr")]
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -44,6 +48,10 @@ def load(path):
 
 def is_frameworks(doc):
     return doc.get("context", {}).get("kind") == "fusecl-gpu-frameworks"
+
+
+def is_host_frameworks(doc):
+    return doc.get("context", {}).get("kind") == "fusecl-host-frameworks"
 
 
 # ---- reading fusecl-bench results ------------------------------------------------------
@@ -62,7 +70,7 @@ def parse_name(run_name):
     if len(parts) < 3 or not parts[0].startswith("BM_"):
         return None
     try:
-        return parts[0][3:], parts[1], int(parts[2])
+        return parts[0][3:], OLD_WAY_NAMES.get(parts[1], parts[1]), int(parts[2])
     except ValueError:
         return None
 
@@ -165,12 +173,14 @@ def md_table(header, rows, numeric=True):
 
 
 class Section:
-    def __init__(self, path, doc, frameworks=None):
+    def __init__(self, path, doc, frameworks=None, host=None):
         self.path = path
         self.ctx = doc.get("context", {})
         self.results = fusecl_results(doc)
-        self.frameworks = frameworks  # (path, doc) or None
+        self.frameworks = frameworks  # (path, doc) of gpu_frameworks.py, or None
         self.fw = frameworks_results(frameworks[1]) if frameworks else {}
+        self.host_doc = host  # (path, doc) of host_frameworks.py, or None
+        self.host = frameworks_results(host[1]) if host else {}
         self.device = self.ctx.get("fusecl_device", "unknown device")
         self.slug = slugify(self.device)
         self.copy_bw = float(self.ctx.get("fusecl_copy_bandwidth_Bps", "nan"))
@@ -190,17 +200,27 @@ class Section:
         present = {f for v in self.fw.values() for f in v}
         return [(k, label) for k, label in FRAMEWORKS if k in present]
 
+    def host_columns(self):
+        present = {f for v in self.host.values() for f in v}
+        return [(k, label) for k, label in HOST_FRAMEWORKS if k in present]
+
+    def host_time(self, workload, log2, key):
+        """NumPy's or numexpr's seconds, or None (absent or failed)."""
+        v = self.host.get((workload, log2), {}).get(key)
+        return v if isinstance(v, (int, float)) else None
+
     def stats_for(self, workload, log2):
         ways = self.results.get((workload, log2), {})
         get = lambda w: ways.get(w)
         t = {w: (get(w).seconds if get(w) and not get(w).error else None) for w in WAYS}
+        for key, _ in HOST_FRAMEWORKS:
+            t[key] = self.host_time(workload, log2, key)
         fused = get("fused_device")
         counters = fused.counters if fused and not fused.error else {}
         eager = get("device_eager")
         ideal = counters.get("ideal_B")
-        n = 1 << log2
         # A workload that reads no inputs (Monte Carlo) has no meaningful bandwidth.
-        bw = counters.get("eff_bw") if ideal is not None and ideal >= n else None
+        bw = counters.get("eff_bw") if ideal is not None and ideal >= (1 << log2) else None
         return {
             "t": t,
             "ways": ways,
@@ -209,6 +229,19 @@ class Section:
             "bw": bw,
             "of_copy": counters.get("of_copy") if bw is not None else None,
         }
+
+    def pays_off_from(self, workload, baseline, way):
+        """The smallest size from which `way` is faster than `baseline` at that size
+        and every larger one measured: "2^k", "no" (slower at the largest) or "—"."""
+        answer = "—"
+        for log2 in reversed(self.sizes(workload)):
+            t = self.stats_for(workload, log2)["t"]
+            if t[baseline] is None or t[way] is None:
+                break
+            if t[way] >= t[baseline]:
+                return answer if answer != "—" else "no"
+            answer = f"2^{log2}"
+        return answer
 
     def header_lines(self):
         c = self.ctx
@@ -230,6 +263,13 @@ class Section:
             ("Google Benchmark", f"library built as '{c.get('library_build_type', '?')}' (it only keeps time; "
                                  "the workloads are compiled by this build)"),
         ]
+        if self.host_doc:
+            h = self.host_doc[1].get("context", {})
+            rows.append(("NumPy, numexpr", f"{h.get('device', '?')}; {h.get('versions', '?')}; {h.get('date', '?')}; "
+                                           f"load average {h.get('load_avg', '?')} at start; `{h.get('command', '?')}`; "
+                                           f"results checked against fusecl's ({h.get('checked_against', '?')})"))
+            for note in self.host_doc[1].get("skipped", []):
+                rows.append(("Skipped", note))
         if self.frameworks:
             f = self.frameworks[1].get("context", {})
             rows.append(("Frameworks", f"{f.get('device', '?')}, driver {f.get('driver', '?')}, CUDA {f.get('cuda', '?')}; "
@@ -240,36 +280,66 @@ class Section:
                 rows.append(("Frameworks skipped", "; ".join(skipped)))
         return md_table(["", ""], rows, numeric=False)
 
-    def summary_table(self):
+    def largest(self):
+        """(workload, largest log2) pairs."""
+        return [(w, self.sizes(w)[-1]) for w in self.workloads() if self.sizes(w)]
+
+    def numpy_table(self):
+        """fusecl against NumPy and numexpr at the largest size: the headline."""
+        rows = []
+        for w, log2 in self.largest():
+            t = self.stats_for(w, log2)["t"]
+            rows.append([w, f"2^{log2}", fmt_time(t["numpy"]), fmt_time(t["numexpr"]), fmt_time(t["fused_device"]),
+                         fmt_time(t["fused_e2e"]), fmt_ratio(t["numpy"], t["fused_device"]),
+                         fmt_ratio(t["numpy"], t["fused_e2e"]), fmt_ratio(t["numexpr"], t["fused_device"]),
+                         fmt_ratio(t["numexpr"], t["fused_e2e"]), self.pays_off_from(w, "numpy", "fused_device"),
+                         self.pays_off_from(w, "numpy", "fused_e2e")])
+        return md_table(["workload", "size", "NumPy", "numexpr", "fusecl device", "fusecl e2e", "device vs NumPy",
+                         "e2e vs NumPy", "device vs numexpr", "e2e vs numexpr", "device faster than NumPy from",
+                         "e2e faster than NumPy from"], rows)
+
+    def gpu_table(self):
+        """fusecl against the CUDA frameworks (and NumPy on the host) at the largest size."""
         fw_cols = self.fw_columns()
         rows = []
-        for w in self.workloads():
-            sizes = self.sizes(w)
-            if not sizes:
-                continue
-            log2 = sizes[-1]
+        for w, log2 in self.largest():
+            t = self.stats_for(w, log2)["t"]
+            fw = self.fw.get((w, log2), {})
+            num = lambda k: fw.get(k) if isinstance(fw.get(k), (int, float)) else None
+            rows.append([w, f"2^{log2}", fmt_time(t["numpy"]), fmt_time(t["fused_device"]), fmt_time(t["fused_e2e"])] +
+                        [fmt_time(fw.get(k)) for k, _ in fw_cols] +
+                        [fmt_ratio(num(k), t["fused_device"]) for k, _ in fw_cols])
+        return md_table(["workload", "size", "NumPy (host CPU)", "fusecl device", "fusecl e2e"] +
+                        [label for _, label in fw_cols] + [f"fusecl vs {label}" for _, label in fw_cols], rows)
+
+    def inside_table(self):
+        """fusecl against its own unfused kernels and the scalar C++ loop."""
+        rows = []
+        for w, log2 in self.largest():
             s = self.stats_for(w, log2)
             t = s["t"]
-            rows.append([w, f"2^{log2}", fmt_time(t["fused_device"]), fmt_ratio(t["host_eager"], t["fused_device"]),
-                         fmt_ratio(t["device_eager"], t["fused_device"]), fmt_ratio(t["host_eager"], t["fused_e2e"]),
+            rows.append([w, f"2^{log2}", fmt_time(t["fused_device"]), fmt_ratio(t["device_eager"], t["fused_device"]),
+                         fmt_ratio(t["cpp_loop"], t["fused_device"]),
                          f"{fmt_count(s['kernels_eager'])} → {fmt_count(s['kernels_fused'])}",
-                         fmt_bytes_rate(s["bw"]), fmt_percent(s["of_copy"])] +
-                        [fmt_time(self.fw.get((w, log2), {}).get(k)) for k, _ in fw_cols])
-        return md_table(["workload", "size", "fused device", "vs host eager", "vs device eager", "e2e vs host eager",
-                         "kernels (eager → fused)", "eff. bandwidth", "% copy"] + [label for _, label in fw_cols], rows)
+                         fmt_bytes_rate(s["bw"]), fmt_percent(s["of_copy"])])
+        return md_table(["workload", "size", "fused device", "vs device eager", "vs scalar C++ loop",
+                         "kernels (eager → fused)", "eff. bandwidth", "% copy"], rows)
 
     def workload_table(self, w):
         fw_cols = self.fw_columns()
-        header = ["size", "host eager", "device eager", "fused device", "fused e2e", "vs host", "vs dev. eager",
-                  "e2e vs host", "kernels", "eff. BW", "% copy"] + [label for _, label in fw_cols]
+        header = ["size", "NumPy", "numexpr", "C++ loop", "device eager", "fused device", "fused e2e", "dev. vs NumPy",
+                  "e2e vs NumPy", "dev. vs numexpr", "vs dev. eager", "kernels", "eff. BW", "% copy"] + \
+                 [label for _, label in fw_cols]
         rows = []
         for log2 in self.sizes(w):
             s = self.stats_for(w, log2)
             t, ways = s["t"], s["ways"]
             fw = self.fw.get((w, log2), {})
-            rows.append([f"2^{log2}"] + [cell_time(ways.get(x)) for x in WAYS] +
-                        [fmt_ratio(t["host_eager"], t["fused_device"]), fmt_ratio(t["device_eager"], t["fused_device"]),
-                         fmt_ratio(t["host_eager"], t["fused_e2e"]),
+            host = self.host.get((w, log2), {})
+            rows.append([f"2^{log2}", fmt_time(host.get("numpy")), fmt_time(host.get("numexpr"))] +
+                        [cell_time(ways.get(x)) for x in WAYS] +
+                        [fmt_ratio(t["numpy"], t["fused_device"]), fmt_ratio(t["numpy"], t["fused_e2e"]),
+                         fmt_ratio(t["numexpr"], t["fused_device"]), fmt_ratio(t["device_eager"], t["fused_device"]),
                          f"{fmt_count(s['kernels_eager'])} → {fmt_count(s['kernels_fused'])}",
                          fmt_bytes_rate(s["bw"]), fmt_percent(s["of_copy"])] +
                         [fmt_time(fw.get(k)) for k, _ in fw_cols])
@@ -302,17 +372,28 @@ class Section:
             for way, r in ways.items():
                 if r.error:
                     out.append(f"- BM_{w}/{way}/{log2}: {r.error}")
-        for (w, log2), fws in sorted(self.fw.items()):
-            for fw, value in fws.items():
-                if isinstance(value, str):
-                    out.append(f"- {fw} {w} 2^{log2}: {value}")
+        for table in (self.host, self.fw):
+            for (w, log2), fws in sorted(table.items()):
+                for fw, value in fws.items():
+                    if isinstance(value, str):
+                        out.append(f"- {fw} {w} 2^{log2}: {value}")
         return out
 
     def markdown(self, plot_name=None, summary_only=False):
         parts = [f"## {self.device}", "", self.header_lines(), ""]
-        parts += ["### Summary at the largest size", "", self.summary_table(), ""]
+        if self.host:
+            parts += ["### fusecl against NumPy and numexpr, at the largest size", "",
+                      "Ratios are NumPy's (numexpr's) time over fusecl's: above 1× fusecl is faster, below 1× slower. "
+                      "\"device\": fusecl's inputs already on the device, results left there; \"e2e\": from host "
+                      "arrays to host results, uploads and downloads included (what NumPy's times always include). "
+                      "\"faster from\": the smallest size from which fusecl is faster at every larger size measured.",
+                      "", self.numpy_table(), ""]
+        if self.fw:
+            parts += ["### fusecl against CUDA frameworks, at the largest size", "", self.gpu_table(), ""]
+        parts += ["### Inside fusecl: fused against one kernel per operation and the scalar C++ loop", "",
+                  self.inside_table(), ""]
         if plot_name:
-            parts += [f"![fused_device speedup on {self.device}]({plot_name})", ""]
+            parts += [f"![fusecl speedup on {self.device}]({plot_name})", ""]
         if summary_only:
             return "\n".join(parts)
         for w in self.workloads():
@@ -330,66 +411,40 @@ class Section:
             parts += ["### Errors", ""] + errors + [""]
         return "\n".join(parts)
 
-    def plot(self, png_path):
-        """Two panels, speedup of fused_device over host_eager and over
-        device_eager against size, one line per workload. Returns False
-        (with a note on stderr) when gnuplot is missing."""
-        gnuplot = shutil.which("gnuplot")
-        if not gnuplot:
-            print("report.py: gnuplot not found; no chart (scripts/setup.sh --bench installs it)", file=sys.stderr)
-            return False
-        workloads = self.workloads()
-        with tempfile.TemporaryDirectory() as tmp:
-            blocks = []
-            for w in workloads:
-                lines = [f"# {w}"]
+    def speedup_series(self):
+        """{panel title: {workload: [(log2, speedup)]}} for the chart: over NumPy
+        (device-resident and end to end) when NumPy ran, else over the C++ loop
+        and over device eager."""
+        if self.host:
+            panels = [("device-resident: NumPy time / fusecl fused_device", "numpy", "fused_device"),
+                      ("end to end (host arrays in and out): NumPy time / fusecl fused_e2e", "numpy", "fused_e2e")]
+        else:
+            panels = [("over the scalar C++ loop (one loop + temporary per op)", "cpp_loop", "fused_device"),
+                      ("over device eager (fusion off: one kernel per op)", "device_eager", "fused_device")]
+        out = {}
+        for title, base, way in panels:
+            series = out.setdefault(title, {})
+            for w in self.workloads():
                 for log2 in self.sizes(w):
                     t = self.stats_for(w, log2)["t"]
-                    vs_host = t["host_eager"] / t["fused_device"] if t["host_eager"] and t["fused_device"] else math.nan
-                    vs_eager = t["device_eager"] / t["fused_device"] if t["device_eager"] and t["fused_device"] else math.nan
-                    lines.append(f"{log2} {vs_host:.6g} {vs_eager:.6g}")
-                blocks.append("\n".join(lines))
-            data = os.path.join(tmp, "speedup.dat")
-            with open(data, "w", encoding="utf-8") as f:
-                f.write("\n\n\n".join(blocks) + "\n")  # two blank lines separate gnuplot "index" blocks
-            title = f"{self.device}, {self.ctx.get('date', '')[:10]}".replace('"', "'")
-            series = lambda col: ", ".join(
-                f"'{data}' index {i} using 1:{col} with linespoints title '{w}'" for i, w in enumerate(workloads))
-            script = f"""
-set terminal pngcairo size 1400,560 font ',10' noenhanced
-set output '{png_path}'
-set multiplot layout 1,2 title "fusecl fused_device speedup — {title}"
-set logscale y
-set grid
-set xlabel 'elements (log2)'
-set xtics 1
-set offsets 0.2, 0.2, 0, 0
-set key left top
-set ytics nomirror
-set title 'over host eager (one loop + temporary per op)'
-set ylabel 'speedup (×)'
-plot {series(2)}, 1 with lines dt 2 lc rgb 'gray' notitle
-set title 'over device eager (fusion off: one kernel per op)'
-plot {series(3)}, 1 with lines dt 2 lc rgb 'gray' notitle
-unset multiplot
-"""
-            subprocess.run([gnuplot], input=script, text=True, check=True)
-        return True
+                    value = t[base] / t[way] if t[base] and t[way] else math.nan
+                    series.setdefault(w, []).append((log2, value))
+        return out
 
 
 # ---- commands -------------------------------------------------------------------------
 
 
-def frameworks_for(path, doc, framework_docs):
-    """The frameworks file of the same device: <slug>.frameworks.json next to
-    <slug>.json, else one whose CUDA device name equals the OpenCL one."""
+def same_device_file(path, doc, docs, suffix, device_key):
+    """The file of `docs` kept as <stem>.<suffix>.json beside <stem>.json, else
+    one whose context names the same device."""
     stem = os.path.splitext(path)[0]
-    for fpath, fdoc in framework_docs:
-        if os.path.splitext(os.path.splitext(fpath)[0])[0] == stem:
+    for fpath, fdoc in docs:
+        if fpath.endswith(f".{suffix}.json") and fpath[:-len(f".{suffix}.json")] == stem:
             return fpath, fdoc
     name = doc.get("context", {}).get("fusecl_device", "").strip().lower()
-    for fpath, fdoc in framework_docs:
-        if fdoc.get("context", {}).get("device", "").strip().lower() == name:
+    for fpath, fdoc in docs:
+        if device_key and fdoc.get("context", {}).get(device_key, "").strip().lower() == name:
             return fpath, fdoc
     return None
 
@@ -398,28 +453,38 @@ PREAMBLE = """# fusecl benchmark results
 
 Written by `bench/report.py` from `bench/results/*.json`; regenerate with
 `bench/compare.sh` (see `bench/README.md` for what each way and counter means).
+Each device's section leads with fusecl against what a user would otherwise
+run: NumPy and numexpr on the same machine, in the same run, on the same
+float32 inputs, their results checked against fusecl's.
 
-- **host eager**: one loop and one temporary array per operation on the host, single-threaded (NumPy's model).
+- **NumPy**: the workload as a NumPy user writes it, float32, one temporary per operation (single-threaded).
+- **numexpr**: `numexpr.evaluate` for the elementwise work (all cores), NumPy for reductions and random numbers.
+- **C++ loop**: one scalar C++ loop and one temporary array per operation, single-threaded: NumPy's evaluation
+  model without its SIMD math (several times slower than NumPy); the reference every fusecl result is checked against.
 - **device eager**: fusecl with fusion off: one kernel and one intermediate buffer per operation; inputs on the device.
 - **fused device**: fusecl, fused; inputs on the device, results left there; building the expression, `eval` and `finish` timed.
-- **fused e2e**: fusecl, fused, from host vectors to host vectors: uploads and downloads timed.
-- **vs host** = host eager / fused device; **vs dev. eager** = device eager / fused device; **e2e vs host** = host eager / fused e2e.
+- **fused e2e**: fusecl, fused, from host vectors to host vectors: uploads and downloads timed (NumPy's times are e2e by nature).
+- **vs X** = X's time / fusecl's: above 1× fusecl is faster.
 - **kernels**: launched per evaluation, device eager → fused device.
 - **eff. BW**: bytes a perfect implementation moves (inputs read once, results written once) / fused device time;
   **% copy**: that against the device's copy bandwidth measured in the same run. Both are "—" where nothing is read.
 
-Times are wall-clock per evaluation: Google Benchmark's `real_time`, the mean over the
-iterations of one run (the median of the repetitions when `--benchmark_repetitions` was
-given). Every device result was checked against the host eager result before being timed.
+Times are wall-clock per evaluation: Google Benchmark's `real_time` for fusecl and the C++ loop, the mean over the
+iterations of one run; the mean over at least 3 calls and the same minimum time for NumPy and numexpr.
 """
 
 
 def cmd_table(args):
     docs = [(p, load(p)) for p in args.files]
     framework_docs = [(p, d) for p, d in docs if is_frameworks(d)]
-    sections = [Section(p, d, frameworks_for(p, d, framework_docs)) for p, d in docs if not is_frameworks(d)]
-    used = {s.frameworks[0] for s in sections if s.frameworks}
-    for p, _ in framework_docs:
+    host_docs = [(p, d) for p, d in docs if is_host_frameworks(d)]
+    sections = [Section(p, d, same_device_file(p, d, framework_docs, "frameworks", "device"),
+                        same_device_file(p, d, host_docs, "host", None))
+                for p, d in docs if not is_frameworks(d) and not is_host_frameworks(d)]
+    # Devices measured beside NumPy lead: that comparison is what the file is for.
+    sections.sort(key=lambda s: s.host_doc is None)
+    used = {s.frameworks[0] for s in sections if s.frameworks} | {s.host_doc[0] for s in sections if s.host_doc}
+    for p, _ in framework_docs + host_docs:
         if p not in used:
             print(f"report.py: {p}: no fusecl results of the same device; not shown", file=sys.stderr)
     out = [] if args.summary_only else [PREAMBLE]
@@ -427,7 +492,8 @@ def cmd_table(args):
         plot_name = None
         if args.plot_dir:
             plot_name = f"speedup_{s.slug}.png"
-            if not s.plot(os.path.join(args.plot_dir, plot_name)):
+            if not report_plot.plot(s.speedup_series(), f"{s.device}, {s.ctx.get('date', '')[:10]}",
+                                    os.path.join(args.plot_dir, plot_name)):
                 plot_name = None
         out.append(s.markdown(plot_name, args.summary_only))
     if not args.summary_only:

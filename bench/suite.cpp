@@ -8,7 +8,7 @@ namespace fusecl_bench {
 
 const char* way_name(Way way) {
   switch (way) {
-    case Way::HostEager: return "host_eager";
+    case Way::CppLoop: return "cpp_loop";
     case Way::DeviceEager: return "device_eager";
     case Way::FusedDevice: return "fused_device";
     case Way::FusedE2E: return "fused_e2e";
@@ -22,7 +22,7 @@ void register_suite(const Options& options) {
     const char* name = W::info().name;
     for (int log2 : options.log2_sizes()) {
       for (Way way : kAllWays) {
-        Runner run = way == Way::HostEager ? host_eager_runner(name, log2) : device_runner(name, way, log2);
+        Runner run = way == Way::CppLoop ? cpp_loop_runner(name, log2) : device_runner(name, way, log2);
         register_benchmark(benchmark_name(name, way_name(way), log2), std::move(run));
       }
     }

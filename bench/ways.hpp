@@ -1,6 +1,8 @@
 // The four ways each workload is evaluated, and the registration of the suite.
 //
-//   host_eager    the host, one loop and one temporary array per operation (NumPy's model)
+//   cpp_loop      the host, single-threaded: one scalar C++ loop and one temporary array per
+//                 operation (NumPy's evaluation model, not its SIMD speed: NumPy itself and
+//                 numexpr are timed by bench/host_frameworks.py)
 //   device_eager  fusecl with fusion off: a kernel and an intermediate buffer per operation;
 //                 inputs already on the device
 //   fused_device  fusecl with fusion on, inputs already on the device, results left there:
@@ -10,7 +12,7 @@
 //
 // Each benchmark first runs its way once untimed (kernel builds and first-touch
 // costs stay out of the timings) and, on the device, checks that result
-// against host_eager's.
+// against cpp_loop's.
 #pragma once
 
 #include "bench/options.hpp"
@@ -22,16 +24,16 @@
 
 namespace fusecl_bench {
 
-enum class Way { HostEager, DeviceEager, FusedDevice, FusedE2E };
-inline constexpr Way kAllWays[] = {Way::HostEager, Way::DeviceEager, Way::FusedDevice, Way::FusedE2E};
+enum class Way { CppLoop, DeviceEager, FusedDevice, FusedE2E };
+inline constexpr Way kAllWays[] = {Way::CppLoop, Way::DeviceEager, Way::FusedDevice, Way::FusedE2E};
 
-/// "host_eager", "device_eager", "fused_device", "fused_e2e".
+/// "cpp_loop", "device_eager", "fused_device", "fused_e2e".
 const char* way_name(Way way);
 
 using Runner = std::function<void(benchmark::State&)>;
 
-/// host_eager of the named workload at 2^log2 elements (host_eager.cpp).
-Runner host_eager_runner(std::string_view workload, int log2);
+/// cpp_loop of the named workload at 2^log2 elements (cpp_loop.cpp).
+Runner cpp_loop_runner(std::string_view workload, int log2);
 
 /// device_eager, fused_device or fused_e2e of the named workload (device_ways.cpp).
 Runner device_runner(std::string_view workload, Way way, int log2);

@@ -1,6 +1,6 @@
 // The workloads, each written once as a template over an array API: with
 // DeviceApi it is the fusecl expression (fused, or eager with fusion off),
-// with HostApi the NumPy-style host baseline and the reference result. So
+// with HostApi the scalar C++ loop on the host and the reference result. So
 // every way of every workload evaluates literally the same expression.
 //
 // A workload is a struct with

@@ -20,7 +20,10 @@ for lib in $(ldd "$out"/bin/* 2>/dev/null | awk '/=> \//{print $3}' | sort -u); 
     libOpenCL.so*|libbenchmark*.so*) cp -L "$lib" "$out/lib/" ;;
   esac
 done
-for f in bench/report.py bench/gpu_frameworks.py bench/compare.sh bench/first_result/run.sh; do
+# The Python harnesses import each other from their own folder, so they travel together.
+for f in bench/report.py bench/report_plot.py bench/gpu_frameworks.py bench/host_frameworks.py bench/workloads.py \
+         bench/fusecl_check.py bench/compare.sh bench/first_result/run.sh bench/first_result/user_first_run.sh \
+         bench/first_result/numpy_first_result.py; do
   [ -f "$f" ] && cp "$f" "$out/"
 done
 du -sh "$out"

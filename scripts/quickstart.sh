@@ -2,7 +2,8 @@
 # From a fresh Debian 12 checkout to a running fusecl, in one command:
 #
 #   scripts/quickstart.sh demo    install missing packages, build (Release, in
-#                                 build/), run build/examples/demo
+#                                 build/), run build/examples/demo, then fusecl
+#                                 against NumPy and numexpr (compare.sh --short)
 #   scripts/quickstart.sh test    same build (plus oclgrind), then run the whole
 #                                 test suite with ctest; exits non-zero if any
 #                                 test fails
@@ -10,7 +11,7 @@
 #                                 and UndefinedBehaviorSanitizer in build-asan/
 #   scripts/quickstart.sh tsan    the tests tagged [threads] or [devices], built
 #                                 with ThreadSanitizer in build-tsan/
-#   scripts/quickstart.sh bench   same build (plus gnuplot), then bench/compare.sh;
+#   scripts/quickstart.sh bench   same build (plus gnuplot, NumPy, numexpr), then bench/compare.sh;
 #                                 further arguments go to compare.sh
 #
 # Builds use every core (nproc). Re-running only rebuilds what changed.
@@ -45,7 +46,7 @@ if (($# > 0)); then shift; fi
 case "$command" in
   demo)
     [[ -f examples/demo.cpp ]] || die "examples/demo.cpp does not exist in this checkout; nothing was done."
-    ./scripts/setup.sh
+    ./scripts/setup.sh --numpy  # the short comparison times NumPy and numexpr beside fusecl
     build -DFUSECL_BUILD_EXAMPLES=ON
     log "running build/examples/demo"
     ./build/examples/demo "$@"

@@ -3,10 +3,16 @@
 #
 #   scripts/setup.sh           compiler, CMake, OpenCL (loader, headers, PoCL CPU
 #                              device, clinfo), Boost, xxHash, Catch2, Google Benchmark
-#   scripts/setup.sh --bench   the same, plus gnuplot-nox for the benchmark plots
-#   scripts/setup.sh --test    the same, plus oclgrind (the OpenCL simulator the
-#                              Oclgrind test runs kernels under; registered only
-#                              privately by that test, never in /etc/OpenCL/vendors)
+#   scripts/setup.sh --bench   the same, plus gnuplot-nox for the benchmark plots and
+#                              python3-numpy, python3-numexpr: the NumPy and numexpr
+#                              columns the benchmark compares fusecl against
+#   scripts/setup.sh --numpy   the same, plus python3-numpy and python3-numexpr only
+#                              (what quickstart.sh demo's short comparison needs)
+#   scripts/setup.sh --test    the same as without options, plus oclgrind (the OpenCL
+#                              simulator the Oclgrind test runs kernels under;
+#                              registered only privately by that test, never in
+#                              /etc/OpenCL/vendors) and python3-numpy, python3-numexpr
+#                              (the test that NumPy's results agree with fusecl's)
 #
 # Only packages that are not installed yet are installed, and `apt-get update`
 # runs only when something is missing, so running it again is quick and changes
@@ -20,13 +26,14 @@ log() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,13s/^# \{0,1\}//p' "$0"
+  sed -n '2,19s/^# \{0,1\}//p' "$0"
 }
 
 for arg in "$@"; do
   case "$arg" in
-    --bench) packages+=(gnuplot-nox) ;;
-    --test) packages+=(oclgrind) ;;
+    --bench) packages+=(gnuplot-nox python3-numpy python3-numexpr) ;;
+    --numpy) packages+=(python3-numpy python3-numexpr) ;;
+    --test) packages+=(oclgrind python3-numpy python3-numexpr) ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument '$arg'" ;;
   esac

@@ -78,3 +78,16 @@ endif()
 add_test(NAME opencl_stays_behind_runtime
   COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DCXX=${CMAKE_CXX_COMPILER}
     -P ${CMAKE_CURRENT_LIST_DIR}/opencl_seam_test.cmake)
+
+# bench/host_frameworks.py --short: NumPy and numexpr agree with fusecl on all
+# nine workloads, and a wrong result fails the check. Skipped (status 77) where
+# no python3 imports NumPy; no timing is judged.
+if(FUSECL_BUILD_BENCH)
+  add_test(NAME numpy_harness_agrees_with_fusecl
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/host_frameworks_test.sh $<TARGET_FILE:fusecl-bench> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(numpy_harness_agrees_with_fusecl PROPERTIES
+    ENVIRONMENT "${FUSECL_TEST_ENV}"
+    SKIP_RETURN_CODE 77
+    LABELS bench
+    TIMEOUT 300)
+endif()

@@ -7,7 +7,21 @@
 # against off (FUSECL_CACHE=off: only the driver's cache can help).
 #   bench/first_result/run.sh PATH/TO/fusecl-first-result [FUSECL_DEVICE] [runs]
 # Prints a Markdown table (the median of `runs` warm runs); the raw JSON lines go to stderr.
+#
+#   bench/first_result/run.sh --user PATH/TO/fusecl-first-result [FUSECL_DEVICE] [runs] [ELEMENTS]
+# The first run of a new program as a user meets it, beside NumPy: the demo and
+# a ten-expression script (first_result.cpp), each run as a fresh process with an
+# empty fusecl cache folder and an empty driver cache folder (a new program's
+# kernels are in neither) but every cache on as shipped; then the second run
+# (median of `runs`). Seconds from starting the command to its exit, measured
+# from outside, and inside the process to the result; the same programs in
+# NumPy (numpy_first_result.py: interpreter start and `import numpy` included),
+# and whether the two computed the same checksum.
 set -euo pipefail
+if [[ "${1:-}" == --user ]]; then
+  shift
+  exec "$(dirname "${BASH_SOURCE[0]}")/user_first_run.sh" "$@"
+fi
 prog=${1:?usage: run.sh PATH/TO/fusecl-first-result [device] [runs]}
 device=${2:-}
 runs=${3:-3}

@@ -1,0 +1,145 @@
+"""fusecl-bench's nine workloads for Python array libraries (bench/workloads.hpp is
+the original; keep the two in step).
+
+Each expression is written once against a namespace `m` of array functions
+(sqrt, sin, exp, log, abs, where, rowmax, rowsum, total, mean, std, count,
+uniform), so that NumPy, CuPy and PyTorch evaluate literally the same formula.
+`fusecl_inputs` makes the very same float32 inputs fusecl-bench makes
+(bench/case_data.cpp's SplitMix64), bit for bit, so results can be compared
+with fusecl's (bench/fusecl_check.py).
+
+Imported by bench/host_frameworks.py (NumPy, numexpr) and bench/gpu_frameworks.py
+(CuPy, PyTorch); needs NumPy only in the functions that take `np`.
+"""
+
+import math
+
+INPUTS = {  # value range of each input array (workloads.hpp's InputRange)
+    "chain2": [(-4, 4)],
+    "sqrt_sin_exp": [(-4, 4), (-4, 4)],
+    "poly20": [(-1, 1)],
+    "black_scholes": [(5, 30), (1, 100), (0.25, 10)],
+    "saxpy": [(-4, 4), (-4, 4)],
+    "softmax": [(-4, 4)],
+    "sum_squares": [(-1, 1)],
+    "mean_std": [(1, 3)],
+    "monte_carlo_pi": [],
+}
+WORKLOADS = list(INPUTS)
+# fusecl-bench's (rtol, atol): |got - want| <= atol + rtol*|want| passes.
+TOLERANCE = {"chain2": (1e-6, 1e-6), "sqrt_sin_exp": (1e-5, 1e-5), "poly20": (1e-5, 1e-5),
+             "black_scholes": (1e-4, 1e-3), "saxpy": (1e-6, 1e-6), "softmax": (1e-4, 1e-7),
+             "sum_squares": (1e-4, 1e-6), "mean_std": (1e-4, 1e-6), "monte_carlo_pi": (1e-6, 2)}
+POLY = [1.0 / math.factorial(k) for k in range(11)]
+RATE, VOLATILITY = 0.02, 0.30
+ELEMENTWISE = {"chain2", "sqrt_sin_exp", "poly20", "black_scholes", "saxpy"}
+
+
+def shape_of(workload, n):
+    return (n // min(n, 1024), min(n, 1024)) if workload == "softmax" else (n,)
+
+
+def chain2(m, x):
+    return x * 2.0 + 1.0
+
+
+def sqrt_sin_exp(m, x, y):
+    return m.sqrt(x * x + y * y) * m.sin(x) + m.exp(-y) * 0.5
+
+
+def poly20(m, x):
+    p = x * POLY[10] + POLY[9]
+    for k in range(8, -1, -1):
+        p = p * x + POLY[k]
+    return p
+
+
+def normal_cdf(m, d):  # Abramowitz-Stegun 26.2.17, as in workloads.hpp
+    k = 1.0 / (1.0 + 0.2316419 * m.abs(d))
+    poly = k * (0.319381530 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))))
+    upper = 0.39894228040143267794 * m.exp(-0.5 * d * d) * poly
+    return m.where(d < 0.0, upper, 1.0 - upper)
+
+
+def black_scholes(m, spot, strike, years):
+    vol_sqrt_t = VOLATILITY * m.sqrt(years)
+    d1 = (m.log(spot / strike) + (RATE + 0.5 * VOLATILITY * VOLATILITY) * years) / vol_sqrt_t
+    d2 = d1 - vol_sqrt_t
+    n1, n2 = normal_cdf(m, d1), normal_cdf(m, d2)
+    discounted = strike * m.exp(-RATE * years)
+    return spot * n1 - discounted * n2, discounted * (1.0 - n2) - spot * (1.0 - n1)
+
+
+def saxpy(m, x, y):
+    return 2.5 * x + y
+
+
+def softmax(m, x):
+    e = m.exp(x - m.rowmax(x))
+    return e / m.rowsum(e)
+
+
+def sum_squares(m, x):
+    return m.total(x * x)
+
+
+def mean_std(m, x):
+    return m.mean(x), m.std(x)
+
+
+def monte_carlo_pi(m, n):
+    u, v = m.uniform(n), m.uniform(n)
+    return m.count(u * u + v * v <= 1.0)
+
+
+EXPRESSIONS = {f.__name__: f for f in (chain2, sqrt_sin_exp, poly20, black_scholes, saxpy, softmax, sum_squares,
+                                       mean_std, monte_carlo_pi)}
+
+
+def as_tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+def numpy_namespace(np, rng=None):
+    """NumPy's functions under the names the expressions use (float32 stays float32:
+    Python float constants are weak in NumPy 1.24's value-based casting and in NEP 50)."""
+    return type("NumpyOps", (), dict(
+        sqrt=staticmethod(np.sqrt), sin=staticmethod(np.sin), exp=staticmethod(np.exp), log=staticmethod(np.log),
+        abs=staticmethod(np.abs), where=staticmethod(np.where),
+        rowmax=staticmethod(lambda x: x.max(axis=1, keepdims=True)),
+        rowsum=staticmethod(lambda x: x.sum(axis=1, keepdims=True)),
+        total=staticmethod(lambda x: x.sum()), mean=staticmethod(lambda x: x.mean()),
+        std=staticmethod(lambda x: x.std()), count=staticmethod(np.count_nonzero),
+        uniform=staticmethod(lambda k: rng.random(k, dtype=np.float32))))
+
+
+# ---- fusecl-bench's inputs, bit for bit ---------------------------------------------------
+
+_GOLDEN = 0x9E3779B97F4A7C15
+_CHUNK = 1 << 22  # bounds the uint64 temporaries at 2^26 elements
+
+
+def _splitmix64_floats(np, seed, n, lo, hi):
+    """bench/case_data.cpp's fill_uniform: state += golden; z = mix(state);
+    u = (z >> 40) * 2^-24; value = lo + (hi - lo) * u, all in float32."""
+    out = np.empty(n, dtype=np.float32)
+    lo32, span32 = np.float32(lo), np.float32(hi) - np.float32(lo)
+    scale = np.float32(2.0 ** -24)
+    with np.errstate(over="ignore"):
+        for start in range(0, n, _CHUNK):
+            count = min(_CHUNK, n - start)
+            i = np.arange(start + 1, start + count + 1, dtype=np.uint64)
+            z = np.uint64(seed) + i * np.uint64(_GOLDEN)  # wraps modulo 2^64, as in C++
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+            u = (z >> np.uint64(40)).astype(np.float32) * scale
+            out[start:start + count] = lo32 + span32 * u
+    return out
+
+
+def fusecl_inputs(workload, log2, np):
+    """The float32 inputs fusecl-bench uses for this case (seed log2 << 8 | input index)."""
+    n = 1 << log2
+    return [_splitmix64_floats(np, (log2 << 8) | i, n, lo, hi).reshape(shape_of(workload, n))
+            for i, (lo, hi) in enumerate(INPUTS[workload])]
