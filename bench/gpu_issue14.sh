@@ -13,8 +13,8 @@
 #   scripts/make_bundle.sh build-bundle carry/bundle
 # then, on the GPU machine:  bash bench/gpu_issue14.sh
 #
-# fusecl on PoCL is not part of this table: PoCL is not installed on the GPU
-# machine and the bundle does not carry it (notes.md says so). Settings (env):
+# fusecl on PoCL runs last, where fusecl-info lists a PoCL device (the lent
+# H200 machines have one), on the same sizes as the GPU run. Settings (env):
 # GPU_DEVICE (FUSECL_DEVICE value, default nvidia), MIN_LOG2 (16), MAX_LOG2 (26),
 # LOG2_STEP (5), MIN_TIME (0.05 s per case), PYTHON (python3).
 set -u
@@ -100,12 +100,44 @@ log "first run of a new program"
 } > "$out/results/$slug.first_run_vs_numpy.md"
 log "first run: done"
 
-# 5. Why there is no PoCL column, and the report.
+# 5. fusecl on the host's CPU cores through PoCL, where the machine has it, on
+#    the same cases and sizes (so NumPy's timings above apply to it too). Last:
+#    the GPU table does not wait on it.
+pocl_json=""
+if "$bundle/bin/fusecl-info" 2>/dev/null | grep -q 'Portable Computing Language'; then
+  log "fusecl-bench on PoCL (the host's CPU)"
+  pocl_run=/tmp/gpu_issue14/pocl.json
+  FUSECL_DEVICE=pocl timeout "${POCL_SECONDS:-80}" "$bundle/bin/fusecl-bench" --min_log2="$min_log2" --max_log2="$max_log2" \
+    --log2_step="$step" '--benchmark_filter=^BM_(copy/|[a-z0-9_]+/(fused_device|fused_e2e)/)' \
+    --benchmark_min_time="$min_time" --benchmark_out_format=json --benchmark_out="$pocl_run" > "$out/fusecl-bench-pocl.txt" 2>&1
+  log "fusecl-bench on PoCL: status $? (124: stopped by its time limit)"
+  "$py" - "$pocl_run" <<'EOF'
+import json, sys
+text = open(sys.argv[1]).read()
+try:
+    json.loads(text)
+except ValueError:
+    text = text.rstrip().rstrip(",") + "\n  ]\n}\n"
+    json.loads(text)
+    open(sys.argv[1], "w").write(text)
+EOF
+  python3 bench/report.py stamp "$pocl_run" "compare_command=bash bench/gpu_issue14.sh (PoCL step)" \
+    "machine=the $(nproc)-core host of the GPU machine" \
+    "git_commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  pocl_slug=$(python3 bench/report.py slug "$pocl_run")
+  cp "$pocl_run" "$out/results/$pocl_slug.json"
+  cp "$out/results/$slug.host.json" "$out/results/$pocl_slug.host.json" 2>/dev/null
+  pocl_json="$out/results/$pocl_slug.json"
+  pocl_note="fusecl on PoCL (the same host's CPU cores through OpenCL) is in results/$pocl_slug.json, beside the same NumPy run."
+else
+  pocl_note="fusecl on PoCL is not in this table: fusecl-info lists no PoCL device on this machine."
+fi
+
+# 6. What the run left out, and the report.
 cat > "$out/results/$slug.notes-issue14.md" <<EOF
 ## $slug: what this run left out (issue 14)
 
-fusecl on PoCL (the host's CPU cores through OpenCL) is not in this table: PoCL is not installed on the GPU machine
-and the portable bundle (scripts/make_bundle.sh) carries fusecl's programs and the ICD loader, not an OpenCL driver.
+$pocl_note
 The C++ loop way was not timed (it still computed the reference fusecl's results were checked against).
 EOF
 # (report.py appends the .md files of the results folder: the first-run table and the notes.)
@@ -114,3 +146,8 @@ python3 bench/report.py table --out "$out/RESULTS-gpu.md" --plot-dir "$out" "$ou
 log "wrote RESULTS-gpu.md (copy results/* into bench/results/ and run bench/report.py there for the chart)"
 python3 bench/report.py table --summary-only "$out/results/$slug.json" \
   $(ls "$out/results/$slug".host.json "$out/results/$slug".frameworks.json 2>/dev/null) 2>/dev/null | tail -30
+if [ -n "$pocl_json" ]; then
+  python3 bench/report.py table --out "$out/RESULTS-pocl.md" --plot-dir "$out" "$pocl_json" "${pocl_json%.json}.host.json" \
+    >> "$out/log.txt" 2>&1
+  python3 bench/report.py table --summary-only "$pocl_json" "${pocl_json%.json}.host.json" 2>/dev/null | tail -15
+fi

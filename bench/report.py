@@ -380,7 +380,10 @@ class Section:
         return out
 
     def markdown(self, plot_name=None, summary_only=False):
-        parts = [f"## {self.device}", "", self.header_lines(), ""]
+        # A run stamped with the machine it ran on (report.py stamp FILE machine=...)
+        # says so in its heading: PoCL on two machines has one device name.
+        machine = self.ctx.get("machine")
+        parts = [f"## {self.device}" + (f", {machine}" if machine else ""), "", self.header_lines(), ""]
         if self.host:
             parts += ["### fusecl against NumPy and numexpr, at the largest size", "",
                       "Ratios are NumPy's (numexpr's) time over fusecl's: above 1× fusecl is faster, below 1× slower. "
