@@ -29,6 +29,7 @@ Runtime::~Runtime() {
   reduce_counters.reset();
   for (auto& [signature, kernel] : kernels) static_cast<void>(clReleaseKernel(kernel));
   if (queue) static_cast<void>(clFinish(queue));
+  staging.reset();
   pool.reset();
   if (queue) static_cast<void>(clReleaseCommandQueue(queue));
   if (ctx) static_cast<void>(clReleaseContext(ctx));
@@ -114,8 +115,7 @@ std::shared_ptr<DeviceBuffer> upload(Runtime& rt, const void* data, std::size_t 
   if (bytes == 0) return std::make_shared<DeviceBuffer>();
   if (!data) throw Error("upload: null source pointer for " + std::to_string(bytes) + " bytes");
   std::shared_ptr<DeviceBuffer> buf = rt.pool->allocate(bytes);
-  const std::string call = "clEnqueueWriteBuffer of " + std::to_string(bytes) + " bytes";
-  check(clEnqueueWriteBuffer(rt.queue, buf->mem, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr), call.c_str());
+  write_buffer(rt, buf->mem, data, bytes);
   counters().uploads += 1;
   counters().bytes_uploaded += bytes;
   return buf;
@@ -127,8 +127,7 @@ void download(Runtime& rt, const DeviceBuffer& buf, std::size_t offset, std::siz
                 std::to_string(bytes) + ") lie outside a buffer of " + std::to_string(buf.bytes) + " bytes");
   if (bytes == 0) return;
   if (!dst) throw Error("download: null destination pointer for " + std::to_string(bytes) + " bytes");
-  const std::string call = "clEnqueueReadBuffer of " + std::to_string(bytes) + " bytes";
-  check(clEnqueueReadBuffer(rt.queue, buf.mem, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr), call.c_str());
+  read_buffer(rt, buf.mem, offset, bytes, dst);
   counters().downloads += 1;
   counters().bytes_downloaded += bytes;
 }

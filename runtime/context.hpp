@@ -7,6 +7,7 @@
 #include "runtime/cache_settings.hpp"
 #include "runtime/device_discovery.hpp"
 #include "runtime/runtime.hpp"
+#include "runtime/transfer.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -38,6 +39,11 @@ struct Runtime {
   // counters of kernels whose last group finishes (zero between kernels).
   std::shared_ptr<DeviceBuffer> reduce_partials;
   std::shared_ptr<DeviceBuffer> reduce_counters;
+  // Pinned staging for large transfers (transfer.hpp), made on first use.
+  // Transfers run outside the device's lock; this mutex gives the buffers to
+  // one transfer at a time (the bus is one anyway).
+  std::unique_ptr<Staging> staging;
+  std::mutex staging_mutex;
 };
 
 /// The default runtime (default_runtime()), for tests and tools that work at

@@ -106,6 +106,11 @@ DeviceInfo query_device(cl_device_id d) {
   const auto single_config = FUSECL_VALUE(cl_device_fp_config, d, CL_DEVICE_SINGLE_FP_CONFIG);
   info.correctly_rounded_sqrt = (single_config & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   info.denormals = (single_config & CL_FP_DENORM) != 0;
+  // Deprecated by OpenCL 2.0 but still answered; a device that refuses the
+  // query is taken to have memory of its own (the safe assumption: staged copies).
+  cl_bool unified = CL_FALSE;
+  if (clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, nullptr) != CL_SUCCESS) unified = CL_FALSE;
+  info.host_unified_memory = unified == CL_TRUE;
 
   info.preferred = {FUSECL_VALUE(cl_uint, d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR),
                     FUSECL_VALUE(cl_uint, d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT),

@@ -57,6 +57,8 @@ void print_device(const DeviceInfo& d, bool chosen) {
   field("fp64", yes_no(d.fp64));
   field("correctly rounded sqrt", std::string(yes_no(d.correctly_rounded_sqrt)) + " (float divide and sqrt)");
   field("denormals", std::string(yes_no(d.denormals)) + " (float)");
+  field("host unified memory", std::string(yes_no(d.host_unified_memory)) +
+                                   (d.host_unified_memory ? " (transfers copy directly)" : " (transfers go through pinned staging)"));
   std::printf("      %-24s%6s%6s%6s%6s%6s%7s\n", "vector widths", "char", "short", "int", "long", "float", "double");
   widths_row("preferred", d.preferred);
   widths_row("native", d.native);

@@ -29,6 +29,7 @@ struct DeviceInfo {
   bool fp64 = false;                    // cl_khr_fp64 (or double in CL_DEVICE_DOUBLE_FP_CONFIG)
   bool correctly_rounded_sqrt = false;  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
   bool denormals = false;               // CL_FP_DENORM for float
+  bool host_unified_memory = false;     // CL_DEVICE_HOST_UNIFIED_MEMORY: a CPU or an integrated GPU
   VectorWidths preferred, native;
 
   /// "P:D" — the spelling FUSECL_DEVICE accepts for this device.

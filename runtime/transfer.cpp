@@ -1,0 +1,165 @@
+#include "runtime/transfer.hpp"
+
+#include "fusecl/error.hpp"
+#include "runtime/context.hpp"
+#include "runtime/env_settings.hpp"
+#include "runtime/host_copy.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+
+namespace fusecl::rt {
+
+Staging::Staging(cl_context ctx, cl_command_queue queue) : queue_(queue) {
+  try {
+    for (auto& s : slots_) {
+      cl_int err = CL_SUCCESS;
+      s.mem = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, kChunk, nullptr, &err);
+      check(err, "clCreateBuffer (pinned staging)");
+      s.host = clEnqueueMapBuffer(queue_, s.mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kChunk, 0, nullptr, nullptr, &err);
+      check(err, "clEnqueueMapBuffer (pinned staging)");
+    }
+  } catch (...) {
+    release();  // what was made before the failure
+    throw;
+  }
+}
+
+Staging::~Staging() { release(); }
+
+void Staging::release() noexcept {
+  // Nothing can be reported from here; a failure leaves nothing to undo.
+  for (auto& s : slots_) {
+    if (s.done) {
+      static_cast<void>(clWaitForEvents(1, &s.done));
+      static_cast<void>(clReleaseEvent(s.done));
+      s.done = nullptr;
+    }
+    if (s.host) static_cast<void>(clEnqueueUnmapMemObject(queue_, s.mem, s.host, 0, nullptr, nullptr));
+    s.host = nullptr;
+  }
+  static_cast<void>(clFinish(queue_));
+  for (auto& s : slots_) {
+    if (s.mem) static_cast<void>(clReleaseMemObject(s.mem));
+    s.mem = nullptr;
+  }
+}
+
+void Staging::wait(std::size_t i) {
+  Slot& s = slots_[i];
+  if (!s.done) return;
+  const cl_int err = clWaitForEvents(1, &s.done);
+  static_cast<void>(clReleaseEvent(s.done));
+  s.done = nullptr;
+  // A transfer that failed on the device: the data it carried is lost, so
+  // the evaluation that needed it must not go on as if it had arrived.
+  check(err, "clWaitForEvents (staged transfer)");
+}
+
+namespace {
+
+StagingMode mode_from_env() {
+  const std::string_view v = trim(env_value("FUSECL_STAGED_TRANSFERS"));
+  if (v.empty() || v == "auto") return StagingMode::Auto;
+  bool bad = false;
+  const bool on = switch_setting("FUSECL_STAGED_TRANSFERS", true, [&](const std::string&) { bad = true; });
+  if (bad) {
+    write_to_stderr("fusecl: warning: FUSECL_STAGED_TRANSFERS='" + std::string(v) +
+                    "' is none of auto, 1/on/true/yes, 0/off/false/no; using auto (staging where the device has "
+                    "memory of its own)");
+    return StagingMode::Auto;
+  }
+  return on ? StagingMode::Always : StagingMode::Never;
+}
+
+std::atomic<StagingMode>& mode() {
+  static std::atomic<StagingMode> m{mode_from_env()};
+  return m;
+}
+
+}  // namespace
+
+StagingMode staging_mode() { return mode().load(std::memory_order_relaxed); }
+void set_staging_mode(StagingMode m) { mode().store(m); }
+
+bool stages_transfer(const Runtime& rt, std::size_t bytes) {
+  if (bytes < kStagedMinBytes) return false;
+  switch (staging_mode()) {
+    case StagingMode::Always: return true;
+    case StagingMode::Never: return false;
+    case StagingMode::Auto: break;
+  }
+  return !rt.dev.info.host_unified_memory;
+}
+
+namespace {
+
+Staging& staging_of(Runtime& rt) {
+  // The caller holds rt.staging_mutex.
+  if (!rt.staging) rt.staging = std::make_unique<Staging>(rt.ctx, rt.queue);
+  return *rt.staging;
+}
+
+std::string what(const char* call, std::size_t bytes) { return std::string(call) + " of " + std::to_string(bytes) + " bytes"; }
+
+}  // namespace
+
+void write_buffer(Runtime& rt, cl_mem dst, const void* src, std::size_t bytes) {
+  if (!stages_transfer(rt, bytes)) {
+    check(clEnqueueWriteBuffer(rt.queue, dst, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
+          what("clEnqueueWriteBuffer", bytes).c_str());
+    return;
+  }
+  // Chunk k is copied into slot k % kSlots while earlier chunks are on the
+  // bus; a slot is reused once its last write is done. The writes are queued
+  // in order before anything that reads `dst`, so nothing waits for the last
+  // ones here: the caller's memory was copied out of by then.
+  const std::lock_guard<std::mutex> lock(rt.staging_mutex);
+  Staging& st = staging_of(rt);
+  const auto* from = static_cast<const unsigned char*>(src);
+  for (std::size_t off = 0, k = 0; off < bytes; off += Staging::kChunk, ++k) {
+    const std::size_t n = std::min(Staging::kChunk, bytes - off);
+    const std::size_t slot = k % Staging::kSlots;
+    st.wait(slot);
+    copy_parallel(st.host(slot), from + off, n);
+    check(clEnqueueWriteBuffer(rt.queue, dst, CL_FALSE, off, n, st.host(slot), 0, nullptr, st.event(slot)),
+          what("clEnqueueWriteBuffer (staged chunk)", n).c_str());
+    if (k == 0) static_cast<void>(clFlush(rt.queue));  // start the bus at once
+  }
+  static_cast<void>(clFlush(rt.queue));
+}
+
+void read_buffer(Runtime& rt, cl_mem src, std::size_t offset, std::size_t bytes, void* dst) {
+  if (!stages_transfer(rt, bytes)) {
+    check(clEnqueueReadBuffer(rt.queue, src, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
+          what("clEnqueueReadBuffer", bytes).c_str());
+    return;
+  }
+  // Up to kSlots chunks are on the bus while the oldest is copied out.
+  const std::lock_guard<std::mutex> lock(rt.staging_mutex);
+  Staging& st = staging_of(rt);
+  auto* to = static_cast<unsigned char*>(dst);
+  const std::size_t chunks = (bytes + Staging::kChunk - 1) / Staging::kChunk;
+  auto enqueue = [&](std::size_t k) {
+    const std::size_t off = k * Staging::kChunk, n = std::min(Staging::kChunk, bytes - off);
+    const std::size_t slot = k % Staging::kSlots;
+    st.wait(slot);
+    check(clEnqueueReadBuffer(rt.queue, src, CL_FALSE, offset + off, n, st.host(slot), 0, nullptr, st.event(slot)),
+          what("clEnqueueReadBuffer (staged chunk)", n).c_str());
+  };
+  for (std::size_t k = 0; k < std::min(chunks, Staging::kSlots); ++k) enqueue(k);
+  static_cast<void>(clFlush(rt.queue));
+  for (std::size_t k = 0; k < chunks; ++k) {
+    const std::size_t off = k * Staging::kChunk, n = std::min(Staging::kChunk, bytes - off);
+    const std::size_t slot = k % Staging::kSlots;
+    st.wait(slot);
+    copy_parallel(to + off, st.host(slot), n);
+    if (k + Staging::kSlots < chunks) {
+      enqueue(k + Staging::kSlots);
+      static_cast<void>(clFlush(rt.queue));
+    }
+  }
+}
+
+}  // namespace fusecl::rt

@@ -1,0 +1,73 @@
+// Moving bytes between host memory and a device. Devices with memory of their
+// own (discrete GPUs) copy large transfers through pinned staging buffers in
+// chunks: copying the caller's memory into pinned memory (on several cores)
+// overlaps the DMA of the previous chunk, where a plain write from pageable
+// memory runs at a fraction of the bus's rate. Devices that share the host's
+// memory (CPUs through PoCL, integrated GPUs) copy directly.
+#pragma once
+
+#include "runtime/cl.hpp"
+
+#include <array>
+#include <cstddef>
+#include <mutex>
+
+namespace fusecl::rt {
+
+struct Runtime;
+
+/// A runtime's staging buffers: pinned host memory (CL_MEM_ALLOC_HOST_PTR,
+/// mapped once for the runtime's life), each with the event of the last
+/// transfer using it. Made on the first staged transfer.
+class Staging {
+ public:
+  static constexpr std::size_t kSlots = 4;
+  static constexpr std::size_t kChunk = std::size_t(16) << 20;
+
+  Staging(cl_context ctx, cl_command_queue queue);
+  /// Waits for the transfers still using the buffers, then unmaps and releases them.
+  ~Staging();
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+
+  /// Host memory of slot i, kChunk bytes, free for the caller once wait(i) returned.
+  void* host(std::size_t i) const { return slots_[i].host; }
+  /// Waits until the last transfer using slot i is done.
+  void wait(std::size_t i);
+  /// The event the next transfer of slot i fills in (after wait(i)).
+  cl_event* event(std::size_t i) { return &slots_[i].done; }
+
+ private:
+  void release() noexcept;
+  struct Slot {
+    cl_mem mem = nullptr;
+    void* host = nullptr;
+    cl_event done = nullptr;
+  };
+  cl_command_queue queue_;
+  std::array<Slot, kSlots> slots_{};
+};
+
+/// Transfers at least this large go through staging (where the device has
+/// memory of its own); smaller ones are one direct call, whose latency is lower.
+constexpr std::size_t kStagedMinBytes = std::size_t(4) << 20;
+
+/// Writes `bytes` from `src` into `dst` at offset 0; the caller's memory is
+/// free when this returns (staged chunks are copied out of it by then).
+void write_buffer(Runtime& rt, cl_mem dst, const void* src, std::size_t bytes);
+
+/// Reads `bytes` at `offset` of `src` into `dst`; complete when this returns.
+void read_buffer(Runtime& rt, cl_mem src, std::size_t offset, std::size_t bytes, void* dst);
+
+/// When transfers go through staging: `Auto` where the device has memory of
+/// its own, `Always` (tests exercise the staged path on PoCL) or `Never`.
+/// FUSECL_STAGED_TRANSFERS sets it: unset or `auto`, `1`/`on` (always), `0`/`off` (never).
+enum class StagingMode { Auto, Always, Never };
+StagingMode staging_mode();
+/// Overrides FUSECL_STAGED_TRANSFERS for later transfers (tests).
+void set_staging_mode(StagingMode mode);
+
+/// Whether a transfer of `bytes` on `rt` goes through staging.
+bool stages_transfer(const Runtime& rt, std::size_t bytes);
+
+}  // namespace fusecl::rt
