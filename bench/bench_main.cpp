@@ -3,6 +3,7 @@
 // --benchmark_min_time, ...); the suite's own are in options.hpp. The JSON's
 // "context" records the device, its driver and the copy bandwidth that every
 // of_copy counter is relative to; bench/report.py turns it into tables.
+#include "bench/bus_rate.hpp"
 #include "bench/check_log.hpp"
 #include "bench/copy_bandwidth.hpp"
 #include "bench/options.hpp"
@@ -39,6 +40,13 @@ void add_context(const std::string& command, const fusecl_bench::Options& o, dou
   });
   benchmark::AddCustomContext("fusecl_copy_bandwidth_Bps", std::to_string(copy_bw));
   benchmark::AddCustomContext("fusecl_copy_bandwidth_at", "2^" + std::to_string(copy_log2) + " floats, hand-written float4 kernel");
+  const fusecl_bench::BusRates& bus = fusecl_bench::bus_rates();
+  benchmark::AddCustomContext("fusecl_bus_pageable_write_Bps", std::to_string(bus.pageable_write));
+  benchmark::AddCustomContext("fusecl_bus_pageable_read_Bps", std::to_string(bus.pageable_read));
+  benchmark::AddCustomContext("fusecl_bus_pinned_write_Bps", std::to_string(bus.pinned_write));
+  benchmark::AddCustomContext("fusecl_bus_pinned_read_Bps", std::to_string(bus.pinned_read));
+  benchmark::AddCustomContext("fusecl_bus_at", "2^" + std::to_string(copy_log2) +
+                                                   " floats, one buffer, blocking clEnqueueWrite/ReadBuffer, best of 5");
 }
 
 }  // namespace
@@ -56,6 +64,7 @@ int main(int argc, char** argv) try {
   fusecl_bench::set_check_out(options.check_out);
   const int copy_log2 = fusecl_bench::copy_reference_log2(options);
   const double copy_bw = fusecl_bench::measure_copy_bandwidth(copy_log2);
+  fusecl_bench::measure_bus_rates(copy_log2);
   add_context(command, options, copy_bw, copy_log2);
   fusecl_bench::register_suite(options);
   benchmark::RunSpecifiedBenchmarks();

@@ -1,5 +1,6 @@
 #include "bench/measure.hpp"
 
+#include "bench/bus_rate.hpp"
 #include "bench/copy_bandwidth.hpp"
 
 #include <fusecl/array.hpp>
@@ -24,6 +25,14 @@ void report_counters(benchmark::State& state, const fusecl::Stats& before, std::
   // measured (here: wall-clock) time.
   state.counters["eff_bw"] = C(ideal_bytes, C::kIsIterationInvariantRate);
   state.counters["of_copy"] = C(ideal_bytes / copy_bandwidth(), C::kIsIterationInvariantRate);
+  // Ways that move host data: the time the pinned bus would take for the
+  // bytes moved, over the time taken (1 = as fast as the bus itself).
+  const double up = double(after.bytes_uploaded - before.bytes_uploaded) / double(state.iterations());
+  const double down = double(after.bytes_downloaded - before.bytes_downloaded) / double(state.iterations());
+  if (up + down > 0) {
+    const BusRates& bus = bus_rates();
+    state.counters["of_bus"] = C(up / bus.pinned_write + down / bus.pinned_read, C::kIsIterationInvariantRate);
+  }
   state.SetItemsProcessed(state.iterations() * elements);
 }
 

@@ -5,6 +5,8 @@
 //   ideal_B     bytes a perfect implementation moves: inputs read once, results written once
 //   eff_bw      ideal_B / time per iteration, in bytes per second
 //   of_copy     eff_bw / the device's copy bandwidth (copy_bandwidth.hpp), as a fraction
+//   of_bus      ways moving host data: the time the pinned bus (bus_rate.hpp) needs for
+//               the bytes moved / the time taken, as a fraction (1: at the bus's rate)
 //   items_per_second  elements per second
 //
 // Times are wall-clock (UseRealTime): device work finishes asynchronously, so

@@ -228,6 +228,9 @@ class Section:
             "kernels_fused": counters.get("kernels"),
             "bw": bw,
             "of_copy": counters.get("of_copy") if bw is not None else None,
+            # End to end: the pinned bus's time for the bytes moved over the time taken.
+            "of_bus": (ways["fused_e2e"].counters.get("of_bus")
+                       if ways.get("fused_e2e") and not ways["fused_e2e"].error else None),
         }
 
     def pays_off_from(self, workload, baseline, way):
@@ -259,6 +262,11 @@ class Section:
                      f"load average {', '.join(f'{x:.2f}' for x in c.get('load_avg', [])) or '?'} at start"),
             ("Copy bandwidth", f"{fmt_bytes_rate(self.copy_bw)} ({c.get('fusecl_copy_bandwidth_at', '?')}; "
                                f"best of 7 batches): the 100% of \"% copy\""),
+            ("Bus", (f"pinned write {fmt_bytes_rate(float(c['fusecl_bus_pinned_write_Bps']))}, read "
+                     f"{fmt_bytes_rate(float(c['fusecl_bus_pinned_read_Bps']))}; pageable write "
+                     f"{fmt_bytes_rate(float(c['fusecl_bus_pageable_write_Bps']))}, read "
+                     f"{fmt_bytes_rate(float(c['fusecl_bus_pageable_read_Bps']))} ({c.get('fusecl_bus_at', '?')}): "
+                     "the 100% of \"e2e % of bus\"") if "fusecl_bus_pinned_write_Bps" in c else "not measured"),
             ("Sizes", c.get("fusecl_sizes", "?")),
             ("Google Benchmark", f"library built as '{c.get('library_build_type', '?')}' (it only keeps time; "
                                  "the workloads are compiled by this build)"),
@@ -321,9 +329,9 @@ class Section:
             rows.append([w, f"2^{log2}", fmt_time(t["fused_device"]), fmt_ratio(t["device_eager"], t["fused_device"]),
                          fmt_ratio(t["cpp_loop"], t["fused_device"]),
                          f"{fmt_count(s['kernels_eager'])} → {fmt_count(s['kernels_fused'])}",
-                         fmt_bytes_rate(s["bw"]), fmt_percent(s["of_copy"])])
+                         fmt_bytes_rate(s["bw"]), fmt_percent(s["of_copy"]), fmt_percent(s["of_bus"])])
         return md_table(["workload", "size", "fused device", "vs device eager", "vs scalar C++ loop",
-                         "kernels (eager → fused)", "eff. bandwidth", "% copy"], rows)
+                         "kernels (eager → fused)", "eff. bandwidth", "% copy", "e2e % of bus"], rows)
 
     def workload_table(self, w):
         fw_cols = self.fw_columns()
