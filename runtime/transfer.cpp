@@ -90,7 +90,7 @@ bool stages_transfer(const Runtime& rt, std::size_t bytes) {
     case StagingMode::Never: return false;
     case StagingMode::Auto: break;
   }
-  return !rt.dev.info.host_unified_memory;
+  return !rt.dev.info.host_unified_memory && copy_threads() >= 2;
 }
 
 namespace {
