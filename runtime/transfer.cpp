@@ -59,38 +59,37 @@ void Staging::wait(std::size_t i) {
 
 namespace {
 
-StagingMode mode_from_env() {
-  const std::string_view v = trim(env_value("FUSECL_STAGED_TRANSFERS"));
-  if (v.empty() || v == "auto") return StagingMode::Auto;
-  bool bad = false;
-  const bool on = switch_setting("FUSECL_STAGED_TRANSFERS", true, [&](const std::string&) { bad = true; });
-  if (bad) {
-    write_to_stderr("fusecl: warning: FUSECL_STAGED_TRANSFERS='" + std::string(v) +
-                    "' is none of auto, 1/on/true/yes, 0/off/false/no; using auto (staging where the device has "
-                    "memory of its own)");
-    return StagingMode::Auto;
-  }
-  return on ? StagingMode::Always : StagingMode::Never;
+TransferMode mode_from_env() {
+  const std::string_view v = trim(env_value("FUSECL_TRANSFERS"));
+  if (v.empty() || v == "auto") return TransferMode::Auto;
+  if (v == "direct") return TransferMode::Direct;
+  if (v == "staged") return TransferMode::Staged;
+  if (v == "mapped") return TransferMode::Mapped;
+  write_to_stderr("fusecl: warning: FUSECL_TRANSFERS='" + std::string(v) +
+                  "' is none of auto, direct, staged, mapped; using auto");
+  return TransferMode::Auto;
 }
 
-std::atomic<StagingMode>& mode() {
-  static std::atomic<StagingMode> m{mode_from_env()};
+std::atomic<TransferMode>& mode() {
+  static std::atomic<TransferMode> m{mode_from_env()};
   return m;
 }
 
 }  // namespace
 
-StagingMode staging_mode() { return mode().load(std::memory_order_relaxed); }
-void set_staging_mode(StagingMode m) { mode().store(m); }
+TransferMode transfer_mode() { return mode().load(std::memory_order_relaxed); }
+void set_transfer_mode(TransferMode m) { mode().store(m); }
 
-bool stages_transfer(const Runtime& rt, std::size_t bytes) {
-  if (bytes < kStagedMinBytes) return false;
-  switch (staging_mode()) {
-    case StagingMode::Always: return true;
-    case StagingMode::Never: return false;
-    case StagingMode::Auto: break;
+TransferPath transfer_path(const Runtime& rt, std::size_t bytes) {
+  if (bytes < kStagedMinBytes) return TransferPath::Direct;
+  switch (transfer_mode()) {
+    case TransferMode::Direct: return TransferPath::Direct;
+    case TransferMode::Staged: return TransferPath::Staged;
+    case TransferMode::Mapped: return TransferPath::Mapped;
+    case TransferMode::Auto: break;
   }
-  return !rt.dev.info.host_unified_memory && copy_threads() >= 2;
+  if (copy_threads() < 2) return TransferPath::Direct;
+  return rt.dev.info.host_unified_memory ? TransferPath::Mapped : TransferPath::Staged;
 }
 
 namespace {
@@ -103,13 +102,44 @@ Staging& staging_of(Runtime& rt) {
 
 std::string what(const char* call, std::size_t bytes) { return std::string(call) + " of " + std::to_string(bytes) + " bytes"; }
 
+// A buffer's range mapped into host memory for the scope (blocking), unmapped
+// after. Unmapping is enqueued; later work on the in-order queue waits for it.
+struct Mapping {
+  Mapping(Runtime& rt, cl_mem mem, std::size_t offset, std::size_t bytes, cl_map_flags flags) : rt_(rt), mem_(mem) {
+    cl_int err = CL_SUCCESS;
+    host = clEnqueueMapBuffer(rt.queue, mem, CL_TRUE, flags, offset, bytes, 0, nullptr, nullptr, &err);
+    check(err, what("clEnqueueMapBuffer", bytes).c_str());
+  }
+  ~Mapping() {
+    // Nothing can be thrown here; a failed unmap leaves a mapping the buffer's release ends.
+    static_cast<void>(clEnqueueUnmapMemObject(rt_.queue, mem_, host, 0, nullptr, nullptr));
+    static_cast<void>(clFlush(rt_.queue));
+  }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  void* host = nullptr;
+
+ private:
+  Runtime& rt_;
+  cl_mem mem_;
+};
+
 }  // namespace
 
 void write_buffer(Runtime& rt, cl_mem dst, const void* src, std::size_t bytes) {
-  if (!stages_transfer(rt, bytes)) {
-    check(clEnqueueWriteBuffer(rt.queue, dst, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
-          what("clEnqueueWriteBuffer", bytes).c_str());
-    return;
+  switch (transfer_path(rt, bytes)) {
+    case TransferPath::Direct:
+      check(clEnqueueWriteBuffer(rt.queue, dst, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
+            what("clEnqueueWriteBuffer", bytes).c_str());
+      return;
+    case TransferPath::Mapped: {
+      // Blocking map: the queue's earlier work on dst is done, and nothing
+      // enqueued later runs before the unmap.
+      const Mapping m(rt, dst, 0, bytes, CL_MAP_WRITE_INVALIDATE_REGION);
+      copy_parallel(m.host, src, bytes);
+      return;
+    }
+    case TransferPath::Staged: break;
   }
   // Chunk k is copied into slot k % kSlots while earlier chunks are on the
   // bus; a slot is reused once its last write is done. The writes are queued
@@ -131,10 +161,17 @@ void write_buffer(Runtime& rt, cl_mem dst, const void* src, std::size_t bytes) {
 }
 
 void read_buffer(Runtime& rt, cl_mem src, std::size_t offset, std::size_t bytes, void* dst) {
-  if (!stages_transfer(rt, bytes)) {
-    check(clEnqueueReadBuffer(rt.queue, src, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
-          what("clEnqueueReadBuffer", bytes).c_str());
-    return;
+  switch (transfer_path(rt, bytes)) {
+    case TransferPath::Direct:
+      check(clEnqueueReadBuffer(rt.queue, src, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
+            what("clEnqueueReadBuffer", bytes).c_str());
+      return;
+    case TransferPath::Mapped: {
+      const Mapping m(rt, src, offset, bytes, CL_MAP_READ);
+      copy_parallel(dst, m.host, bytes);
+      return;
+    }
+    case TransferPath::Staged: break;
   }
   // Up to kSlots chunks are on the bus while the oldest is copied out.
   const std::lock_guard<std::mutex> lock(rt.staging_mutex);

@@ -62,17 +62,27 @@ void write_buffer(Runtime& rt, cl_mem dst, const void* src, std::size_t bytes);
 /// Reads `bytes` at `offset` of `src` into `dst`; complete when this returns.
 void read_buffer(Runtime& rt, cl_mem src, std::size_t offset, std::size_t bytes, void* dst);
 
-/// When transfers go through staging: `Auto` where the device has memory of
-/// its own and copy_threads() is at least 2 (one core copying into staging is
-/// slower than the driver's own path: 107 ms against 70-80 ms for the demo
-/// chain at 2^26 on an H200), `Always` (tests exercise the staged path on PoCL) or `Never`.
-/// FUSECL_STAGED_TRANSFERS sets it: unset or `auto`, `1`/`on` (always), `0`/`off` (never).
-enum class StagingMode { Auto, Always, Never };
-StagingMode staging_mode();
-/// Overrides FUSECL_STAGED_TRANSFERS for later transfers (tests).
-void set_staging_mode(StagingMode mode);
+/// How a transfer moves its bytes:
+/// - `Direct`: one blocking clEnqueueWrite/ReadBuffer from the caller's memory;
+/// - `Staged`: through the pinned staging buffers in chunks (devices with memory of their own);
+/// - `Mapped`: the buffer mapped into host memory and copied on several cores
+///   (devices sharing the host's memory, where mapping copies nothing).
+enum class TransferPath { Direct, Staged, Mapped };
 
-/// Whether a transfer of `bytes` on `rt` goes through staging.
-bool stages_transfer(const Runtime& rt, std::size_t bytes);
+/// Which path transfers take. `Auto` (the default): transfers of at least
+/// kStagedMinBytes are `Mapped` on devices sharing the host's memory and
+/// `Staged` on the others, when copy_threads() is at least 2 (one core copying
+/// is slower than the driver's own path: the demo chain at 2^26 host to host
+/// took 107 ms staged with one thread, 70-80 ms direct, on an H200); smaller
+/// ones `Direct`. The others force their path for every transfer of at least
+/// kStagedMinBytes (tests run all three on any device). FUSECL_TRANSFERS sets
+/// it: unset or `auto`, `direct`, `staged`, `mapped`.
+enum class TransferMode { Auto, Direct, Staged, Mapped };
+TransferMode transfer_mode();
+/// Overrides FUSECL_TRANSFERS for later transfers (tests).
+void set_transfer_mode(TransferMode mode);
+
+/// The path a transfer of `bytes` on `rt` takes.
+TransferPath transfer_path(const Runtime& rt, std::size_t bytes);
 
 }  // namespace fusecl::rt
