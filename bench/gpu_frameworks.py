@@ -38,7 +38,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fusecl_check  # noqa: E402
-from workloads import ELEMENTWISE, EXPRESSIONS, INPUTS, TOLERANCE, WORKLOADS, as_tuple, fusecl_inputs  # noqa: E402
+from workloads import (ELEMENTWISE, EXPRESSIONS, INPUTS, TOLERANCE, WORKLOADS, as_tuple, cases_like,  # noqa: E402
+                       fusecl_inputs)
 
 
 # ---- frameworks -----------------------------------------------------------------------
@@ -297,20 +298,6 @@ def run_case(fw, workload, log2, inputs, reference, min_time, np, fusecl_line=No
         message = str(e).strip().splitlines()
         entry["error"] = f"{type(e).__name__}: {message[0] if message else ''}"[:300]
     return entry
-
-
-def cases_like(path):
-    """(workload, log2) pairs of a fusecl-bench JSON file, in its order."""
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
-    out = []
-    for b in doc.get("benchmarks", []):
-        parts = b.get("run_name", b.get("name", "")).split("/")
-        if len(parts) >= 3 and parts[0][3:] in INPUTS and parts[2].isdigit():
-            case = (parts[0][3:], int(parts[2]))
-            if case not in out:
-                out.append(case)
-    return out
 
 
 def nvidia_driver():

@@ -29,6 +29,20 @@ export FUSECL_CACHE_DIR=/tmp/gpu_issue14-kernel-cache
 mkdir -p "$out/results" /tmp/gpu_issue14
 t_start=$(date +%s)
 log() { echo "gpu_issue14 [$(( $(date +%s) - t_start )) s]: $*" | tee -a "$out/log.txt" >&2; }
+# A run stopped by its time limit leaves Google Benchmark's JSON unterminated: close it.
+close_json() {
+  "$py" - "$1" <<'EOF'
+import json, sys
+text = open(sys.argv[1]).read()
+try:
+    json.loads(text)
+except ValueError:
+    text = text.rstrip().rstrip(",") + "\n  ]\n}\n"
+    json.loads(text)
+    open(sys.argv[1], "w").write(text)
+    print("gpu_issue14: closed a JSON file cut short", file=sys.stderr)
+EOF
+}
 
 # NVIDIA's OpenCL driver, registered with the ICD loader (the machine has the
 # library but no registration); skipped where it cannot be written (not root).
@@ -57,18 +71,7 @@ timeout 130 "$bundle/bin/fusecl-bench" --min_log2="$min_log2" --max_log2="$max_l
   --benchmark_min_time="$min_time" --benchmark_out_format=json --benchmark_out="$run" --check_out="$check" \
   > "$out/fusecl-bench.txt" 2>&1
 log "fusecl-bench: status $? (124: stopped by its time limit)"
-# A run stopped early leaves Google Benchmark's JSON unterminated: close it.
-"$py" - "$run" <<'EOF'
-import json, sys
-text = open(sys.argv[1]).read()
-try:
-    json.loads(text)
-except ValueError:
-    text = text.rstrip().rstrip(",") + "\n  ]\n}\n"
-    json.loads(text)
-    open(sys.argv[1], "w").write(text)
-    print("gpu_issue14: closed a JSON file cut short", file=sys.stderr)
-EOF
+close_json "$run"
 python3 bench/report.py stamp "$run" "compare_command=bash bench/gpu_issue14.sh (MIN_LOG2=$min_log2 MAX_LOG2=$max_log2 LOG2_STEP=$step MIN_TIME=$min_time)" \
   "git_commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 slug=$(python3 bench/report.py slug "$run")
@@ -111,16 +114,7 @@ if "$bundle/bin/fusecl-info" 2>/dev/null | grep -q 'Portable Computing Language'
     --log2_step="$step" '--benchmark_filter=^BM_(copy/|[a-z0-9_]+/(fused_device|fused_e2e)/)' \
     --benchmark_min_time="$min_time" --benchmark_out_format=json --benchmark_out="$pocl_run" > "$out/fusecl-bench-pocl.txt" 2>&1
   log "fusecl-bench on PoCL: status $? (124: stopped by its time limit)"
-  "$py" - "$pocl_run" <<'EOF'
-import json, sys
-text = open(sys.argv[1]).read()
-try:
-    json.loads(text)
-except ValueError:
-    text = text.rstrip().rstrip(",") + "\n  ]\n}\n"
-    json.loads(text)
-    open(sys.argv[1], "w").write(text)
-EOF
+  close_json "$pocl_run"
   python3 bench/report.py stamp "$pocl_run" "compare_command=bash bench/gpu_issue14.sh (PoCL step)" \
     "machine=the $(nproc)-core host of the GPU machine" \
     "git_commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"

@@ -44,7 +44,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fusecl_check  # noqa: E402
-from workloads import (EXPRESSIONS, INPUTS, POLY, RATE, VOLATILITY, WORKLOADS, as_tuple,  # noqa: E402
+from workloads import (EXPRESSIONS, INPUTS, cases_like, POLY, RATE, VOLATILITY, WORKLOADS, as_tuple,  # noqa: E402
                        fusecl_inputs, numpy_namespace)
 
 SHORT_SIZES = (10, 14)
@@ -164,20 +164,6 @@ def run_case(np, way, workload, log2, inputs, line, min_time):
     except Exception as e:  # one case failing must not end the run
         entry["error"] = f"{type(e).__name__}: {str(e).strip()[:300]}"
     return entry
-
-
-def cases_like(path):
-    """(workload, log2) pairs of a fusecl-bench JSON file, in its order."""
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
-    out = []
-    for b in doc.get("benchmarks", []):
-        parts = b.get("run_name", b.get("name", "")).split("/")
-        if len(parts) >= 3 and parts[0][3:] in INPUTS and parts[2].isdigit():
-            case = (parts[0][3:], int(parts[2]))
-            if case not in out:
-                out.append(case)
-    return out
 
 
 def cpu_name():

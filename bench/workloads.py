@@ -12,6 +12,7 @@ Imported by bench/host_frameworks.py (NumPy, numexpr) and bench/gpu_frameworks.p
 (CuPy, PyTorch); needs NumPy only in the functions that take `np`.
 """
 
+import json
 import math
 
 INPUTS = {  # value range of each input array (workloads.hpp's InputRange)
@@ -143,3 +144,17 @@ def fusecl_inputs(workload, log2, np):
     n = 1 << log2
     return [_splitmix64_floats(np, (log2 << 8) | i, n, lo, hi).reshape(shape_of(workload, n))
             for i, (lo, hi) in enumerate(INPUTS[workload])]
+
+
+def cases_like(path):
+    """(workload, log2) pairs of a fusecl-bench JSON file, in its order."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    out = []
+    for b in doc.get("benchmarks", []):
+        parts = b.get("run_name", b.get("name", "")).split("/")
+        if len(parts) >= 3 and parts[0][3:] in INPUTS and parts[2].isdigit():
+            case = (parts[0][3:], int(parts[2]))
+            if case not in out:
+                out.append(case)
+    return out
