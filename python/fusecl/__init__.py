@@ -1,0 +1,79 @@
+"""fusecl: NumPy-style array expressions fused into one generated OpenCL kernel.
+
+Operations on ``fusecl.Array`` are lazy: each adds a node to a graph, and
+nothing runs until a result is needed (``a.numpy()``, ``np.asarray(a)``,
+``fusecl.eval(*arrays)``, ``bool/float/int`` of a one-element array or
+``repr``). Then the whole graph becomes one OpenCL kernel (a reduction's
+consumers get kernels of their own). Dtypes and promotion follow NumPy 2
+(NEP 50: Python scalars are weak), whatever NumPy version is installed.
+"""
+import numpy as _np
+
+from . import _core
+from ._core import *  # noqa: F401,F403  (Array, operations, devices, stats)
+from ._core import Array, Error, _DeviceScope
+from . import random  # noqa: F401
+
+__all__ = [n for n in dir(_core) if not n.startswith("_")] + ["random", "device", "newaxis"]
+
+newaxis = None
+pi = _np.pi
+e = _np.e
+inf = _np.inf
+nan = _np.nan
+
+
+def device(dev):
+    """``with fusecl.device(dev):`` makes ``dev`` this thread's default device
+    for arrays created inside (``dev`` an open Device or an open_device spec).
+    Enter and leave it on one thread (the scope is per thread, like the C++
+    DeviceScope)."""
+    if isinstance(dev, str):
+        dev = _core.open_device(dev)
+    return _DeviceScope(dev)
+
+
+def _repr(self):
+    # Like NumPy's repr: evaluates, and summarizes large arrays ("...").
+    body = _np.array2string(self.numpy(), separator=", ", prefix="fusecl.Array(")
+    return "fusecl.Array(%s, dtype=%s)" % (body, self.dtype)
+
+
+def _str(self):
+    return str(self.numpy())
+
+
+def _iter(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d array")
+    for i in range(len(self)):
+        yield self[i]
+
+
+# NumPy ufuncs called on fusecl arrays (np.sin(a), ndarray + a) run as
+# fusecl operations and stay lazy; what fusecl lacks raises TypeError.
+_UFUNC_NAMES = {"absolute": "abs", "conjugate": None}
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    name = _UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
+    fn = getattr(_core, name, None) if name else None
+    if method != "__call__" or kwargs or fn is None:
+        return NotImplemented
+    return fn(*inputs)
+
+
+def _array_function(self, func, types, args, kwargs):
+    # np.sum(a), np.where(c, a, b), np.concatenate([...]): fusecl's function of
+    # the same name when there is one, else NumPy's on the evaluated values.
+    fn = getattr(_core, func.__name__, None)
+    if fn is None:
+        return NotImplemented
+    return fn(*args, **kwargs)
+
+
+Array.__repr__ = _repr
+Array.__str__ = _str
+Array.__iter__ = _iter
+Array.__array_ufunc__ = _array_ufunc
+Array.__array_function__ = _array_function
