@@ -87,17 +87,19 @@ std::optional<Operand> to_operand(const py::handle& x) {
     return o;
   }
   PyObject* p = x.ptr();
+  if (is_numpy_scalar(x)) {
+    // NumPy scalars are strong (NEP 50): np.float64(2) * float32 array is
+    // float64. Checked first: np.float64 is a subclass of Python's float.
+    o.dtype = from_numpy_dtype(x.attr("dtype"));
+    o.node = detail::make_scalar(o.dtype, scalar_bits(x.attr("item")(), o.dtype));
+    return o;
+  }
   if (PyBool_Check(p)) {
     o.strong = false, o.weak = WeakKind::Bool, o.dtype = DType::Bool;
   } else if (PyLong_Check(p)) {
     o.strong = false, o.weak = WeakKind::Int, o.dtype = DType::Int64;
   } else if (PyFloat_Check(p)) {
     o.strong = false, o.weak = WeakKind::Float, o.dtype = DType::Float64;
-  } else if (is_numpy_scalar(x)) {
-    // NumPy scalars are strong (NEP 50): np.float64(2) * float32 array is float64.
-    o.dtype = from_numpy_dtype(x.attr("dtype"));
-    o.node = detail::make_scalar(o.dtype, scalar_bits(x.attr("item")(), o.dtype));
-    return o;
   } else if (py::isinstance<py::array>(x) || PyList_Check(p) || PyTuple_Check(p)) {
     PyArray a = upload(x, default_device());
     o.node = a.node;

@@ -14,9 +14,23 @@ namespace {
       "a.numpy()[index]");
 }
 
+// operator.index(v) as int64 (TypeError for what is not an integer).
+std::int64_t index_value(const py::handle& v) {
+  PyObject* i = PyNumber_Index(v.ptr());
+  if (!i) throw py::error_already_set();
+  return py::cast<std::int64_t>(py::reinterpret_steal<py::object>(i));
+}
+
 std::optional<std::int64_t> opt_index(const py::handle& v) {
   if (v.is_none()) return std::nullopt;
-  return py::cast<std::int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr())));
+  return index_value(v);
+}
+
+// Arrays and sequences as indices are NumPy's fancy indexing (an ndarray
+// also has __index__, for its 0-d integer case).
+bool is_array_index(const py::handle& k) {
+  return py::isinstance<PyArray>(k) || py::isinstance<py::array>(k) || PyList_Check(k.ptr()) ||
+         PyTuple_Check(k.ptr());
 }
 
 PyArray getitem(const PyArray& a, const py::object& key) {
@@ -58,12 +72,12 @@ PyArray getitem(const PyArray& a, const py::object& key) {
       if (s.step == 0) throw py::value_error("slice step cannot be zero");
       spec.push_back(s);
       ++out_pos;
-    } else if (PyBool_Check(p)) {
+    } else if (PyBool_Check(p) || is_array_index(k)) {
       fancy_index();  // NumPy reads a bool as a 0-d mask
     } else if (PyIndex_Check(p)) {
       const int axis = int(spec.size());
       const std::int64_t dim = a.shape()[axis];
-      std::int64_t i = py::cast<std::int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(p)));
+      std::int64_t i = index_value(k);
       if (i < -dim || i >= dim)
         throw py::index_error("index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) +
                               " with size " + std::to_string(dim));
@@ -84,8 +98,8 @@ PyArray getitem(const PyArray& a, const py::object& key) {
 // Dimensions as reshape takes them: -1 allowed (so not a Shape yet).
 std::vector<std::int64_t> dims_of(const py::handle& shape) {
   std::vector<std::int64_t> dims;
-  if (PyIndex_Check(shape.ptr())) return {py::cast<std::int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(shape.ptr())))};
-  for (auto d : py::iter(shape)) dims.push_back(py::cast<std::int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(d.ptr()))));
+  if (PyIndex_Check(shape.ptr()) && !py::isinstance<py::array>(shape)) return {index_value(shape)};
+  for (auto d : py::iter(shape)) dims.push_back(index_value(d));
   return dims;
 }
 
