@@ -63,13 +63,22 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return fn(*inputs)
 
 
+def _to_numpy(x):
+    if isinstance(x, Array):
+        return x.numpy()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to_numpy(v) for v in x)
+    return x
+
+
 def _array_function(self, func, types, args, kwargs):
     # np.sum(a), np.where(c, a, b), np.concatenate([...]): fusecl's function of
-    # the same name when there is one, else NumPy's on the evaluated values.
+    # the same name, lazy, when there is one; any other NumPy function
+    # (np.shape, np.allclose, np.sort, ...) gets the evaluated values.
     fn = getattr(_core, func.__name__, None)
-    if fn is None:
-        return NotImplemented
-    return fn(*args, **kwargs)
+    if fn is not None and func.__module__.startswith("numpy") and "out" not in kwargs:
+        return fn(*args, **kwargs)
+    return func(*_to_numpy(args), **{k: _to_numpy(v) for k, v in kwargs.items()})
 
 
 Array.__repr__ = _repr

@@ -139,3 +139,13 @@ def test_two_threads_evaluate_at_once_and_the_gil_is_released():
         t.join()
     assert got == pytest.approx(want, rel=1e-5)
     assert longest < max(0.5 * one, 0.02), (longest, one)
+
+
+def test_other_numpy_functions_get_the_values():
+    x = np.array([3.0, 1.0, 2.0])
+    fx = fusecl.asarray(x)
+    assert np.shape(fx) == (3,)
+    np.testing.assert_array_equal(np.sort(fx), np.sort(x))
+    assert np.allclose(fx, x)
+    np.testing.assert_allclose(fx * 2, x * 2)
+    assert isinstance(np.sum(fx), fusecl.Array)  # fusecl's own: lazy
