@@ -31,6 +31,25 @@ void no_dtype_out(const char* name, const py::object& dtype, const py::object& o
     throw py::type_error(std::string("fusecl.") + name + ": out= is not supported; fusecl arrays are immutable");
 }
 
+// NumPy raises ValueError for min/max/argmin/argmax over nothing; the C++
+// API throws fusecl::Error, which would reach Python as fusecl.Error.
+void check_identity(Op op, const PyArray& a, const Axes& ax) {
+  if (op != Op::Min && op != Op::Max && op != Op::ArgMin && op != Op::ArgMax) return;
+  const Shape& s = a.shape();
+  bool empty = ax.all && s.size() == 0;
+  for (int axis : ax.axes) {
+    if (axis < -s.ndim() || axis >= s.ndim()) return;  // the C++ API reports a bad axis
+    empty |= s[axis < 0 ? axis + s.ndim() : axis] == 0;
+  }
+  if (empty) {
+    static const char* numpy_names[] = {"minimum", "maximum", "argmin", "argmax"};
+    const int i = op == Op::Min ? 0 : op == Op::Max ? 1 : op == Op::ArgMin ? 2 : 3;
+    throw py::value_error(i < 2 ? "zero-size array to reduction operation " + std::string(numpy_names[i]) +
+                                      " which has no identity"
+                                : "attempt to get " + std::string(numpy_names[i]) + " of an empty sequence");
+  }
+}
+
 }  // namespace
 
 void register_reductions(py::module_& m, py::class_<PyArray>& cls) {
@@ -47,6 +66,7 @@ void register_reductions(py::module_& m, py::class_<PyArray>& cls) {
       no_dtype_out(name, dtype, out);
       PyArray a = as_array(x);
       Axes ax = axes_arg(axis);
+      check_identity(op, a, ax);
       return PyArray{detail::make_reduce(op, a.node, ax.axes, ax.all, keepdims)};
     };
     if (index) {

@@ -121,6 +121,13 @@ def test_reductions_of_empty_and_errors():
     assert_matches(e.sum(axis=0), np.zeros(3, np.float32))
     assert_matches(e.sum(), np.float32(0))
     assert_matches(e.prod(axis=0), np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation minimum which has no identity"):
+        e.min()
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        e.max(axis=0)
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        e.argmax()
+    assert_matches(e.max(axis=1), np.zeros((0, 3), np.float32).max(axis=1))
     with pytest.raises(ValueError):
         fusecl.asarray(np.zeros((2, 3))).sum(axis=2)
     with pytest.raises(ValueError, match="duplicate value in 'axis'"):
