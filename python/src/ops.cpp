@@ -68,6 +68,19 @@ py::object true_divide(const py::handle& xh, const py::handle& yh, bool operator
                                          detail::make_cast(operand_node(*y, c), f))});
 }
 
+// `a ** 2` with a Python 2 or 2.0 is a * a, as NumPy's ** operator does
+// (its fast_scalar_power): exact where pow() is within ulps, and much cheaper.
+py::object pow_operator(const py::handle& xh, const py::handle& yh) {
+  const bool two = (PyLong_CheckExact(yh.ptr()) || PyFloat_CheckExact(yh.ptr())) &&
+                   PyObject_RichCompareBool(yh.ptr(), py::int_(2).ptr(), Py_EQ) == 1;
+  if (!two) return binary_op(Op::Pow, xh, yh, true);
+  auto x = to_operand(xh), y = to_operand(yh);
+  const DType p = common_dtype({&*x, &*y});
+  if (!binary_supported(Op::Pow, p, p)) unsupported("power", {&*x, &*y});
+  NodePtr n = p == x->dtype ? x->node : detail::make_cast(x->node, p);
+  return py::cast(PyArray{detail::binary(Op::Mul, n, n)});
+}
+
 PyArray unary_op(Op op, const py::handle& xh) {
   PyArray a = as_array(xh);
   if (!unary_supported(op, a.dtype()))
@@ -136,7 +149,8 @@ void register_ops(py::module_& m, py::class_<PyArray>& cls) {
   FUSECL_PY_OP("mul", Mul)
   FUSECL_PY_OP("floordiv", FloorDiv)
   FUSECL_PY_OP("mod", Mod)
-  FUSECL_PY_OP("pow", Pow)
+  cls.def("__pow__", [](const py::object& s, const py::object& o) { return pow_operator(s, o); });
+  cls.def("__rpow__", [](const py::object& s, const py::object& o) { return binary_op(Op::Pow, o, s, true); });
   FUSECL_PY_OP("and", BitAnd)
   FUSECL_PY_OP("or", BitOr)
   FUSECL_PY_OP("xor", BitXor)

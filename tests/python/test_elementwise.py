@@ -237,3 +237,18 @@ def test_numpy_ufuncs_on_fusecl_arrays_stay_lazy():
     assert isinstance(r, fusecl.Array)
     assert_matches(r, np.sin(x) * np.exp(x), 8)
     assert isinstance(x + fx, fusecl.Array)
+
+
+def test_square_operator_is_a_multiplication_as_in_numpy(rng):
+    x = edge_values(np.float32, 1000, rng)
+    i = edge_values(np.int16, 1000, rng)
+    fx, fi = fusecl.asarray(x), fusecl.asarray(i)
+    with np.errstate(all="ignore"):
+        assert_matches(fx ** 2, x ** 2)  # exactly: x * x
+        assert_matches(fx ** 2.0, x ** 2.0)
+        assert_matches(fi ** 2, i ** 2)
+        assert_matches(fi ** 2.0, i ** 2.0)  # float64 (NEP 50), squared exactly
+        assert_matches(fx ** 3, x ** 3, 16)
+    assert "pow" not in fusecl.kernel_source(fx ** 2)
+    b = np.array([True, False])
+    assert_matches(fusecl.asarray(b) ** 2, b.astype(np.int64) ** 2)  # NEP 50: bool with a Python int is int64
