@@ -4,6 +4,7 @@ on the device, its kernel built.
 
   sync : fusecl.eval(x * 2 + 1); fusecl.finish()   per evaluation (latency)
   async: 64 x fusecl.eval(x * 2 + 1), then one finish (throughput of queueing)
+  build: x * 2 + 1 without evaluating (what the binding itself adds per op)
   numpy: fusecl.sqrt(x * 2 + 1).numpy() on 4096 float32 (to NumPy and back, the
          issue's CuPy comparison) beside NumPy's own np.sqrt(x * 2 + 1)
 
@@ -56,12 +57,14 @@ def main():
     fh = fusecl.asarray(h)
     fusecl.eval(fh)
 
+    t_build = per_call(lambda: x * 2.0 + 1.0)  # the binding's own cost: two nodes, no device work
     t_sync = per_call(sync)
     t_async = per_call(batch) / BATCH
     t_round = per_call(lambda: fusecl.sqrt(fh * 2.0 + 1.0).numpy())
     t_np = per_call(lambda: np.sqrt(h * np.float32(2) + np.float32(1)))
     dev = fusecl.default_device()
     print(f"device: {dev.info['name']} ({dev.info['type']})")
+    print(f"build x*2+1 only (two graph nodes)        : {t_build * 1e6:8.1f} us per expression")
     print(f"sync  eval+finish of x*2+1 (1024 f32)     : {t_sync * 1e6:8.1f} us per evaluation")
     print(f"async eval of x*2+1, finish every {BATCH}      : {t_async * 1e6:8.1f} us per evaluation")
     print(f"sqrt(x*2+1).numpy() (4096 f32, download)  : {t_round * 1e6:8.1f} us per call")
