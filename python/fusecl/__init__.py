@@ -11,10 +11,10 @@ import numpy as _np
 
 from . import _core
 from ._core import *  # noqa: F401,F403  (Array, operations, devices, stats)
-from ._core import Array, Error, _DeviceScope
+from ._core import Array, Error, _DeviceScope, asarray
 from . import random  # noqa: F401
 
-__all__ = [n for n in dir(_core) if not n.startswith("_")] + ["random", "device", "newaxis"]
+__all__ = [n for n in dir(_core) if not n.startswith("_")] + ["random", "device", "newaxis", "square"]
 
 newaxis = None
 pi = _np.pi
@@ -57,7 +57,7 @@ _UFUNC_NAMES = {"absolute": "abs", "conjugate": None}
 
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     name = _UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
-    fn = getattr(_core, name, None) if name else None
+    fn = globals().get(name) if name else None
     if method != "__call__" or kwargs or fn is None:
         return NotImplemented
     return fn(*inputs)
@@ -75,10 +75,40 @@ def _array_function(self, func, types, args, kwargs):
     # np.sum(a), np.where(c, a, b), np.concatenate([...]): fusecl's function of
     # the same name, lazy, when there is one; any other NumPy function
     # (np.shape, np.allclose, np.sort, ...) gets the evaluated values.
-    fn = getattr(_core, func.__name__, None)
-    if fn is not None and func.__module__.startswith("numpy") and "out" not in kwargs:
+    fn = globals().get(func.__name__)
+    if callable(fn) and not isinstance(fn, type) and func.__module__.startswith("numpy") and "out" not in kwargs:
         return fn(*args, **kwargs)
     return func(*_to_numpy(args), **{k: _to_numpy(v) for k, v in kwargs.items()})
+
+
+def _inplace(op, name):
+    # fusecl arrays are immutable: `a += b` rebinds a to a new lazy array
+    # (other names for the old one keep the old value). Its dtype stays a's,
+    # as NumPy's in-place operators keep it, refusing the casts NumPy refuses.
+    def f(self, other):
+        r = op(self, other)
+        if r is NotImplemented:
+            return r
+        if r.dtype != self.dtype:
+            if not _np.can_cast(r.dtype, self.dtype, "same_kind"):
+                raise TypeError(f"Cannot cast ufunc '{name}' output from {r.dtype!r} to {self.dtype!r} "
+                                "with casting rule 'same_kind'")
+            r = r.astype(self.dtype)
+        return r
+    return f
+
+
+for _name, _ufunc in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
+                      ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"), ("and", "bitwise_and"),
+                      ("or", "bitwise_or"), ("xor", "bitwise_xor"), ("lshift", "left_shift"),
+                      ("rshift", "right_shift")]:
+    setattr(Array, f"__i{_name}__", _inplace(getattr(Array, f"__{_name}__"), _ufunc))
+
+
+def square(x):
+    """x * x (NumPy's square)."""
+    x = asarray(x)
+    return x * x
 
 
 Array.__repr__ = _repr

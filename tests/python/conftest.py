@@ -33,7 +33,7 @@ def edge_values(dtype, n, rng):
         v = rng.integers(lo, hi + 1, n, dtype=dt)
         edges = [ii.min, ii.max, 0, 1, ii.max - 1] + ([-1] if ii.min < 0 else [])
     k = min(n, len(edges))
-    v[:k] = np.array(edges[:k]).astype(dt)
+    v[:k] = np.array(edges[:k], dtype=dt)
     return v
 
 

@@ -252,3 +252,25 @@ def test_square_operator_is_a_multiplication_as_in_numpy(rng):
     assert "pow" not in fusecl.kernel_source(fx ** 2)
     b = np.array([True, False])
     assert_matches(fusecl.asarray(b) ** 2, b.astype(np.int64) ** 2)  # NEP 50: bool with a Python int is int64
+
+
+def test_inplace_operators_keep_the_dtype_as_numpy(rng):
+    x = rng.integers(-50, 50, 7).astype(np.int32)
+    f = fusecl.asarray(x)
+    g = f
+    f += 3
+    f *= 2
+    f //= 3
+    x2 = (x + 3) * 2 // 3
+    assert_matches(f, x2)
+    assert_matches(g, x)  # the old array is unchanged: fusecl arrays are immutable
+    h = fusecl.asarray(np.ones(3, np.float32))
+    h += 2.5
+    h += np.arange(3)  # int64 into float32: same kind, cast back
+    assert_matches(h, np.ones(3, np.float32) + 2.5 + np.arange(3, dtype=np.float32))
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output from dtype\\('float64'\\) to dtype\\('int32'\\)"):
+        f += 1.5
+    with pytest.raises(TypeError, match="same_kind"):
+        f /= 2
+    assert_matches(fusecl.square(f), x2 * x2)
+    assert_matches(np.square(f), x2 * x2)
