@@ -33,7 +33,7 @@ void register_creation(py::module_& m) {
   m.def("asarray", [](const py::object& x, const py::object& dtype, const py::object& device) {
     if (py::isinstance<PyArray>(x)) {
       PyArray a = x.cast<PyArray>();
-      if (!device.is_none()) a.node = detail::node_to_device(a.node, device.cast<Device>());
+      if (!device.is_none()) a.node = detail::node_to_device(a.node, device_arg(device));
       if (!dtype.is_none() && from_numpy_dtype(dtype) != a.dtype()) a.node = detail::make_cast(a.node, from_numpy_dtype(dtype));
       return a;
     }

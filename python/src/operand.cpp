@@ -150,6 +150,9 @@ py::tuple shape_tuple(const Shape& s) {
 
 Device device_arg(const py::object& device) {
   if (device.is_none()) return default_device();
+  if (!py::isinstance<Device>(device))
+    throw py::type_error("device= takes a fusecl.Device (open one once with fusecl.open_device(\"spec\")), not " +
+                         std::string(py::str(py::type::handle_of(device).attr("__name__"))));
   return device.cast<Device>();
 }
 

@@ -96,7 +96,12 @@ void register_runtime(py::module_& m) {
 
   m.def("eval", [](const py::args& arrays) {
     std::vector<NodePtr> nodes;
-    for (auto a : arrays) nodes.push_back(a.cast<const PyArray&>().node);
+    for (auto a : arrays) {
+      if (!py::isinstance<PyArray>(a))
+        throw py::type_error("fusecl.eval takes fusecl arrays, not " +
+                             std::string(py::str(py::type::handle_of(a).attr("__name__"))));
+      nodes.push_back(a.cast<const PyArray&>().node);
+    }
     py::gil_scoped_release release;
     detail::evaluate_nodes(nodes);
   }, "Evaluates the arrays (elementwise ones of one shape in one kernel); each then holds its device buffer.");

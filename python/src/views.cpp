@@ -85,7 +85,8 @@ PyArray getitem(const PyArray& a, const py::object& key) {
       spec.push_back(Slice{i, i + 1, 1});
       drop.push_back(axis);
     } else {
-      fancy_index();
+      throw py::index_error("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+                            "boolean arrays are valid indices (fusecl supports the first four)");
     }
   }
   add_full(ndim - int(spec.size()));

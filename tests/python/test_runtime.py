@@ -149,3 +149,23 @@ def test_other_numpy_functions_get_the_values():
     assert np.allclose(fx, x)
     np.testing.assert_allclose(fx * 2, x * 2)
     assert isinstance(np.sum(fx), fusecl.Array)  # fusecl's own: lazy
+
+
+def test_bad_arguments_raise_clear_exceptions():
+    x = fusecl.ones((2, 3))
+    with pytest.raises(IndexError, match="only integers, slices"):
+        x[1.5]
+    with pytest.raises(IndexError, match="only integers, slices"):
+        x["a"]
+    with pytest.raises(TypeError, match="fusecl.eval takes fusecl arrays, not int"):
+        fusecl.eval(x, 1)
+    with pytest.raises(TypeError, match="device= takes a fusecl.Device"):
+        fusecl.zeros(3, device="cpu")
+    with pytest.raises(TypeError, match="device= takes a fusecl.Device"):
+        fusecl.asarray(x, device=0)
+    with pytest.raises(ValueError, match="negative dimension"):
+        fusecl.zeros(-1)
+    with pytest.raises(TypeError):
+        fusecl.kernel_source(np.ones(3))
+    with pytest.raises(TypeError, match="unsupported operand"):
+        x + object()
