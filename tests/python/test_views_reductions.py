@@ -176,3 +176,43 @@ def test_generators():
     assert v.dtype == np.float32 and v.shape == (2, 500) and v.min() >= -2 and v.max() < 2
     g = fusecl.random.normal((100000,), seed=5, loc=3.0, scale=2.0).numpy()
     assert abs(g.mean() - 3) < 0.05 and abs(g.std() - 2) < 0.05
+
+
+def random_key(shape, rng):
+    key = []
+    for dim in shape:
+        r = rng.random()
+        if r < 0.3:
+            key.append(int(rng.integers(-dim, dim)) if dim else slice(None))
+        elif r < 0.9:
+            pick = lambda: None if rng.random() < 0.3 else int(rng.integers(-dim - 2, dim + 3))
+            step = [None, 1, 2, 3, -1, -2, -3][int(rng.integers(0, 7))]
+            key.append(slice(pick(), pick(), step))
+        else:
+            key.append(None)
+            key.append(slice(None))
+    if rng.random() < 0.3:
+        key.insert(int(rng.integers(0, len(key) + 1)), Ellipsis)
+        key = key[: len(key) - 1] if len(key) > 1 else key
+    return tuple(key)
+
+
+def test_random_basic_indexing_against_numpy(rng):
+    # Shapes with 1 to 4 axes, sizes 0 to 6; keys of integers, slices with any
+    # start, stop and step (out of range included), None and Ellipsis; then a
+    # second index on the view and an operation reading it.
+    for _ in range(150):
+        shape = tuple(int(d) for d in rng.integers(0, 7, int(rng.integers(1, 5))))
+        x = rng.standard_normal(shape).astype(np.float32)
+        fx = fusecl.asarray(x)
+        key = random_key(shape, rng)
+        try:
+            want = x[key]
+        except IndexError:
+            with pytest.raises(IndexError):
+                fx[key]
+            continue
+        got = fx[key]
+        assert_matches(got, want, 0, f"x{shape}[{key}]")
+        if want.ndim:
+            assert_matches(got[::-1] + 1, want[::-1] + 1, 0, f"x{shape}[{key}][::-1] + 1")
