@@ -12,7 +12,11 @@
 #                              simulator the Oclgrind test runs kernels under;
 #                              registered only privately by that test, never in
 #                              /etc/OpenCL/vendors) and python3-numpy, python3-numexpr
-#                              (the test that NumPy's results agree with fusecl's)
+#                              (the test that NumPy's results agree with fusecl's),
+#                              and the --python packages (the Python module's pytest tests)
+#   scripts/setup.sh --python  the same as without options, plus python3-dev, pybind11-dev,
+#                              python3-numpy and python3-pytest: the `import fusecl` module,
+#                              its examples and its tests
 #
 # Only packages that are not installed yet are installed, and `apt-get update`
 # runs only when something is missing, so running it again is quick and changes
@@ -26,14 +30,15 @@ log() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,19s/^# \{0,1\}//p' "$0"
+  sed -n '2,23s/^# \{0,1\}//p' "$0"
 }
 
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(gnuplot-nox python3-numpy python3-numexpr) ;;
     --numpy) packages+=(python3-numpy python3-numexpr) ;;
-    --test) packages+=(oclgrind python3-numpy python3-numexpr) ;;
+    --test) packages+=(oclgrind python3-numpy python3-numexpr python3-dev pybind11-dev python3-pytest) ;;
+    --python) packages+=(python3-dev pybind11-dev python3-numpy python3-pytest) ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument '$arg'" ;;
   esac

@@ -1,0 +1,84 @@
+// Shared pieces of the Python binding: the type-erased array, dtype and
+// operand conversion. Each .cpp file here registers one group of functions.
+//
+// fusecl::Array<T> fixes its dtype at compile time; a Python array's dtype is
+// known only at run time. PyArray therefore holds the graph node that every
+// Array<T> wraps (detail::NodePtr) and calls the same non-template graph
+// builders the templates forward to (array.hpp, reduce.hpp, views.hpp,
+// generate.hpp), with the dtype rules evaluated at run time by the very
+// constexpr functions the templates use (dtype.hpp, result_type.hpp). So a
+// Python expression and the same C++ expression build the same graph.
+#pragma once
+
+#include <fusecl/fusecl.hpp>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusecl::py_binding {
+
+namespace py = pybind11;
+using detail::NodePtr;
+
+/// fusecl.Array: one node of the lazy graph, of any dtype.
+struct PyArray {
+  NodePtr node;
+  DType dtype() const { return detail::node_dtype(node); }
+  const Shape& shape() const { return detail::node_shape(node); }
+};
+
+// ---- dtypes (dtypes.cpp) ----
+/// NumPy's dtype for d.
+py::dtype to_numpy_dtype(DType d);
+/// fusecl's dtype for anything np.dtype() accepts; TypeError (saying what to
+/// do instead) for float16, complex, strings, objects, datetimes.
+DType from_numpy_dtype(const py::handle& dtype_like);
+
+// ---- operands (operand.cpp) ----
+/// A Python operand of an operation: an array (strong), a NumPy scalar
+/// (strong, NEP 50) or a Python bool/int/float (weak).
+struct Operand {
+  NodePtr node;              // arrays and NumPy scalars
+  DType dtype = DType::Bool; // its dtype; for a weak scalar the dtype it would have alone
+  bool strong = true;
+  WeakKind weak = WeakKind::Int;
+  py::object value;          // a weak scalar's Python value
+};
+/// Interprets x; nullopt when x is of no type an operation accepts (the
+/// operator then returns NotImplemented). ndarrays and lists are uploaded.
+std::optional<Operand> to_operand(const py::handle& x);
+/// The operand as a node of dtype d: a weak scalar becomes a kernel argument
+/// of dtype d (OverflowError when a Python int does not fit, as NumPy 2).
+NodePtr operand_node(const Operand& x, DType d);
+/// NumPy 2's result dtype of operands (arrays first, weak scalars against them).
+DType common_dtype(const std::vector<const Operand*>& xs);
+/// The bits of a Python scalar converted to dtype d (make_scalar's argument).
+std::uint64_t scalar_bits(const py::handle& value, DType d);
+/// x as an array (asarray for anything else).
+PyArray as_array(const py::handle& x);
+
+// ---- shapes (operand.cpp) ----
+Shape to_shape(const py::handle& shape);
+py::tuple shape_tuple(const Shape& s);
+/// The device argument of a creation function (None: this thread's default).
+Device device_arg(const py::object& device);
+
+// ---- host transfers (transfer.cpp) ----
+PyArray upload(const py::handle& ndarray_like, const Device& dev);
+py::array download(const PyArray& a);
+
+// ---- registration ----
+void register_dtypes(py::module_& m);
+void register_array(py::module_& m, py::class_<PyArray>& cls);
+void register_ops(py::module_& m, py::class_<PyArray>& cls);
+void register_reductions(py::module_& m, py::class_<PyArray>& cls);
+void register_indexing(py::module_& m, py::class_<PyArray>& cls);
+void register_creation(py::module_& m);
+void register_runtime(py::module_& m);
+
+}  // namespace fusecl::py_binding

@@ -1,0 +1,186 @@
+// Elementwise operations: Python operators (with reflected forms), every
+// elementwise function of the C++ API under NumPy's name (the C++ name as an
+// alias where it differs), true division, where, fma, clip and astype.
+#include "binding.hpp"
+
+#include <string_view>
+
+namespace fusecl::py_binding {
+
+namespace {
+
+std::string types_str(const std::vector<const Operand*>& xs) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (i) s += ", ";
+    s += xs[i]->strong ? std::string(dtype_name(xs[i]->dtype))
+                       : std::string(py::str(py::type::handle_of(xs[i]->value).attr("__name__")));
+  }
+  return s + ")";
+}
+
+[[noreturn]] void unsupported(std::string_view name, const std::vector<const Operand*>& xs) {
+  throw py::type_error("ufunc '" + std::string(name) + "' not supported for the input types " + types_str(xs) +
+                       " (NumPy raises TypeError here too)");
+}
+
+// NumPy needs an array among the operands to know a dtype; with only Python
+// scalars, the first becomes a 0-d array of NumPy's default dtype.
+void ensure_strong(Operand& x, const Operand& y) {
+  if (x.strong || y.strong) return;
+  PyArray a = upload(x.value, default_device());
+  x.node = a.node, x.dtype = a.dtype(), x.strong = true;
+}
+
+Operand need_operand(const py::handle& x, std::string_view name) {
+  auto o = to_operand(x);
+  if (!o)
+    throw py::type_error("fusecl." + std::string(name) + ": unsupported operand type " +
+                         std::string(py::str(py::type::handle_of(x).attr("__name__"))));
+  return *o;
+}
+
+}  // namespace
+
+py::object binary_op(Op op, const py::handle& xh, const py::handle& yh, bool operator_form) {
+  auto x = to_operand(xh), y = to_operand(yh);
+  if (!x || !y) {
+    if (operator_form) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    (void)need_operand(xh, op_name(op)), (void)need_operand(yh, op_name(op));
+  }
+  ensure_strong(*x, *y);
+  const DType p = common_dtype({&*x, &*y});
+  if (!binary_supported(op, p, p)) unsupported(op_name(op), {&*x, &*y});
+  return py::cast(PyArray{detail::binary(op, operand_node(*x, p), operand_node(*y, p))});
+}
+
+py::object true_divide(const py::handle& xh, const py::handle& yh, bool operator_form) {
+  auto x = to_operand(xh), y = to_operand(yh);
+  if (!x || !y) {
+    if (operator_form) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    (void)need_operand(xh, "divide"), (void)need_operand(yh, "divide");
+  }
+  ensure_strong(*x, *y);
+  // As fusecl::true_divide: integers and bool of any width divide in float64.
+  const DType c = common_dtype({&*x, &*y});
+  const DType f = is_float(c) ? c : DType::Float64;
+  return py::cast(PyArray{detail::binary(Op::Div, detail::make_cast(operand_node(*x, c), f),
+                                         detail::make_cast(operand_node(*y, c), f))});
+}
+
+// `a ** 2` with a Python 2 or 2.0 is a * a, as NumPy's ** operator does
+// (its fast_scalar_power): exact where pow() is within ulps, and much cheaper.
+py::object pow_operator(const py::handle& xh, const py::handle& yh) {
+  const bool two = (PyLong_CheckExact(yh.ptr()) || PyFloat_CheckExact(yh.ptr())) &&
+                   PyObject_RichCompareBool(yh.ptr(), py::int_(2).ptr(), Py_EQ) == 1;
+  if (!two) return binary_op(Op::Pow, xh, yh, true);
+  auto x = to_operand(xh), y = to_operand(yh);
+  const DType p = common_dtype({&*x, &*y});
+  if (!binary_supported(Op::Pow, p, p)) unsupported("power", {&*x, &*y});
+  NodePtr n = p == x->dtype ? x->node : detail::make_cast(x->node, p);
+  return py::cast(PyArray{detail::binary(Op::Mul, n, n)});
+}
+
+PyArray unary_op(Op op, const py::handle& xh) {
+  PyArray a = as_array(xh);
+  if (!unary_supported(op, a.dtype()))
+    throw py::type_error("ufunc '" + std::string(op_name(op)) + "' not supported for the input type " +
+                         std::string(dtype_name(a.dtype())) + " (NumPy raises TypeError here too)");
+  return PyArray{detail::unary(op, a.node)};
+}
+
+PyArray where_op(const py::handle& ch, const py::handle& xh, const py::handle& yh) {
+  Operand c = need_operand(ch, "where"), x = need_operand(xh, "where"), y = need_operand(yh, "where");
+  if (!c.strong && !x.strong && !y.strong) {
+    PyArray a = upload(c.value, default_device());
+    c.node = a.node, c.dtype = a.dtype(), c.strong = true;
+  }
+  const DType p = ternary_compute(Op::Where, common_dtype({&x, &y}));
+  const DType cd = c.strong ? c.dtype : DType::Bool;
+  return PyArray{detail::ternary(Op::Where, operand_node(c, cd), operand_node(x, p), operand_node(y, p))};
+}
+
+PyArray fma_op(const py::handle& ah, const py::handle& bh, const py::handle& ch) {
+  Operand a = need_operand(ah, "fma"), b = need_operand(bh, "fma"), c = need_operand(ch, "fma");
+  ensure_strong(a, b);
+  const DType p = common_dtype({&a, &b, &c});
+  return PyArray{detail::ternary(Op::Fma, operand_node(a, p), operand_node(b, p), operand_node(c, p))};
+}
+
+void register_ops(py::module_& m, py::class_<PyArray>& cls) {
+  // Every `fn` row of op.hpp under its NumPy name, and its C++ name as an alias.
+  struct Row { Op op; std::string_view numpy, cxx, api; OpClass cls; };
+#define FUSECL_PY_ROW(e, n, cls, api, cxx, rule, acc) Row{Op::e, #n, #cxx, #api, OpClass::cls},
+  static constexpr Row rows[] = {FUSECL_ELEMENTWISE_OPS(FUSECL_PY_ROW)};
+#undef FUSECL_PY_ROW
+  for (const Row& r : rows) {
+    if (r.api != "fn") continue;
+    std::vector<std::string> names{std::string(r.numpy)};
+    if (r.cxx != r.numpy) names.emplace_back(r.cxx);
+    const Op op = r.op;
+    for (const std::string& name : names) {
+      if (r.cls == OpClass::Unary)
+        m.def(name.c_str(), [op](const py::object& x) { return unary_op(op, x); }, py::arg("x"));
+      else
+        m.def(name.c_str(), [op](const py::object& x, const py::object& y) { return binary_op(op, x, y, false); },
+              py::arg("x1"), py::arg("x2"));
+    }
+  }
+  // NumPy's other names for the same functions.
+  m.attr("absolute") = m.attr("abs");
+  m.attr("mod") = m.attr("remainder");
+  m.attr("bitwise_not") = m.attr("invert");
+  m.attr("pow") = m.attr("power");
+  m.def("true_divide", [](const py::object& x, const py::object& y) { return true_divide(x, y, false); });
+  m.attr("divide") = m.attr("true_divide");
+  m.def("where", &where_op, py::arg("condition"), py::arg("x"), py::arg("y"));
+  m.def("fma", &fma_op);
+  m.def("clip", [](const py::object& x, const py::object& lo, const py::object& hi) {
+    return binary_op(Op::Minimum, binary_op(Op::Maximum, x, lo, false), hi, false);
+  });
+
+  // Operators. A binary operator with an operand of no known type returns
+  // NotImplemented, so Python tries the other side's, then raises TypeError.
+#define FUSECL_PY_OP(PYNAME, OP)                                                                           \
+  cls.def("__" PYNAME "__", [](const py::object& s, const py::object& o) { return binary_op(Op::OP, s, o, true); }); \
+  cls.def("__r" PYNAME "__", [](const py::object& s, const py::object& o) { return binary_op(Op::OP, o, s, true); });
+  FUSECL_PY_OP("add", Add)
+  FUSECL_PY_OP("sub", Sub)
+  FUSECL_PY_OP("mul", Mul)
+  FUSECL_PY_OP("floordiv", FloorDiv)
+  FUSECL_PY_OP("mod", Mod)
+  cls.def("__pow__", [](const py::object& s, const py::object& o) { return pow_operator(s, o); });
+  cls.def("__rpow__", [](const py::object& s, const py::object& o) { return binary_op(Op::Pow, o, s, true); });
+  FUSECL_PY_OP("and", BitAnd)
+  FUSECL_PY_OP("or", BitOr)
+  FUSECL_PY_OP("xor", BitXor)
+  FUSECL_PY_OP("lshift", Shl)
+  FUSECL_PY_OP("rshift", Shr)
+#undef FUSECL_PY_OP
+  cls.def("__truediv__", [](const py::object& s, const py::object& o) { return true_divide(s, o, true); });
+  cls.def("__rtruediv__", [](const py::object& s, const py::object& o) { return true_divide(o, s, true); });
+#define FUSECL_PY_CMP(PYNAME, OP) \
+  cls.def("__" PYNAME "__", [](const py::object& s, const py::object& o) { return binary_op(Op::OP, s, o, true); });
+  FUSECL_PY_CMP("eq", Eq)
+  FUSECL_PY_CMP("ne", Ne)
+  FUSECL_PY_CMP("lt", Lt)
+  FUSECL_PY_CMP("le", Le)
+  FUSECL_PY_CMP("gt", Gt)
+  FUSECL_PY_CMP("ge", Ge)
+#undef FUSECL_PY_CMP
+  cls.attr("__hash__") = py::none();  // == is elementwise, as on ndarrays
+  cls.def("__neg__", [](const py::object& s) { return unary_op(Op::Neg, s); });
+  cls.def("__pos__", [](const PyArray& s) { return s; });
+  cls.def("__invert__", [](const py::object& s) { return unary_op(Op::BitNot, s); });
+  cls.def("__abs__", [](const py::object& s) { return unary_op(Op::Abs, s); });
+  // In-place operators would need mutable arrays; Python falls back to
+  // `a = a + b` (a new lazy array), which is what fusecl does anyway.
+
+  cls.def("astype", [](const PyArray& a, const py::object& dtype) {
+    const DType d = from_numpy_dtype(dtype);
+    if (d == a.dtype()) return a;
+    return PyArray{detail::make_cast(a.node, d)};
+  }, py::arg("dtype"));
+}
+
+}  // namespace fusecl::py_binding

@@ -1,0 +1,276 @@
+# Every elementwise function and operator against NumPy, for every dtype, on
+# random data with edge values, at sizes 0, 1, 7 and 1000. All functions of one
+# dtype are evaluated together (one fusecl.eval: few kernels to compile).
+import operator
+
+import numpy as np
+import pytest
+
+import fusecl
+from conftest import DTYPES, SIZES, assert_matches, edge_values
+
+# fusecl name -> (NumPy reference, ulps allowed for float results)
+UNARY = {
+    "negative": (np.negative, 0), "logical_not": (np.logical_not, 0), "invert": (np.invert, 0),
+    "abs": (np.abs, 0), "sqrt": (np.sqrt, 3), "rsqrt": (lambda x: 1 / np.sqrt(x), 3), "cbrt": (np.cbrt, 2),
+    "exp": (np.exp, 3), "exp2": (np.exp2, 3), "expm1": (np.expm1, 3), "log": (np.log, 3), "log2": (np.log2, 3),
+    "log10": (np.log10, 3), "log1p": (np.log1p, 2), "sin": (np.sin, 4), "cos": (np.cos, 4), "tan": (np.tan, 5),
+    "arcsin": (np.arcsin, 4), "arccos": (np.arccos, 4), "arctan": (np.arctan, 5), "sinh": (np.sinh, 4),
+    "cosh": (np.cosh, 4), "tanh": (np.tanh, 5), "arcsinh": (np.arcsinh, 4), "arccosh": (np.arccosh, 4),
+    "arctanh": (np.arctanh, 5), "floor": (np.floor, 0), "ceil": (np.ceil, 0), "round": (np.round, 0),
+    "trunc": (np.trunc, 0), "sign": (np.sign, 0), "isnan": (np.isnan, 0), "isinf": (np.isinf, 0),
+    "isfinite": (np.isfinite, 0),
+}
+# NumPy has no float16 in fusecl: math functions of 8- and 16-bit integers
+# compute in float32 (NumPy: float16), so the reference gets float32 input.
+MATH = {"sqrt", "rsqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+        "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"}
+
+BINARY = {
+    "add": (np.add, 0), "subtract": (np.subtract, 0), "multiply": (np.multiply, 0),
+    "true_divide": (np.true_divide, 0), "floor_divide": (np.floor_divide, 3), "remainder": (np.remainder, 0),
+    "equal": (np.equal, 0), "not_equal": (np.not_equal, 0), "less": (np.less, 0), "less_equal": (np.less_equal, 0),
+    "greater": (np.greater, 0), "greater_equal": (np.greater_equal, 0), "logical_and": (np.logical_and, 0),
+    "logical_or": (np.logical_or, 0), "bitwise_and": (np.bitwise_and, 0), "bitwise_or": (np.bitwise_or, 0),
+    "bitwise_xor": (np.bitwise_xor, 0), "left_shift": (np.left_shift, 0), "right_shift": (np.right_shift, 0),
+    "arctan2": (np.arctan2, 6), "power": (np.power, 16), "hypot": (np.hypot, 4), "fmin": (np.fmin, 0),
+    "fmax": (np.fmax, 0), "minimum": (np.minimum, 0), "maximum": (np.maximum, 0),
+}
+BINARY_MATH = {"arctan2", "hypot"}
+
+
+def float_for(dt):
+    dt = np.dtype(dt)
+    if dt.kind == "f":
+        return dt
+    return np.dtype(np.float32) if dt.itemsize <= 2 else np.dtype(np.float64)
+
+
+def reference_unary(name, x):
+    ref, _ = UNARY[name]
+    if name in MATH:
+        x = x.astype(float_for(x.dtype))
+    elif name in ("floor", "ceil", "round", "trunc") and x.dtype.kind != "f":
+        return x.copy()  # the identity on integers, as NumPy >= 2.3
+    with np.errstate(all="ignore"):
+        return ref(x)
+
+
+# PoCL's float32 sin/cos/tan on vectors (fusecl's 16-wide kernels on a CPU)
+# go wrong in every lane once one lane's argument passes about 1e7: sin(1e-3)
+# comes out as 0.008 beside a 1e10 (test_pocl_vector_trig_with_huge_lane
+# below). The main test keeps float32 trig arguments under that.
+TRIG = {"sin", "cos", "tan"}
+
+
+def tame_trig(x):
+    if x.dtype == np.float32:
+        return np.where(np.abs(x) > 1e6, np.float32(3), x).astype(np.float32)
+    return x
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_unary_functions(dtype, rng):
+    for n in SIZES:
+        x = edge_values(dtype, n, rng)
+        fx = fusecl.asarray(x)
+        xt = tame_trig(x)
+        fxt = fusecl.asarray(xt)
+        got, want = {}, {}
+        for name in UNARY:
+            xi, fxi = (xt, fxt) if name in TRIG else (x, fx)
+            try:
+                w = reference_unary(name, xi)
+            except TypeError:
+                with pytest.raises(TypeError, match=name if name != "abs" else "abs"):
+                    getattr(fusecl, name)(fxi)
+                continue
+            got[name], want[name] = getattr(fusecl, name)(fxi), w
+        fusecl.eval(*got.values())
+        for name in got:
+            assert_matches(got[name], want[name], UNARY[name][1], f"{name}({np.dtype(dtype).name}, n={n})")
+
+
+@pytest.mark.xfail(strict=False, reason="PoCL's vector float32 sin is wrong in all lanes when one lane is huge; "
+                   "a device library bug, reported to the lead (passes on other devices)")
+def test_pocl_vector_trig_with_huge_lane():
+    z = np.array([1e10, 1e-3] * 8, np.float32)
+    assert_matches(fusecl.sin(fusecl.asarray(z)), np.sin(z), 4, "sin beside a huge lane")
+
+
+# NumPy computes bool // bool, bool % bool and bool shifts in int8; fusecl's C++ API has no
+# floor_divide or remainder on bool (NoBool rule), nor shifts (Integer rule), nor power (NoBool): TypeError.
+KNOWN_DIFFERENCES = {("floor_divide", "bool"), ("remainder", "bool"), ("left_shift", "bool"), ("right_shift", "bool"),
+                     ("power", "bool")}
+
+
+def binary_operands(da, db, n, rng):
+    x = edge_values(da, n, rng)
+    y = edge_values(db, n, rng)[::-1].copy()  # other edge pairs than x's
+    return x, y
+
+
+def reference_binary(name, x, y):
+    ref, _ = BINARY[name]
+    p = np.result_type(x, y)
+    if name in BINARY_MATH:
+        x, y = x.astype(float_for(p)), y.astype(float_for(p))
+    if name in ("left_shift", "right_shift") and p.kind in "iu":
+        y = (np.abs(y.astype(np.int64)) % (8 * p.itemsize)).astype(y.dtype)  # shifts within the width
+    if name == "power" and p.kind in "iu":
+        y = (np.abs(y.astype(np.int64)) % 5).astype(y.dtype)  # NumPy raises for negative integer powers
+    with np.errstate(all="ignore"):
+        return ref(x, y), y
+
+
+PAIRS = [(d, d) for d in DTYPES] + [
+    (np.int8, np.uint8), (np.int32, np.uint32), (np.int64, np.uint64), (np.int32, np.float32), (np.int16, np.float32),
+    (np.uint8, np.float64), (np.bool_, np.int32), (np.float32, np.float64), (np.uint16, np.int64), (np.bool_, np.float32)]
+
+
+@pytest.mark.parametrize("da,db", PAIRS, ids=lambda d: np.dtype(d).name)
+def test_binary_functions(da, db, rng):
+    for n in SIZES:
+        x, y0 = binary_operands(da, db, n, rng)
+        fx = fusecl.asarray(x)
+        got, want = {}, {}
+        for name in BINARY:
+            if (name, np.result_type(x, y0).name) in KNOWN_DIFFERENCES:
+                with pytest.raises(TypeError, match="not supported"):
+                    getattr(fusecl, name)(fx, fusecl.asarray(y0))
+                continue
+            try:
+                w, y = reference_binary(name, x, y0)
+            except TypeError:
+                with pytest.raises(TypeError):
+                    getattr(fusecl, name)(fx, fusecl.asarray(y0))
+                continue
+            got[name], want[name] = getattr(fusecl, name)(fx, fusecl.asarray(y)), w
+        fusecl.eval(*got.values())
+        for name in got:
+            assert_matches(got[name], want[name], BINARY[name][1],
+                           f"{name}({np.dtype(da).name}, {np.dtype(db).name}, n={n})")
+
+
+OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+             operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
+             operator.and_, operator.or_, operator.xor]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64, np.uint8, np.bool_], ids=lambda d: np.dtype(d).name)
+def test_operators_and_reflected(dtype, rng):
+    x, y = binary_operands(dtype, dtype, 7, rng)
+    fx, fy = fusecl.asarray(x), fusecl.asarray(y)
+    for op in OPERATORS:
+        if dtype == np.bool_ and op in (operator.floordiv, operator.mod):  # KNOWN_DIFFERENCES
+            with pytest.raises(TypeError):
+                op(fx, fy)
+            continue
+        with np.errstate(all="ignore"):
+            try:
+                want = op(x, y)
+            except TypeError:
+                with pytest.raises(TypeError):
+                    op(fx, fy)
+                continue
+        assert_matches(op(fx, fy), want, 3, f"{op.__name__} arrays")
+        assert_matches(op(x, fy), want, 3, f"{op.__name__} ndarray, fusecl (reflected)")
+        assert_matches(op(fx, y), want, 3, f"{op.__name__} fusecl, ndarray")
+    with np.errstate(all="ignore"):
+        for op in (operator.neg, operator.invert, abs):
+            try:
+                want = op(x)
+            except TypeError:
+                with pytest.raises(TypeError):
+                    op(fx)
+                continue
+            assert_matches(op(fx), want, 0, op.__name__)
+
+
+def test_pow_operator_and_shifts(rng):
+    x = rng.integers(-5, 6, 7).astype(np.int32)
+    e = rng.integers(0, 4, 7).astype(np.int32)
+    fx, fe = fusecl.asarray(x), fusecl.asarray(e)
+    assert_matches(fx ** fe, x ** e)
+    assert_matches(2 ** fe, 2 ** e)
+    assert_matches(fx ** 2, x ** 2)
+    assert_matches(fx << 3, x << 3)
+    assert_matches(1 << fe, 1 << e)
+    assert_matches(fx >> fe, x >> e)
+
+
+def test_where_clip_fma_astype(rng):
+    x = edge_values(np.float32, 1000, rng)
+    y = edge_values(np.int16, 1000, rng)
+    c = x > 0
+    fx, fy, fc = fusecl.asarray(x), fusecl.asarray(y), fusecl.asarray(c)
+    assert_matches(fusecl.where(fc, fx, fy), np.where(c, x, y))
+    assert_matches(fusecl.where(fx > 0, fx, 0.0), np.where(c, x, np.float32(0)))
+    assert_matches(fusecl.where(fc, 1, 2.5), np.where(c, 1, 2.5))
+    assert_matches(np.where(fc, fx, fy), np.where(c, x, y))  # NumPy's function dispatches to fusecl's
+    with np.errstate(all="ignore"):
+        assert_matches(fusecl.clip(fx, -1.0, 1.0), np.clip(x, -1.0, 1.0))
+        assert_matches(fusecl.fma(fx, fx, 1.0), (x.astype(np.float64) * x + 1).astype(np.float32), 1)
+    for to in DTYPES:
+        if np.dtype(to).kind in "iu":  # float -> int of NaN/inf/out of range is undefined in C and NumPy
+            src = y
+        else:
+            src = x
+        with np.errstate(all="ignore"):
+            assert_matches(fusecl.asarray(src).astype(to), src.astype(to), 0, f"astype {np.dtype(to).name}")
+
+
+def test_aliases_are_the_same_functions():
+    assert fusecl.arcsin is not None and fusecl.asin is not None
+    x = fusecl.asarray(np.array([0.5, -0.25]))
+    for numpy_name, cxx in [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("arctan2", "atan2"),
+                            ("power", "pow"), ("absolute", "abs"), ("remainder", "mod"), ("std", "stddev")]:
+        f, g = getattr(fusecl, numpy_name), getattr(fusecl, cxx)
+        args = (x, x) if numpy_name in ("arctan2", "power", "remainder") else (x,)
+        np.testing.assert_array_equal(f(*args).numpy(), g(*args).numpy())
+
+
+def test_numpy_ufuncs_on_fusecl_arrays_stay_lazy():
+    x = np.linspace(0, 1, 7)
+    fx = fusecl.asarray(x)
+    r = np.sin(fx) * np.exp(fx)
+    assert isinstance(r, fusecl.Array)
+    assert_matches(r, np.sin(x) * np.exp(x), 8)
+    assert isinstance(x + fx, fusecl.Array)
+
+
+def test_square_operator_is_a_multiplication_as_in_numpy(rng):
+    x = edge_values(np.float32, 1000, rng)
+    i = edge_values(np.int16, 1000, rng)
+    fx, fi = fusecl.asarray(x), fusecl.asarray(i)
+    with np.errstate(all="ignore"):
+        assert_matches(fx ** 2, x ** 2)  # exactly: x * x
+        assert_matches(fx ** 2.0, x ** 2.0)
+        assert_matches(fi ** 2, i ** 2)
+        assert_matches(fi ** 2.0, i ** 2.0)  # float64 (NEP 50), squared exactly
+        assert_matches(fx ** 3, x ** 3, 16)
+    assert "pow" not in fusecl.kernel_source(fx ** 2)
+    b = np.array([True, False])
+    assert_matches(fusecl.asarray(b) ** 2, b.astype(np.int64) ** 2)  # NEP 50: bool with a Python int is int64
+
+
+def test_inplace_operators_keep_the_dtype_as_numpy(rng):
+    x = rng.integers(-50, 50, 7).astype(np.int32)
+    f = fusecl.asarray(x)
+    g = f
+    f += 3
+    f *= 2
+    f //= 3
+    x2 = (x + 3) * 2 // 3
+    assert_matches(f, x2)
+    assert_matches(g, x)  # the old array is unchanged: fusecl arrays are immutable
+    h = fusecl.asarray(np.ones(3, np.float32))
+    h += 2.5
+    h += np.arange(3)  # int64 into float32: same kind, cast back
+    assert_matches(h, np.ones(3, np.float32) + 2.5 + np.arange(3, dtype=np.float32))
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output from dtype\\('float64'\\) to dtype\\('int32'\\)"):
+        f += 1.5
+    with pytest.raises(TypeError, match="same_kind"):
+        f /= 2
+    assert_matches(fusecl.square(f), x2 * x2)
+    assert_matches(np.square(f), x2 * x2)
