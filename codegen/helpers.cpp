@@ -273,6 +273,22 @@ std::string split_pow(HelperSet& h, int width) {
                          "(x.lo, y.lo), " + half + "(x.hi, y.hi));\n}\n");
 }
 
+// The bound is far below where PoCL's vector path goes wrong (between 3e6 and
+// 1e7 in tests) and far above where sin, cos and tan of float carry any
+// precision about the argument's fraction of a period, so the fallback runs
+// only on data where the answer is noise anyway, and costs one compare per
+// vector elsewhere.
+std::string lanewise_large_trig(HelperSet& h, const char* fn, int width) {
+  const std::string w = std::to_string(width), T = "float" + w;
+  const std::string name = std::string("fcl_") + fn + "_lanes_" + T;
+  return h.use(name, "static inline " + T + " " + name + "(" + T + " x) {\n" +
+                         "  if (!any(fabs(x) > 1e5f)) return " + fn + "(x);\n" +
+                         "  float a[" + w + "];\n" +
+                         "  vstore" + w + "(x, 0, a);\n" +
+                         "  for (int i = 0; i < " + w + "; ++i) a[i] = " + fn + "(a[i]);\n" +
+                         "  return vload" + w + "(0, a);\n}\n");
+}
+
 // Wrapping integer +, -, *: through the unsigned type (no undefined overflow).
 std::string int_arith(const char* op, DType t, const std::string& x, const std::string& y, int width) {
   const Types ty = types_of(t, width);

@@ -50,6 +50,13 @@ std::string helper(HelperSet& h, const char* base, const char* tmpl, DType t, in
 /// Adds the float64 pow of `width` (8 or 16) lanes, done as double4 halves, and returns its name.
 std::string split_pow(HelperSet& h, int width);
 
+/// Adds float32 `fn` (sin, cos, tan) of `width` (> 1) lanes that falls back
+/// to the scalar built-in, lane by lane, when any lane's magnitude passes
+/// 1e5, and returns its name. PoCL's vector sin/cos/tan of float are wrong in
+/// every lane of a vector with a lane beyond about 1e7 (sin(1e-3) gives 0.008
+/// beside 1e10), while its scalar ones are right.
+std::string lanewise_large_trig(HelperSet& h, const char* fn, int width);
+
 /// x op y (op "+", "-" or "*") on integers of dtype t, wrapping.
 std::string int_arith(const char* op, DType t, const std::string& x, const std::string& y, int width);
 

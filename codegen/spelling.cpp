@@ -60,6 +60,13 @@ std::string builtin(const Spelling& r, const Operands& o) {
   return op_class(r.op) == OpClass::Binary ? call(r.text, o.x, o.y) : call(r.text, o.x);
 }
 
+// sin, cos, tan: float32 vectors through the lane-wise fallback for huge
+// arguments (helpers.hpp, lanewise_large_trig), everything else the built-in.
+std::string trig(const Spelling& r, const Operands& o) {
+  if (o.in == DType::Float32 && o.width > 1) return call(lanewise_large_trig(o.h, r.text, o.width), o.x);
+  return builtin(r, o);
+}
+
 std::string power(const Spelling& r, const Operands& o) {
   if (o.in == DType::Float64 && o.width > 4) return call(split_pow(o.h, o.width), o.x, o.y);
   if (o.flt()) return call(r.text, o.x, o.y);
@@ -189,9 +196,9 @@ constexpr Spelling k_rows[] = {
     {Op::Log2, builtin, "log2"},
     {Op::Log10, builtin, "log10"},
     {Op::Log1p, builtin, "log1p"},
-    {Op::Sin, builtin, "sin"},
-    {Op::Cos, builtin, "cos"},
-    {Op::Tan, builtin, "tan"},
+    {Op::Sin, trig, "sin"},
+    {Op::Cos, trig, "cos"},
+    {Op::Tan, trig, "tan"},
     {Op::Asin, builtin, "asin"},
     {Op::Acos, builtin, "acos"},
     {Op::Atan, builtin, "atan"},

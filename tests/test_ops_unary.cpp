@@ -281,3 +281,25 @@ TEST_CASE("unary float ops at every vector width with different values in every 
     }
   });
 }
+
+TEST_CASE("unary float ops with one huge lane beside moderate ones, at every vector width", "[ops][unary][width]") {
+  // PoCL's vector sin/cos/tan of float are wrong in every lane of a vector
+  // that holds a lane beyond about 1e7 (sin(1e-3) gives 0.008 beside 1e10),
+  // while its scalar ones are right; the main cases fill whole vectors with
+  // edge values, so they never mix a huge lane with moderate ones. One lane
+  // in each run of 16, at a different position each time, is huge.
+  const std::uint64_t base = test_seed(0x5eed0012);
+  for_each_type(TypeList<float, double>{}, [&]<class T>(std::type_identity<T>) {
+    constexpr DType D = dtype_of_v<T>;
+    if (!dtype_available(D)) return;
+    INFO(seed_message(base));
+    const std::size_t n = with_tail(1024);
+    auto xs = moderate_values(D, n, case_seed(base, "unary huge lane " + std::string(dtype_name(D))));
+    const T huge[] = {T(1e10), T(-3e7), T(8e6), T(1e38), T(-2.5e9), T(123456789.0), T(1e5), T(-1e20)};
+    for (std::size_t i = 0, k = 0; i + 16 <= n; i += 16, ++k) xs[i + (k * 5) % 16] = Value(huge[k % std::size(huge)]);
+    for (int w : kVectorWidths) {
+      const VectorWidth width(size_of(D), w);
+      check_run<T>(xs, {}, "width " + std::to_string(w) + ", one huge lane in 16, n=" + std::to_string(n));
+    }
+  });
+}
