@@ -58,7 +58,8 @@ TEST_CASE("copy_parallel copies every byte, at any size and alignment", "[transf
       std::vector<std::uint8_t> dst(n + 32, 0xAB);
       rt::copy_parallel(dst.data() + (shift % 7), src.data() + shift, n);
       INFO("n = " << n << ", shift = " << shift);
-      REQUIRE(std::memcmp(dst.data() + (shift % 7), src.data() + shift, n) == 0);
+      // memcmp of nothing may still not be given a null pointer (an empty vector's data()).
+      REQUIRE((n == 0 || std::memcmp(dst.data() + (shift % 7), src.data() + shift, n) == 0));
       std::size_t past = 0;  // bytes written past the end
       for (std::size_t i = n + shift % 7; i < dst.size(); ++i) past += dst[i] != 0xAB;
       REQUIRE(past == 0);
