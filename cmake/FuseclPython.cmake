@@ -11,6 +11,15 @@ if(_fusecl_py_mode STREQUAL "OFF" OR _fusecl_py_mode STREQUAL "FALSE" OR _fusecl
   message(STATUS "fusecl: Python module off (FUSECL_BUILD_PYTHON=${FUSECL_BUILD_PYTHON})")
   return()
 endif()
+# A sanitizer build's module would need the sanitizer's runtime loaded before
+# the interpreter (LD_PRELOAD) and would report CPython's own allocations as
+# leaks: the library is checked by the C++ suite there, the module in the
+# plain build, and its tests say they are skipped.
+if(DEFINED FUSECL_SANITIZER AND NOT FUSECL_SANITIZER STREQUAL "none")
+  message(STATUS "fusecl: Python module off in this ${FUSECL_SANITIZER}-sanitizer build "
+                 "(an instrumented extension cannot load into the system interpreter)")
+  return()
+endif()
 if(NOT DEFINED Python_EXECUTABLE AND EXISTS /usr/bin/python3)
   set(Python_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "The Python the fusecl module is built for")
 endif()
