@@ -102,6 +102,15 @@ Staging& staging_of(Runtime& rt) {
 
 std::string what(const char* call, std::size_t bytes) { return std::string(call) + " of " + std::to_string(bytes) + " bytes"; }
 
+// Chunk k of a staged transfer of `bytes`: where it starts, its length, its slot.
+struct Chunk {
+  std::size_t off, n, slot;
+};
+Chunk chunk(std::size_t k, std::size_t bytes) {
+  const std::size_t off = k * Staging::kChunk;
+  return {off, std::min(Staging::kChunk, bytes - off), k % Staging::kSlots};
+}
+
 // A buffer's range mapped into host memory for the scope (blocking), unmapped
 // after. Unmapping is enqueued; later work on the in-order queue waits for it.
 struct Mapping {
@@ -148,13 +157,13 @@ void write_buffer(Runtime& rt, cl_mem dst, const void* src, std::size_t bytes) {
   const std::lock_guard<std::mutex> lock(rt.staging_mutex);
   Staging& st = staging_of(rt);
   const auto* from = static_cast<const unsigned char*>(src);
-  for (std::size_t off = 0, k = 0; off < bytes; off += Staging::kChunk, ++k) {
-    const std::size_t n = std::min(Staging::kChunk, bytes - off);
-    const std::size_t slot = k % Staging::kSlots;
-    st.wait(slot);
-    copy_parallel(st.host(slot), from + off, n);
-    check(clEnqueueWriteBuffer(rt.queue, dst, CL_FALSE, off, n, st.host(slot), 0, nullptr, st.event(slot)),
-          what("clEnqueueWriteBuffer (staged chunk)", n).c_str());
+  const std::size_t chunks = (bytes + Staging::kChunk - 1) / Staging::kChunk;
+  for (std::size_t k = 0; k < chunks; ++k) {
+    const Chunk c = chunk(k, bytes);
+    st.wait(c.slot);
+    copy_parallel(st.host(c.slot), from + c.off, c.n);
+    check(clEnqueueWriteBuffer(rt.queue, dst, CL_FALSE, c.off, c.n, st.host(c.slot), 0, nullptr, st.event(c.slot)),
+          what("clEnqueueWriteBuffer (staged chunk)", c.n).c_str());
     if (k == 0) static_cast<void>(clFlush(rt.queue));  // start the bus at once
   }
   static_cast<void>(clFlush(rt.queue));
@@ -179,19 +188,17 @@ void read_buffer(Runtime& rt, cl_mem src, std::size_t offset, std::size_t bytes,
   auto* to = static_cast<unsigned char*>(dst);
   const std::size_t chunks = (bytes + Staging::kChunk - 1) / Staging::kChunk;
   auto enqueue = [&](std::size_t k) {
-    const std::size_t off = k * Staging::kChunk, n = std::min(Staging::kChunk, bytes - off);
-    const std::size_t slot = k % Staging::kSlots;
-    st.wait(slot);
-    check(clEnqueueReadBuffer(rt.queue, src, CL_FALSE, offset + off, n, st.host(slot), 0, nullptr, st.event(slot)),
-          what("clEnqueueReadBuffer (staged chunk)", n).c_str());
+    const Chunk c = chunk(k, bytes);
+    st.wait(c.slot);
+    check(clEnqueueReadBuffer(rt.queue, src, CL_FALSE, offset + c.off, c.n, st.host(c.slot), 0, nullptr, st.event(c.slot)),
+          what("clEnqueueReadBuffer (staged chunk)", c.n).c_str());
   };
   for (std::size_t k = 0; k < std::min(chunks, Staging::kSlots); ++k) enqueue(k);
   static_cast<void>(clFlush(rt.queue));
   for (std::size_t k = 0; k < chunks; ++k) {
-    const std::size_t off = k * Staging::kChunk, n = std::min(Staging::kChunk, bytes - off);
-    const std::size_t slot = k % Staging::kSlots;
-    st.wait(slot);
-    copy_parallel(to + off, st.host(slot), n);
+    const Chunk c = chunk(k, bytes);
+    st.wait(c.slot);
+    copy_parallel(to + c.off, st.host(c.slot), c.n);
     if (k + Staging::kSlots < chunks) {
       enqueue(k + Staging::kSlots);
       static_cast<void>(clFlush(rt.queue));

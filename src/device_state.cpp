@@ -47,7 +47,9 @@ std::string describe(DeviceState& dev) {
 }
 
 namespace {
-DevicePtr common_device_of(const Node* const* inputs, std::size_t count, std::string_view what) {
+// The device the inputs share (null when none has one), or throws naming both
+// devices. A pointer to an input's handle: checking copies no handle.
+const DevicePtr* shared_device(const Node* const* inputs, std::size_t count, std::string_view what) {
   const DevicePtr* found = nullptr;
   for (std::size_t i = 0; i < count; ++i) {
     const DevicePtr& d = inputs[i]->device;
@@ -60,9 +62,18 @@ DevicePtr common_device_of(const Node* const* inputs, std::size_t count, std::st
                   "; fusecl never copies between devices by itself: move one with .to(device)");
     }
   }
+  return found;
+}
+
+DevicePtr common_device_of(const Node* const* inputs, std::size_t count, std::string_view what) {
+  const DevicePtr* found = shared_device(inputs, count, what);
   return found ? *found : current_state();
 }
 }  // namespace
+
+void check_one_device(std::initializer_list<const Node*> inputs, std::string_view what) {
+  shared_device(inputs.begin(), inputs.size(), what);
+}
 
 DevicePtr common_device(std::initializer_list<const Node*> inputs, std::string_view what) {
   return common_device_of(inputs.begin(), inputs.size(), what);

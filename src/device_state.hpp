@@ -67,17 +67,7 @@ DevicePtr common_device(const std::vector<NodePtr>& inputs, std::string_view wha
 
 /// Throws as common_device does where `inputs` live on two devices; cheaper
 /// (no handle is copied), for the check each operation makes before it locks.
-inline void check_one_device(std::initializer_list<const Node*> inputs, std::string_view what) {
-  const DeviceState* first = nullptr;
-  for (const Node* n : inputs) {
-    const DeviceState* d = n->device.get();
-    if (d && first && d != first) {
-      common_device(inputs, what);
-      return;
-    }
-    if (d) first = d;
-  }
-}
+void check_one_device(std::initializer_list<const Node*> inputs, std::string_view what);
 
 /// The tuning of `dev` (the caller holds its lock) with the process-wide overrides for tests and
 /// benchmarks (set_vector_bytes, set_reduce_two_kernels) applied.
