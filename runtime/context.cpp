@@ -111,6 +111,8 @@ std::shared_ptr<DeviceBuffer> allocate(Runtime& rt, std::size_t bytes) { return 
 
 std::size_t bytes_of(const DeviceBuffer& buf) { return buf.bytes; }
 
+MemoryBudget memory_budget(const Runtime& rt) { return {rt.pool->limit_bytes(), rt.pool->bytes_in_use()}; }
+
 std::shared_ptr<DeviceBuffer> upload(Runtime& rt, const void* data, std::size_t bytes) {
   if (bytes == 0) return std::make_shared<DeviceBuffer>();
   if (!data) throw Error("upload: null source pointer for " + std::to_string(bytes) + " bytes");

@@ -50,6 +50,14 @@ const std::string& c11_atomics_std(const Runtime& rt);
 
 /// A buffer of at least `bytes` from the runtime's pool (thread-safe).
 std::shared_ptr<DeviceBuffer> allocate(Runtime& rt, std::size_t bytes);
+/// The device memory fusecl may hold on the runtime's device (the limit,
+/// FUSECL_DEVICE_MEMORY_LIMIT or the device's memory) and what its buffers in
+/// use hold now (cached ones are released when a request needs the room).
+struct MemoryBudget {
+  std::uint64_t limit = 0, in_use = 0;
+};
+MemoryBudget memory_budget(const Runtime& rt);
+
 /// The bytes a buffer was asked for.
 std::size_t bytes_of(const DeviceBuffer& buf);
 
@@ -61,6 +69,20 @@ std::shared_ptr<DeviceBuffer> upload(Runtime& rt, const void* data, std::size_t 
 /// kernel enqueued before it (the queue is in order). Blocking; thread-safe
 /// (OpenCL queues are). Counts one download.
 void download(Runtime& rt, const DeviceBuffer& buf, std::size_t offset, std::size_t bytes, void* dst);
+
+/// A buffer the device reads in place from host memory (CL_MEM_USE_HOST_PTR),
+/// where that copies nothing: on devices sharing the host's memory, when
+/// transfers may map (FUSECL_TRANSFERS unset, `auto` or `mapped`) and `data`
+/// is aligned to 128 bytes (vector loads assume aligned buffers). Null
+/// otherwise: the caller uploads instead. Counts one upload of `bytes` (what
+/// the kernels read from the host), so counts agree across devices. The
+/// caller keeps `data` alive and unchanged until the work reading it is done.
+std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size_t bytes);
+
+/// Enqueues a copy of `bytes` from `src` at `src_offset` to `dst` at
+/// `dst_offset` on the device (ordered by the in-order queue; returns at once).
+void copy_buffer(Runtime& rt, const DeviceBuffer& src, std::size_t src_offset, const DeviceBuffer& dst,
+                 std::size_t dst_offset, std::size_t bytes);
 
 /// Blocks until the runtime's queue is empty (thread-safe).
 void finish(Runtime& rt);

@@ -31,6 +31,7 @@ Stats stats() {
   s.disk_cache_misses = c.disk_cache_misses.load();
   s.auto_evaluations = c.auto_evaluations.load();
   s.peak_device_bytes = c.peak_device_bytes.load();
+  s.streamed_chunks = c.streamed_chunks.load();
   return s;
 }
 
@@ -38,7 +39,7 @@ void reset_stats() {
   rt::Counters& c = rt::counters();
   for (auto* counter : {&c.uploads, &c.downloads, &c.bytes_uploaded, &c.bytes_downloaded, &c.kernels_launched,
                         &c.programs_built, &c.programs_loaded, &c.memory_cache_hits, &c.disk_cache_hits,
-                        &c.disk_cache_misses, &c.auto_evaluations})
+                        &c.disk_cache_misses, &c.auto_evaluations, &c.streamed_chunks})
     counter->store(0);
   c.peak_device_bytes.store(rt::device_bytes_held());
 }

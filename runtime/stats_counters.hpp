@@ -12,6 +12,7 @@ struct Counters {
   std::atomic<std::uint64_t> memory_cache_hits{0}, disk_cache_hits{0}, disk_cache_misses{0};
   std::atomic<std::uint64_t> auto_evaluations{0};
   std::atomic<std::uint64_t> peak_device_bytes{0};  // buffer_pool.cpp keeps it
+  std::atomic<std::uint64_t> streamed_chunks{0};
 };
 
 Counters& counters();

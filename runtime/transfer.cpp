@@ -4,9 +4,11 @@
 #include "runtime/context.hpp"
 #include "runtime/env_settings.hpp"
 #include "runtime/host_copy.hpp"
+#include "runtime/stats_counters.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <string>
 
 namespace fusecl::rt {
@@ -204,6 +206,34 @@ void read_buffer(Runtime& rt, cl_mem src, std::size_t offset, std::size_t bytes,
       static_cast<void>(clFlush(rt.queue));
     }
   }
+}
+
+std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size_t bytes) {
+  const TransferMode mode = transfer_mode();
+  if (!rt.dev.info.host_unified_memory || bytes == 0 || !data) return nullptr;
+  if (mode != TransferMode::Auto && mode != TransferMode::Mapped) return nullptr;
+  if (reinterpret_cast<std::uintptr_t>(data) % 128 != 0) return nullptr;
+  cl_int err = CL_SUCCESS;
+  // The device only reads it; OpenCL takes a non-const pointer for both uses.
+  cl_mem mem = clCreateBuffer(rt.ctx, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes, const_cast<void*>(data), &err);
+  if (err != CL_SUCCESS || !mem) return nullptr;  // the driver declines: upload instead
+  counters().uploads += 1;
+  counters().bytes_uploaded += bytes;
+  // Not the pool's: it holds no device memory, and goes when its last user does.
+  return std::shared_ptr<DeviceBuffer>(new DeviceBuffer{mem, bytes, bytes}, [](DeviceBuffer* b) {
+    static_cast<void>(clReleaseMemObject(b->mem));
+    delete b;
+  });
+}
+
+void copy_buffer(Runtime& rt, const DeviceBuffer& src, std::size_t src_offset, const DeviceBuffer& dst,
+                 std::size_t dst_offset, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (src_offset > src.bytes || bytes > src.bytes - src_offset || dst_offset > dst.bytes || bytes > dst.bytes - dst_offset)
+    throw Error("copy_buffer: " + std::to_string(bytes) + " bytes from offset " + std::to_string(src_offset) + " of " +
+                std::to_string(src.bytes) + " to offset " + std::to_string(dst_offset) + " of " + std::to_string(dst.bytes));
+  check(clEnqueueCopyBuffer(rt.queue, src.mem, dst.mem, src_offset, dst_offset, bytes, 0, nullptr, nullptr),
+        what("clEnqueueCopyBuffer", bytes).c_str());
 }
 
 }  // namespace fusecl::rt

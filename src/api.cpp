@@ -6,6 +6,7 @@
 #include "src/materialize.hpp"
 #include "src/node.hpp"
 #include "src/scalar_value.hpp"
+#include "src/stream.hpp"
 
 #include <sstream>
 #include <unordered_map>
@@ -19,6 +20,11 @@ NodePtr node_from_host(const void* data, DType dtype, const Shape& shape, const 
   const std::size_t bytes = std::size_t(shape.size()) * std::size_t(size_of(dtype));
   // No lock: the upload makes a new buffer, and the runtime's queue and pool are thread-safe.
   return make_buffer(rt::upload(dev.state()->runtime(), data, bytes), dtype, shape, dev.state());
+}
+
+NodePtr node_host_view(const void* data, DType dtype, const Shape& shape, const Device& dev) {
+  if (!data && shape.size() > 0) throw Error("host_view: null data for shape " + shape.str());
+  return make_host_view(data, dtype, shape, dev.state());
 }
 
 NodePtr empty_node(DType dtype) {
@@ -38,6 +44,11 @@ void node_to_host(const NodePtr& n, void* dst, std::size_t bytes) {
   std::shared_ptr<rt::DeviceBuffer> result;
   {
     const GraphLock lock{n.get()};
+    if (n->host && refresh_host(*n) && chunkable(*n) && streams_to_host(*n)) {
+      // Straight into the caller's memory, chunk by chunk: the whole result never exists on the device.
+      stream_to_host(n, dst);
+      return;
+    }
     evaluate({n});
     result = n->buffer();
   }

@@ -105,6 +105,19 @@ NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen, DevicePtr 
   return n;
 }
 
+NodePtr make_host_view(const void* data, DType dtype, Shape shape, DevicePtr device) {
+  check_bytes(shape, size_of(dtype));
+  auto n = std::make_shared<Node>();
+  n->op = Op::HostView;
+  n->device = std::move(device);
+  n->dtype = dtype;
+  n->shape = std::move(shape);
+  n->data = HostData{data};
+  n->host = true;
+  n->weight = 1;
+  return n;
+}
+
 namespace {
 std::uint32_t weight_of(const Node& n) { return is_barrier(n) || n.op == Op::View ? 1 : n.weight; }
 
@@ -163,6 +176,7 @@ NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
   n->shape = std::move(shape);
   n->device = std::move(device);
   n->crosses = std::any_of(inputs.begin(), inputs.end(), [](const NodePtr& i) { return i->crosses; });
+  n->host = std::any_of(inputs.begin(), inputs.end(), [](const NodePtr& i) { return i->host; });
   n->weight = weight;
   n->depth = bounded_depth(inputs);
   n->inputs = std::move(inputs);
@@ -259,6 +273,7 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
   n->op = op;
   n->device = x->device;
   n->crosses = x->crosses;
+  n->host = x->host;
   n->dtype = index ? DType::Int64 : x->dtype;
   n->shape = Shape(std::move(out));
   check_bytes(n->shape, size_of(n->dtype));

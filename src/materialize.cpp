@@ -5,6 +5,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "src/stream.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -19,8 +20,22 @@ std::atomic<bool>& fusion_flag() {
   return on;
 }
 
+// A root reading host views: computed chunk by chunk into a buffer, or,
+// where it cannot follow the chunks itself, after its inputs are.
+void evaluate_host(const NodePtr& r) {
+  if (r->op == Op::Buffer || !refresh_host(*r)) return;
+  if (chunkable(*r)) return evaluate_streamed(r);
+  std::vector<NodePtr> inputs;
+  for (const auto& in : r->inputs)
+    if (in->host) inputs.push_back(in);
+  evaluate(inputs);
+  r->host = false;
+}
+
 // Evaluates roots that all live on `dev`: the pass decides every kernel, then they run.
 void evaluate_on(DeviceState& dev, const std::vector<NodePtr>& roots) {
+  for (const auto& r : roots)
+    if (r->host) evaluate_host(r);
   Schedule s = make_schedule(roots, tuning_of(dev));
   if (s.steps.empty() && s.outputs.empty()) return;
   if (log_schedules()) std::cerr << describe(s, describe(dev)) << std::flush;
@@ -55,6 +70,8 @@ void evaluate(const std::vector<NodePtr>& roots) {
 
 std::string kernel_source_of(const NodePtr& x) {
   if (x->op == Op::Buffer || x->op == Op::Scalar) return "";
+  if (x->host && refresh_host(*x) && chunkable(*x))
+    return "// streamed over host views: every chunk of rows runs this kernel\n" + kernel_source_of(first_chunk(x));
   if (x->op == Op::Transfer) {
     evaluate({x->inputs[0]});
     return "// a copy from device " + describe(*x->inputs[0]->device) + " to " + describe(*x->device) +

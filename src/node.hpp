@@ -56,9 +56,15 @@ struct ReduceData {
 struct ConcatData {
   int axis = 0;
 };
+/// HostView: caller memory of shape.size() elements, C order, that the
+/// caller keeps alive and unchanged while evaluations read it (host_view()).
+struct HostData {
+  const void* data = nullptr;
+};
 /// Elementwise ops, Contiguous and Transfer (whose inputs[0] lives on another
 /// device) need nothing besides their inputs.
-using KindData = std::variant<std::monostate, BufferData, ScalarData, GenParams, ViewData, ReduceData, ConcatData>;
+using KindData =
+    std::variant<std::monostate, BufferData, ScalarData, GenParams, ViewData, ReduceData, ConcatData, HostData>;
 
 /// The alternative of KindData a node of `op` holds.
 constexpr std::size_t kind_data_index(Op op) {
@@ -68,6 +74,7 @@ constexpr std::size_t kind_data_index(Op op) {
     case Op::Generate: return 3;
     case Op::View: return 4;
     case Op::Concat: return 6;
+    case Op::HostView: return 7;
     default: return op_class(op) == OpClass::Reduce ? 5 : 0;
   }
 }
@@ -93,6 +100,10 @@ struct Node {
   // was made; never changes). Tells GraphLock which graphs need more than
   // one device's lock.
   bool crosses = false;
+  // Whether a HostView is at or below this node, unevaluated (when it was
+  // made; cleared when the node becomes a buffer). Such graphs are evaluated
+  // in chunks (src/stream.hpp); the scheduler never sees a HostView.
+  bool host = false;
 
   // What only some kinds of node have, tagged by kind (kind_data_matches
   // says which op holds which): asking a node for another kind's data throws
@@ -107,6 +118,7 @@ struct Node {
   const ViewData& view() const { return std::get<ViewData>(data); }
   const ReduceData& reduce() const { return std::get<ReduceData>(data); }
   int concat_axis() const { return std::get<ConcatData>(data).axis; }
+  const void* host_data() const { return std::get<HostData>(data).data; }
 
   // Elementwise operations fused below this node, counting shared ones once
   // per path (an over-estimate that is cheap to keep and errs towards
@@ -127,6 +139,9 @@ struct Node {
 
 inline bool kind_data_matches(const Node& n) { return n.data.index() == kind_data_index(n.op); }
 
+/// The node now holds its value, `buf`, and the graph below it is released.
+void become_buffer(Node& n, std::shared_ptr<rt::DeviceBuffer> buf);
+
 /// Drops `inputs`, destroying the nodes only they held with an explicit
 /// worklist instead of recursion through ~Node.
 void release_inputs(std::vector<NodePtr>& inputs);
@@ -141,7 +156,9 @@ std::uint32_t bounded_depth(const std::vector<NodePtr>& inputs);
 std::uint32_t next_walk_epoch();
 
 /// Nodes that are leaves of a kernel: their values are read, not computed.
-inline bool is_leaf(const Node& n) { return n.op == Op::Buffer || n.op == Op::Scalar || n.op == Op::Generate; }
+inline bool is_leaf(const Node& n) {
+  return n.op == Op::Buffer || n.op == Op::Scalar || n.op == Op::Generate || n.op == Op::HostView;
+}
 
 /// Nodes that end fusion: computed by a kernel of their own before their readers.
 inline bool is_barrier(const Node& n) {
@@ -152,6 +169,8 @@ NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape sh
 /// A scalar in `dtype` from the bit pattern of that dtype's C++ type.
 NodePtr make_scalar(DType dtype, std::uint64_t bits);
 NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen, std::shared_ptr<DeviceState> device);
+/// An array in caller memory (host_view): `data` holds shape.size() elements of dtype, C order.
+NodePtr make_host_view(const void* data, DType dtype, Shape shape, std::shared_ptr<DeviceState> device);
 
 /// x's value on `device` (lazy: evaluation copies it through the host).
 NodePtr make_transfer(const NodePtr& x, std::shared_ptr<DeviceState> device);

@@ -11,16 +11,16 @@
 
 namespace fusecl::detail {
 
-namespace {
-
-// The node now holds its result; the graph below it is released.
 void become_buffer(Node& n, std::shared_ptr<rt::DeviceBuffer> buf) {
   n.op = Op::Buffer;
   n.data = BufferData{std::move(buf)};
+  n.host = false;
   release_inputs(n.inputs);  // a long chain below is freed without recursion
   n.weight = 1;
   n.depth = 0;
 }
+
+namespace {
 
 std::shared_ptr<rt::DeviceBuffer> allocate(DeviceState& dev, const ScheduleOutput& o) {
   return rt::allocate(dev.runtime(), std::size_t(o.elements) * std::size_t(size_of(o.dtype)));

@@ -30,6 +30,7 @@ NodePtr make_view(const NodePtr& target, Strided s, const DevicePtr& device) {
   n->op = Op::View;
   n->device = device;
   n->crosses = target->crosses;
+  n->host = target->host;
   n->dtype = target->dtype;
   n->shape = std::move(s.shape);
   n->data = ViewData{std::move(s.strides), s.offset};
@@ -125,6 +126,7 @@ NodePtr apply_view(const NodePtr& x, const ViewFn& f) {
   c->op = Op::Contiguous;
   c->device = x->device;
   c->crosses = x->crosses;
+  c->host = x->host;
   c->dtype = x->dtype;
   c->shape = x->shape;
   c->depth = bounded_depth({x});
@@ -373,6 +375,7 @@ NodePtr make_concat(const std::vector<NodePtr>& xs, int axis) {
   n->op = Op::Concat;
   n->device = std::move(device);
   n->crosses = std::any_of(xs.begin(), xs.end(), [](const NodePtr& x) { return x->crosses; });
+  n->host = std::any_of(xs.begin(), xs.end(), [](const NodePtr& x) { return x->host; });
   n->dtype = dtype;
   n->shape = Shape(std::move(dims));
   check_bytes(n->shape, size_of(dtype));

@@ -37,6 +37,7 @@ NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c);
 NodePtr make_cast(const NodePtr& x, DType to);
 NodePtr make_scalar(DType dtype, std::uint64_t bits);
 NodePtr node_from_host(const void* data, DType dtype, const Shape& shape, const Device& dev);
+NodePtr node_host_view(const void* data, DType dtype, const Shape& shape, const Device& dev);
 NodePtr empty_node(DType dtype);
 Device node_device(const NodePtr& n);
 NodePtr node_to_device(const NodePtr& n, const Device& dev);
@@ -146,6 +147,38 @@ Array<T> from_host(const std::vector<T>& data, const D& dev) {
 template <class T, class D, std::enable_if_t<std::is_same_v<D, Device>, int> = 0>
 Array<T> from_host(std::span<const T> data, const D& dev) {
   return from_host(data, Shape{static_cast<std::int64_t>(data.size())}, dev);
+}
+
+// ---- host data in place ---------------------------------------------------------------
+
+/// An array that stays in the caller's memory: nothing is copied when it is
+/// made. The caller keeps `data` alive and unchanged until every evaluation
+/// reading it has returned. Expressions over host views are computed in
+/// chunks of rows (the outermost axis): each chunk's rows are uploaded (or,
+/// on devices that share the host's memory, read in place), computed and
+/// written out before the next, so data larger than the device's memory
+/// (FUSECL_DEVICE_MEMORY_LIMIT) streams through it. `to_host(span)` of such an
+/// expression writes straight into the caller's memory; reductions across
+/// the rows combine per-chunk results on the device. See the README, "Data
+/// larger than the device".
+template <class T>
+Array<T> host_view(std::span<const T> data, const Shape& shape, const Device& dev = default_device()) {
+  if (static_cast<std::int64_t>(data.size()) != shape.size())
+    throw ShapeError("host_view: " + std::to_string(data.size()) + " values do not fill shape " + shape.str());
+  return Array<T>(detail::node_host_view(data.data(), dtype_of_v<T>, shape, dev));
+}
+template <class T>
+Array<T> host_view(std::span<const T> data) {
+  return host_view(data, Shape{static_cast<std::int64_t>(data.size())});
+}
+template <class T>
+Array<T> host_view(const std::vector<T>& data, const Shape& shape, const Device& dev = default_device()) {
+  static_assert(!std::is_same_v<T, bool>, "host_view: std::vector<bool> packs bits; view a std::span<const bool> instead");
+  return host_view(std::span<const T>(data), shape, dev);
+}
+template <class T>
+Array<T> host_view(const std::vector<T>& data) {
+  return host_view(data, Shape{static_cast<std::int64_t>(data.size())});
 }
 
 // ---- operand resolution (NEP 50: C++ scalars are weak) -------------------------------

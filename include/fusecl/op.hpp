@@ -123,7 +123,8 @@ namespace fusecl {
 #define FUSECL_NODE_OPS(X)                                                        \
   X(Buffer, buffer, Leaf) X(Scalar, scalar, Leaf) X(Generate, generate, Leaf)     \
   X(View, view, Structure) X(Contiguous, contiguous, Structure)                   \
-  X(Concat, concatenate, Structure) X(Transfer, to, Structure)
+  X(Concat, concatenate, Structure) X(Transfer, to, Structure)       \
+  X(HostView, host_view, Leaf)
 
 enum class Op : std::uint8_t {
 #define FUSECL_ENUM(e, ...) e,

@@ -18,6 +18,8 @@ struct Stats {
   // for reuse, all devices together); reset_stats() restarts it from what is
   // held then.
   std::uint64_t peak_device_bytes = 0;
+  // Chunks that expressions over host views (host_view) were computed in.
+  std::uint64_t streamed_chunks = 0;
 };
 
 /// A snapshot of the counters since the start or the last reset_stats().

@@ -128,6 +128,7 @@ void register_runtime(py::module_& m) {
     d["disk_cache_misses"] = s.disk_cache_misses;
     d["auto_evaluations"] = s.auto_evaluations;
     d["peak_device_bytes"] = s.peak_device_bytes;
+    d["streamed_chunks"] = s.streamed_chunks;
     return d;
   });
   m.def("reset_stats", &reset_stats);

@@ -1,0 +1,540 @@
+// Host views evaluated in chunks of rows (stream.hpp says what and why).
+//
+// Each chunk is an ordinary graph: a copy of the expression whose nodes have
+// the chunk's rows, whose host views are device buffers of those rows, and
+// whose device arrays are read through views of the same rows. The scheduler
+// and the kernels are the ones every evaluation uses, so each chunk costs the
+// kernels a device-resident evaluation of its rows would, and the kernel of
+// the first chunk is reused (from the memory cache) by all the others.
+#include "src/stream.hpp"
+
+#include "fusecl/error.hpp"
+#include "runtime/env_settings.hpp"
+#include "runtime/byte_size.hpp"
+#include "runtime/stats_counters.hpp"
+#include "src/device_state.hpp"
+#include "src/materialize.hpp"
+#include "src/views.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace fusecl::detail {
+
+namespace {
+
+std::atomic<std::size_t> chunk_bytes_override{0};
+std::atomic<std::int64_t> fault_at{-1};
+
+constexpr std::size_t kDefaultChunkBytes = std::size_t(64) << 20;
+
+std::size_t chunk_bytes_setting() {
+  static const std::size_t from_env = [] {
+    const auto v = rt::byte_size_setting("FUSECL_STREAM_CHUNK", "the default, 64 MiB");
+    return v && *v > 0 ? std::size_t(*v) : kDefaultChunkBytes;
+  }();
+  const std::size_t o = chunk_bytes_override.load();
+  return o ? o : from_env;
+}
+
+std::size_t elem_bytes(const Node& n) { return std::size_t(size_of(n.dtype)); }
+
+// Elements of one row: everything but the outermost axis (1 for a 0-d shape).
+std::int64_t row_elems(const Shape& s) {
+  std::int64_t r = 1;
+  for (int i = 1; i < s.ndim(); ++i) r *= s.dims()[std::size_t(i)];
+  return r;
+}
+
+Shape with_rows(const Shape& s, std::int64_t rows) {
+  if (s.ndim() == 0) return s;
+  std::vector<std::int64_t> d(s.dims().begin(), s.dims().end());
+  d[0] = rows;
+  return Shape(std::move(d));
+}
+
+bool reduces_axis0(const Node& r) {
+  const auto& axes = r.reduce().axes;
+  return !axes.empty() && axes.front() == 0;
+}
+
+// Nodes whose outermost axis is their input's (or inputs'), row for row: a
+// chunk of their rows is computed from the same chunk of their inputs' rows.
+bool row_structured(const Node& n) {
+  if (op_class(n.op) == OpClass::Reduce) return !reduces_axis0(n);
+  if (n.op == Op::Contiguous) return true;
+  if (n.op == Op::Concat) return n.concat_axis() != 0;
+  return false;
+}
+
+// Whether view v reads, for each of its rows i, only row i of `s` (whose
+// outermost extent is n): then v's chunk is a view of s's chunk.
+bool row_for_row(const Node& v, const Node& s, std::int64_t n) {
+  if (s.shape.ndim() == 0 || s.shape.dims()[0] != n || v.shape.ndim() == 0) return false;
+  const ViewData& vd = v.view();
+  const std::int64_t row = row_elems(s.shape);
+  if (vd.strides[0] != row) return false;
+  std::int64_t lo = vd.offset, hi = vd.offset;
+  for (int d = 1; d < v.shape.ndim(); ++d) {
+    const std::int64_t span = vd.strides[std::size_t(d)] * (v.shape.dims()[std::size_t(d)] - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  return lo >= 0 && hi < row;
+}
+
+// ---- the plan: what must be whole before the chunks, and the bytes per row ----
+
+struct Plan {
+  std::int64_t n = 0;                // rows of the streamed axis
+  bool flat = false;                 // a 0-d root: its 0-d inputs are streamed with it
+  std::vector<NodePtr> first;        // evaluated whole before the chunks
+  std::uint64_t row_bytes = 0;       // host data read and results made, per row
+  std::unordered_set<const Node*> seen;
+};
+
+void plan_node(Plan& p, const NodePtr& n) {
+  if (!n->host || !p.seen.insert(n.get()).second) return;
+  if (n->op == Op::HostView) {
+    p.row_bytes += std::uint64_t(row_elems(n->shape)) * elem_bytes(*n);
+  } else if (n->op == Op::View) {
+    const NodePtr& s = n->inputs[0];
+    if (s->op == Op::HostView) {
+      p.row_bytes += std::uint64_t(row_elems(n->shape)) * elem_bytes(*n);
+    } else if (s->host) {
+      if (row_structured(*s) && row_for_row(*n, *s, p.n)) plan_node(p, s);
+      else p.first.push_back(s);
+    }
+  } else if (is_elementwise(n->op)) {
+    for (const auto& in : n->inputs) {
+      if (in->shape.ndim() != 0 || p.flat) plan_node(p, in);
+      else if (in->host) p.first.push_back(in);  // a 0-d value every chunk reads: made once
+    }
+  } else if (row_structured(*n)) {
+    p.row_bytes += std::uint64_t(row_elems(n->shape)) * elem_bytes(*n);
+    for (const auto& in : n->inputs) plan_node(p, in);
+  } else {
+    p.first.push_back(n);  // a reduction across the rows, a concatenation along them
+  }
+}
+
+// ---- one chunk: the expression over rows [r0, r1) ----
+
+struct Chunker {
+  Chunker(DeviceState& d, std::shared_ptr<DeviceState> p, std::uint64_t free) : dev(d), devp(std::move(p)), free_bytes(free) {}
+
+  DeviceState& dev;
+  std::shared_ptr<DeviceState> devp;
+  std::uint64_t free_bytes = 0;  // device memory free under the limit when streaming began
+  std::int64_t r0 = 0, rows = 0;
+  std::unordered_map<const Node*, NodePtr> memo;  // this chunk's nodes
+  // Host memory every chunk reads alike (a broadcast host view, one read
+  // across the rows): uploaded once, by (host view, first, last element).
+  std::map<std::tuple<const Node*, std::int64_t, std::int64_t>, NodePtr> fixed;
+
+  rt::Runtime& runtime() { return dev.runtime(); }
+
+  // A device buffer of host elements [first, first + count) of `hv`.
+  NodePtr host_rows(const Node& hv, std::int64_t first, std::int64_t count, Shape shape) {
+    const std::size_t es = elem_bytes(hv);
+    const auto* src = static_cast<const unsigned char*>(hv.host_data()) + std::size_t(first) * es;
+    const std::size_t bytes = std::size_t(count) * es;
+    std::shared_ptr<rt::DeviceBuffer> buf = rt::wrap_host(runtime(), src, bytes);
+    if (!buf) buf = rt::upload(runtime(), src, bytes);
+    return make_buffer(std::move(buf), hv.dtype, std::move(shape), devp);
+  }
+
+  NodePtr view_of(const NodePtr& target, Shape shape, std::vector<std::int64_t> strides, std::int64_t offset) {
+    if (target->op == Op::Buffer && offset == 0 && shape == target->shape && strides == contiguous_strides(shape))
+      return target;
+    auto v = std::make_shared<Node>();
+    v->op = Op::View;
+    v->device = target->device ? target->device : devp;
+    v->dtype = target->dtype;
+    v->shape = std::move(shape);
+    v->data = ViewData{std::move(strides), offset};
+    v->depth = target->depth + 1;
+    v->inputs = {target};
+    return v;
+  }
+
+  NodePtr clone(const NodePtr& n, std::vector<NodePtr> inputs, Shape shape) {
+    auto c = std::make_shared<Node>();
+    c->op = n->op;
+    c->dtype = n->dtype;
+    c->shape = std::move(shape);
+    c->device = n->device;
+    c->crosses = n->crosses;
+    c->data = n->data;
+    c->weight = n->weight;
+    c->depth = n->depth;
+    c->inputs = std::move(inputs);
+    return c;
+  }
+
+  // This chunk's rows of a node whose value is device data (or is made so
+  // whole before the chunks): a view of them.
+  NodePtr slice(const NodePtr& n) {
+    return view_of(n, with_rows(n->shape, rows), contiguous_strides(n->shape), r0 * row_elems(n->shape));
+  }
+
+  // A view of a host view: the host elements this chunk's rows reach are uploaded.
+  NodePtr host_view_rows(const NodePtr& v) {
+    const Node& hv = *v->inputs[0];
+    const ViewData& vd = v->view();
+    const int nd = v->shape.ndim();
+    const std::int64_t base = vd.offset + (nd ? r0 * vd.strides[0] : 0);
+    std::int64_t lo = base, hi = base;
+    for (int d = 0; d < nd; ++d) {
+      const std::int64_t len = d == 0 ? rows : v->shape.dims()[std::size_t(d)];
+      const std::int64_t span = vd.strides[std::size_t(d)] * (len - 1);
+      (span < 0 ? lo : hi) += span;
+    }
+    const bool same_every_chunk = nd == 0 || vd.strides[0] == 0;
+    const std::uint64_t es = elem_bytes(hv);
+    const std::uint64_t range = std::uint64_t(hi - lo + 1) * es;
+    const std::uint64_t used = std::uint64_t(rows * row_elems(v->shape)) * es;
+    const std::uint64_t whole = std::uint64_t(hv.shape.size()) * es;
+    // Rows spread across the host view (a transpose, a slice with a step):
+    // each chunk would upload much more than it reads, so the whole of it
+    // goes up once, where it fits; a range no device memory can hold is an error.
+    if (!same_every_chunk && range > 2 * used + 4096 && whole <= free_bytes / 2) {
+      lo = 0;
+      hi = hv.shape.size() - 1;
+    } else if (!same_every_chunk && range > free_bytes / 4) {
+      throw Error("host_view: cannot stream a view of host data of shape " + hv.shape.str() + " as " + v->shape.str() +
+                  ": a chunk of " + std::to_string(rows) + " rows reads " + rt::human_bytes(range) +
+                  " spread across the host array (a transpose or permutation across the outermost axis), and neither "
+                  "that nor the whole " + rt::human_bytes(whole) + " fits the device memory free under the limit (" +
+                  rt::human_bytes(free_bytes) + "); make it contiguous in host memory first, or evaluate it in pieces");
+    }
+    const auto key = std::make_tuple(&hv, lo, hi);
+    NodePtr buf;
+    if (auto it = fixed.find(key); it != fixed.end()) {
+      buf = it->second;
+    } else {
+      buf = host_rows(hv, lo, hi - lo + 1, Shape{hi - lo + 1});
+      if (same_every_chunk || (lo == 0 && hi == hv.shape.size() - 1)) fixed.emplace(key, buf);
+    }
+    return view_of(buf, with_rows(v->shape, rows), vd.strides, base - lo);
+  }
+
+  // The chunk of a node whose outermost axis is the streamed one.
+  NodePtr cut(const NodePtr& n, bool flat = false) {
+    if (auto it = memo.find(n.get()); it != memo.end()) return it->second;
+    NodePtr c;
+    if (n->op == Op::HostView) {
+      c = host_rows(*n, r0 * row_elems(n->shape), rows * row_elems(n->shape), with_rows(n->shape, rows));
+    } else if (n->op == Op::View) {
+      const NodePtr& s = n->inputs[0];
+      const ViewData& vd = n->view();
+      if (s->op == Op::HostView) c = host_view_rows(n);
+      else if (s->host && row_structured(*s) && s->shape.ndim() > 0 && row_for_row(*n, *s, s->shape.dims()[0]))
+        c = view_of(cut(s), with_rows(n->shape, rows), vd.strides, vd.offset);
+      else
+        c = view_of(s, with_rows(n->shape, rows), vd.strides, vd.offset + (n->shape.ndim() ? r0 * vd.strides[0] : 0));
+    } else if (is_elementwise(n->op)) {
+      std::vector<NodePtr> ins;
+      ins.reserve(n->inputs.size());
+      for (const auto& in : n->inputs) ins.push_back(in->shape.ndim() != 0 || (flat && in->host) ? cut(in, flat) : in);
+      c = clone(n, std::move(ins), with_rows(n->shape, rows));
+    } else if (n->host && row_structured(*n)) {
+      std::vector<NodePtr> ins;
+      for (const auto& in : n->inputs) ins.push_back(cut(in, flat));
+      c = clone(n, std::move(ins), with_rows(n->shape, rows));
+    } else if (n->shape.ndim() == 0) {
+      c = n;  // a 0-d value every chunk reads as it is
+    } else {
+      c = slice(n);
+    }
+    memo.emplace(n.get(), c);
+    return c;
+  }
+
+  void start(std::int64_t first_row, std::int64_t count) {
+    r0 = first_row;
+    rows = count;
+    memo.clear();
+  }
+};
+
+// Drains the queue when an exception leaves the pipeline, so that no work
+// still queued reads host memory (or writes device memory) its caller frees.
+class FinishOnThrow {
+ public:
+  explicit FinishOnThrow(rt::Runtime& r) : rt_(r) {}
+  ~FinishOnThrow() {
+    if (std::uncaught_exceptions() > count_) try {
+        rt::finish(rt_);
+      } catch (...) {  // the first error is the one to report
+      }
+  }
+  FinishOnThrow(const FinishOnThrow&) = delete;
+  FinishOnThrow& operator=(const FinishOnThrow&) = delete;
+
+ private:
+  rt::Runtime& rt_;
+  int count_ = std::uncaught_exceptions();
+};
+
+void maybe_fault(std::int64_t k) {
+  if (fault_at.load() == k) throw Error("fusecl test: fault injected in the pipeline at chunk " + std::to_string(k));
+}
+
+// Plans the streaming of `root` over the outermost axis of `axis_node`'s
+// shape and evaluates what must be whole first. Returns the plan.
+Plan prepare(const NodePtr& axis_node, std::uint64_t extra_row_bytes) {
+  Plan p;
+  p.flat = axis_node->shape.ndim() == 0;
+  p.n = p.flat ? 1 : axis_node->shape.dims()[0];
+  p.row_bytes = extra_row_bytes;
+  plan_node(p, axis_node);
+  if (!p.first.empty()) evaluate(p.first);  // streamed themselves where they read host views
+  return p;
+}
+
+// Rows per chunk: the chunk's bytes within the setting and within a quarter
+// of the device memory still free under the limit; a multiple of 128 where
+// that is many rows, so that chunk starts stay aligned for in-place reads.
+std::int64_t chunk_rows(rt::Runtime& r, const Plan& p, const Shape& shape, std::uint64_t* free_out) {
+  const rt::MemoryBudget b = rt::memory_budget(r);
+  const std::uint64_t free = b.limit > b.in_use ? b.limit - b.in_use : 0;
+  const std::uint64_t target = std::min<std::uint64_t>(chunk_bytes_setting(), free / 4);
+  *free_out = free;
+  if (p.n <= 1 || p.row_bytes == 0) return std::max<std::int64_t>(p.n, 1);
+  if (p.row_bytes > free / 2)
+    throw Error("host_view: one row of shape " + shape.str() + " needs " + rt::exact_bytes(p.row_bytes) +
+                " on the device, more than half the device memory free under the limit (" + rt::human_bytes(b.limit) +
+                ", " + rt::human_bytes(b.in_use) + " in use); set FUSECL_DEVICE_MEMORY_LIMIT higher or reshape so that the "
+                "outermost axis is longer");
+  std::int64_t rows = std::max<std::int64_t>(1, std::int64_t(target / p.row_bytes));
+  if (rows >= 256) rows -= rows % 128;
+  return std::min(rows, p.n);
+}
+
+// ---- reductions across the streamed axis ----
+
+template <class T>
+bool better(T a, T b, bool max) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(b)) return false;  // the first NaN wins
+    if (std::isnan(a)) return true;
+  }
+  return max ? a > b : a < b;
+}
+
+// Keeps, per output, the first chunk's value that beats the others (NumPy's
+// first-of-equals; a NaN wins) and its global index.
+struct ArgCombine {
+  DType dtype;
+  bool max;
+  std::vector<unsigned char> best;  // K values of dtype
+  std::vector<std::int64_t> index;
+  bool have = false;
+
+  template <class T>
+  void merge_as(const unsigned char* vals, const std::int64_t* idx, std::int64_t offset) {
+    for (std::size_t j = 0; j < index.size(); ++j) {
+      T v, b;
+      std::memcpy(&v, vals + j * sizeof(T), sizeof(T));
+      std::memcpy(&b, best.data() + j * sizeof(T), sizeof(T));
+      if (!have || better(v, b, max)) {
+        std::memcpy(best.data() + j * sizeof(T), &v, sizeof(T));
+        index[j] = idx[j] + offset;
+      }
+    }
+    have = true;
+  }
+  void merge(const unsigned char* vals, const std::int64_t* idx, std::int64_t offset) {
+    switch (dtype) {
+      case DType::Bool: return merge_as<std::uint8_t>(vals, idx, offset);
+      case DType::Int8: return merge_as<std::int8_t>(vals, idx, offset);
+      case DType::Int16: return merge_as<std::int16_t>(vals, idx, offset);
+      case DType::Int32: return merge_as<std::int32_t>(vals, idx, offset);
+      case DType::Int64: return merge_as<std::int64_t>(vals, idx, offset);
+      case DType::UInt8: return merge_as<std::uint8_t>(vals, idx, offset);
+      case DType::UInt16: return merge_as<std::uint16_t>(vals, idx, offset);
+      case DType::UInt32: return merge_as<std::uint32_t>(vals, idx, offset);
+      case DType::UInt64: return merge_as<std::uint64_t>(vals, idx, offset);
+      case DType::Float32: return merge_as<float>(vals, idx, offset);
+      case DType::Float64: return merge_as<double>(vals, idx, offset);
+    }
+  }
+};
+
+void download_all(rt::Runtime& r, const Node& n, void* dst) {
+  const std::size_t bytes = std::size_t(n.shape.size()) * elem_bytes(n);
+  if (bytes) rt::download(r, *n.buffer(), 0, bytes, dst);
+}
+
+// A reduction whose reduced axes include the streamed one: per-chunk partial
+// results (kept dimensions as the result's), combined at the end.
+void reduce_across(const NodePtr& root) {
+  DeviceState& dev = *root->device;
+  rt::Runtime& r = dev.runtime();
+  const NodePtr x = root->inputs[0];
+  Plan p = prepare(x, 0);
+  std::uint64_t free = 0;
+  const std::int64_t rows = chunk_rows(r, p, x->shape, &free);
+  Chunker ch{dev, root->device, free};
+  FinishOnThrow guard(r);
+  const std::int64_t n = p.n, chunks = x->shape.size() == 0 ? 1 : (n + rows - 1) / rows;
+  const auto& rd = root->reduce();
+  if (chunks <= 1) {  // one chunk: the reduction itself, as on device data
+    ch.start(0, n);
+    NodePtr c = ch.clone(root, {ch.cut(x)}, root->shape);
+    evaluate({c});
+    rt::counters().streamed_chunks++;
+    become_buffer(*root, c->buffer());
+    return;
+  }
+  const bool arg = reduce_info(root->op).finish == Finish::Index;
+  const bool all_axes = int(rd.axes.size()) == x->shape.ndim() && x->shape.ndim() > 1;
+  const std::int64_t k_out = root->shape.size();
+  const std::int64_t row = row_elems(x->shape);
+  ArgCombine comb{x->dtype, root->op == Op::ArgMax, {}, {}};
+  std::shared_ptr<rt::DeviceBuffer> stack;
+  DType part = root->dtype;
+  if (arg) {
+    comb.best.resize(std::size_t(k_out) * elem_bytes(*x));
+    comb.index.resize(std::size_t(k_out));
+  } else {
+    if (root->op == Op::Mean) part = x->dtype;  // sums of the (already widened) input
+    stack = rt::allocate(r, std::size_t(chunks * k_out) * std::size_t(size_of(part)));
+  }
+  std::vector<unsigned char> vals;
+  std::vector<std::int64_t> idx;
+  for (std::int64_t k = 0; k < chunks; ++k) {
+    const std::int64_t first = k * rows;
+    ch.start(first, std::min(rows, n - first));
+    const NodePtr xc = ch.cut(x);
+    if (arg) {
+      NodePtr ic = make_reduce_ex(root->op, xc, rd.axes, all_axes, true, 0, false);
+      NodePtr vc = make_reduce_ex(root->op == Op::ArgMax ? Op::Max : Op::Min, xc, rd.axes, all_axes, true, 0, false);
+      evaluate({ic, vc});
+      vals.resize(std::size_t(k_out) * elem_bytes(*vc));
+      idx.resize(std::size_t(k_out));
+      download_all(r, *vc, vals.data());
+      download_all(r, *ic, idx.data());
+      comb.merge(vals.data(), idx.data(), all_axes || x->shape.ndim() == 1 ? first * row : first);
+    } else {
+      NodePtr pc = make_reduce_ex(root->op == Op::Mean ? Op::Sum : root->op, xc, rd.axes, false, true, 0, false);
+      evaluate({pc});
+      rt::copy_buffer(r, *pc->buffer(), 0, *stack, std::size_t(k * k_out) * std::size_t(size_of(part)),
+                      std::size_t(k_out) * std::size_t(size_of(part)));
+    }
+    rt::counters().streamed_chunks++;
+    maybe_fault(k);
+  }
+  if (arg) {
+    become_buffer(*root, rt::upload(r, comb.index.data(), comb.index.size() * sizeof(std::int64_t)));
+    return;
+  }
+  NodePtr s = make_buffer(stack, part, Shape{chunks, k_out}, root->device);
+  NodePtr f = make_reduce_ex(root->op, s, {0}, false, false, 0, rd.post_sqrt);
+  if (root->op == Op::Mean) std::get<ReduceData>(f->data).divisor = rd.divisor;
+  evaluate({f});
+  become_buffer(*root, f->buffer());
+}
+
+bool across_rows(const Node& root) {
+  return op_class(root.op) == OpClass::Reduce && reduces_axis0(root) && root.inputs[0]->shape.ndim() > 0;
+}
+
+// Runs `each(chunk node, first row, rows)` for every chunk of root's rows.
+template <class F>
+void for_each_chunk(const NodePtr& root, F&& each) {
+  DeviceState& dev = *root->device;
+  rt::Runtime& r = dev.runtime();
+  Plan p = prepare(root, std::uint64_t(row_elems(root->shape)) * elem_bytes(*root));
+  if (root->shape.size() == 0) return;
+  std::uint64_t free = 0;
+  const std::int64_t rows = chunk_rows(r, p, root->shape, &free);
+  Chunker ch{dev, root->device, free};
+  FinishOnThrow guard(r);
+  std::int64_t k = 0;
+  for (std::int64_t first = 0; first < p.n; first += rows, ++k) {
+    ch.start(first, std::min(rows, p.n - first));
+    NodePtr c = ch.cut(root, p.flat);
+    evaluate({c});
+    each(*c, first);
+    rt::counters().streamed_chunks++;
+    maybe_fault(k);
+  }
+}
+
+}  // namespace
+
+namespace {
+bool refresh(Node& n, std::uint32_t epoch) {
+  if (!n.host) return false;
+  if (n.op == Op::HostView) return true;
+  if (n.mark == epoch) return n.host;  // shared below two paths: walked once
+  n.mark = epoch;
+  bool any = false;
+  for (const auto& in : n.inputs) any = refresh(*in, epoch) || any;
+  n.host = any;
+  return any;
+}
+}  // namespace
+
+bool refresh_host(Node& n) { return refresh(n, next_walk_epoch()); }
+
+bool chunkable(const Node& root) {
+  return root.op == Op::HostView || root.op == Op::View || is_elementwise(root.op) || row_structured(root) ||
+         across_rows(root);
+}
+
+bool streams_to_host(const Node& root) { return !across_rows(root); }
+
+void evaluate_streamed(const NodePtr& root) {
+  if (across_rows(*root)) return reduce_across(root);
+  rt::Runtime& r = root->device->runtime();
+  const std::uint64_t es = elem_bytes(*root);
+  const std::uint64_t total = std::uint64_t(root->shape.size()) * es;
+  const rt::MemoryBudget b = rt::memory_budget(r);
+  if (total > (b.limit > b.in_use ? b.limit - b.in_use : 0))
+    throw Error("host_view: the result of shape " + root->shape.str() + " (" + rt::exact_bytes(total) +
+                ") does not fit the device memory free under the limit (" + rt::human_bytes(b.limit) + ", " +
+                rt::human_bytes(b.in_use) + " in use): write it to host memory with to_host(span), which streams it in "
+                "chunks, or reduce it first");
+  std::shared_ptr<rt::DeviceBuffer> full = rt::allocate(r, std::size_t(total));
+  const std::uint64_t row_bytes = std::uint64_t(row_elems(root->shape)) * es;
+  for_each_chunk(root, [&](const Node& c, std::int64_t first) {
+    rt::copy_buffer(r, *c.buffer(), 0, *full, std::size_t(first * row_bytes), std::size_t(c.shape.size()) * es);
+  });
+  become_buffer(*root, std::move(full));
+}
+
+void stream_to_host(const NodePtr& root, void* dst) {
+  rt::Runtime& r = root->device->runtime();
+  const std::size_t es = elem_bytes(*root);
+  const std::size_t row_bytes = std::size_t(row_elems(root->shape)) * es;
+  auto* out = static_cast<unsigned char*>(dst);
+  for_each_chunk(root, [&](const Node& c, std::int64_t first) { download_all(r, c, out + std::size_t(first) * row_bytes); });
+}
+
+NodePtr first_chunk(const NodePtr& root) {
+  const NodePtr& axis_node = across_rows(*root) ? root->inputs[0] : root;
+  Plan p = prepare(axis_node, 0);
+  std::uint64_t free = 0;
+  const std::int64_t rows = chunk_rows(root->device->runtime(), p, axis_node->shape, &free);
+  Chunker ch{*root->device, root->device, free};
+  ch.start(0, std::min(rows, p.n));
+  if (!across_rows(*root)) return ch.cut(root, p.flat);
+  const auto& axes = root->reduce().axes;
+  const bool all_axes = int(axes.size()) == axis_node->shape.ndim() && axis_node->shape.ndim() > 1;
+  return make_reduce_ex(root->op == Op::Mean ? Op::Sum : root->op, ch.cut(axis_node), axes, all_axes, true, 0, false);
+}
+
+std::size_t set_stream_chunk_bytes(std::size_t bytes) { return chunk_bytes_override.exchange(bytes); }
+void set_stream_fault(std::int64_t k) { fault_at.store(k); }
+
+}  // namespace fusecl::detail
