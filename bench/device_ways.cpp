@@ -1,4 +1,4 @@
-// device_eager, fused_device and fused_e2e: the workloads on fusecl arrays.
+// device_eager, fused_device, fused_e2e and host_view: the workloads on fusecl arrays.
 #include "bench/case_data.hpp"
 #include "bench/check.hpp"
 #include "bench/check_log.hpp"
@@ -97,6 +97,36 @@ void run_fused_e2e(benchmark::State& state, int log2) {
   report_counters(state, before, std::int64_t(1) << log2, ideal_bytes(c));
 }
 
+// The inputs as host views of the host vectors (made once: a view copies
+// nothing), each result streamed into a host vector. A workload with several
+// results reads its inputs once per result.
+template <class W>
+void run_host_view(benchmark::State& state, int log2) {
+  CaseData<W>& c = case_data<W>(log2);
+  const auto& ref = reference(c);
+  FusionScope fusion(true);
+  auto out = sized_like<host_vectors_t<DeviceResults<W>>>(ref);
+  std::vector<fusecl::Array<float>> in;
+  for (const auto& h : c.inputs) in.push_back(fusecl::host_view(h.values(), h.shape()));
+  auto once = [&] {
+    const DeviceResults<W> results = W::template compute<DeviceApi>(c.shape, in);
+    download_all(results, out);
+  };
+
+  once();
+  if (const std::string problem = compare_results(out, ref, W::info()); !problem.empty()) {
+    state.SkipWithError(problem.c_str());
+    return;
+  }
+
+  const fusecl::Stats before = fusecl::stats();
+  for (auto _ : state) {
+    once();
+    benchmark::ClobberMemory();
+  }
+  report_counters(state, before, std::int64_t(1) << log2, ideal_bytes(c));
+}
+
 }  // namespace
 
 Runner device_runner(std::string_view workload, Way way, int log2) {
@@ -107,6 +137,7 @@ Runner device_runner(std::string_view workload, Way way, int log2) {
       case Way::DeviceEager: run = [log2](benchmark::State& s) { run_device_resident<W>(s, log2, false); }; break;
       case Way::FusedDevice: run = [log2](benchmark::State& s) { run_device_resident<W>(s, log2, true); }; break;
       case Way::FusedE2E: run = [log2](benchmark::State& s) { run_fused_e2e<W>(s, log2); }; break;
+      case Way::HostView: run = [log2](benchmark::State& s) { run_host_view<W>(s, log2); }; break;
       case Way::CppLoop: break;
     }
   });

@@ -29,7 +29,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_plot  # noqa: E402
 
-WAYS = ["cpp_loop", "device_eager", "fused_device", "fused_e2e"]
+WAYS = ["cpp_loop", "device_eager", "fused_device", "fused_e2e", "host_view"]
 OLD_WAY_NAMES = {"host_eager": "cpp_loop"}  # result files written before the C++ loop was named for what it is
 FRAMEWORKS = [("cupy", "CuPy"), ("cupy_fuse", "cupy.fuse"), ("torch", "torch"), ("torch_compile", "torch.compile")]
 HOST_FRAMEWORKS = [("numpy", "NumPy"), ("numexpr", "numexpr")]
@@ -231,6 +231,8 @@ class Section:
             # End to end: the pinned bus's time for the bytes moved over the time taken.
             "of_bus": (ways["fused_e2e"].counters.get("of_bus")
                        if ways.get("fused_e2e") and not ways["fused_e2e"].error else None),
+            "of_bus_hv": (ways["host_view"].counters.get("of_bus")
+                          if ways.get("host_view") and not ways["host_view"].error else None),
         }
 
     def pays_off_from(self, workload, baseline, way):
@@ -329,13 +331,15 @@ class Section:
             rows.append([w, f"2^{log2}", fmt_time(t["fused_device"]), fmt_ratio(t["device_eager"], t["fused_device"]),
                          fmt_ratio(t["cpp_loop"], t["fused_device"]),
                          f"{fmt_count(s['kernels_eager'])} → {fmt_count(s['kernels_fused'])}",
-                         fmt_bytes_rate(s["bw"]), fmt_percent(s["of_copy"]), fmt_percent(s["of_bus"])])
+                         fmt_bytes_rate(s["bw"]), fmt_percent(s["of_copy"]), fmt_percent(s["of_bus"]),
+                         fmt_percent(s["of_bus_hv"])])
         return md_table(["workload", "size", "fused device", "vs device eager", "vs scalar C++ loop",
-                         "kernels (eager → fused)", "eff. bandwidth", "% copy", "e2e % of bus"], rows)
+                         "kernels (eager → fused)", "eff. bandwidth", "% copy", "e2e % of bus",
+                         "host view % of bus"], rows)
 
     def workload_table(self, w):
         fw_cols = self.fw_columns()
-        header = ["size", "NumPy", "numexpr", "C++ loop", "device eager", "fused device", "fused e2e", "dev. vs NumPy",
+        header = ["size", "NumPy", "numexpr", "C++ loop", "device eager", "fused device", "fused e2e", "host view", "dev. vs NumPy",
                   "e2e vs NumPy", "dev. vs numexpr", "vs dev. eager", "kernels", "eff. BW", "% copy"] + \
                  [label for _, label in fw_cols]
         rows = []

@@ -9,6 +9,10 @@
 //                 building the expression, eval and fusecl::finish() are timed
 //   fused_e2e     fusecl with fusion on, from host vectors to host vectors: uploads,
 //                 kernels and downloads are timed
+//   host_view     fusecl with fusion on, over host views of the host vectors, each result
+//                 streamed into a host vector (to_host(span)): chunks of rows uploaded (or
+//                 read in place where the device shares the host's memory), computed and
+//                 written out one after another
 //
 // Each benchmark first runs its way once untimed (kernel builds and first-touch
 // costs stay out of the timings) and, on the device, checks that result
@@ -24,10 +28,10 @@
 
 namespace fusecl_bench {
 
-enum class Way { CppLoop, DeviceEager, FusedDevice, FusedE2E };
-inline constexpr Way kAllWays[] = {Way::CppLoop, Way::DeviceEager, Way::FusedDevice, Way::FusedE2E};
+enum class Way { CppLoop, DeviceEager, FusedDevice, FusedE2E, HostView };
+inline constexpr Way kAllWays[] = {Way::CppLoop, Way::DeviceEager, Way::FusedDevice, Way::FusedE2E, Way::HostView};
 
-/// "cpp_loop", "device_eager", "fused_device", "fused_e2e".
+/// "cpp_loop", "device_eager", "fused_device", "fused_e2e", "host_view".
 const char* way_name(Way way);
 
 using Runner = std::function<void(benchmark::State&)>;
@@ -35,7 +39,7 @@ using Runner = std::function<void(benchmark::State&)>;
 /// cpp_loop of the named workload at 2^log2 elements (cpp_loop.cpp).
 Runner cpp_loop_runner(std::string_view workload, int log2);
 
-/// device_eager, fused_device or fused_e2e of the named workload (device_ways.cpp).
+/// device_eager, fused_device, fused_e2e or host_view of the named workload (device_ways.cpp).
 Runner device_runner(std::string_view workload, Way way, int log2);
 
 /// BM_overhead_*: evaluations per second of a small cached expression (host_overhead.cpp).

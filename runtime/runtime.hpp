@@ -72,12 +72,14 @@ void download(Runtime& rt, const DeviceBuffer& buf, std::size_t offset, std::siz
 
 /// A buffer the device reads in place from host memory (CL_MEM_USE_HOST_PTR),
 /// where that copies nothing: on devices sharing the host's memory, when
-/// transfers may map (FUSECL_TRANSFERS unset, `auto` or `mapped`) and `data`
-/// is aligned to 128 bytes (vector loads assume aligned buffers). Null
-/// otherwise: the caller uploads instead. Counts one upload of `bytes` (what
-/// the kernels read from the host), so counts agree across devices. The
-/// caller keeps `data` alive and unchanged until the work reading it is done.
-std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size_t bytes);
+/// transfers may map (FUSECL_TRANSFERS unset, `auto` or `mapped`). Vector
+/// loads assume an aligned buffer, so the buffer starts at `data` rounded
+/// down to 128 bytes (in the same page: nothing unmapped is reached), and
+/// `*pad` receives how many bytes before `data` it starts. Null otherwise:
+/// the caller uploads instead. Counts one upload of `bytes` (what the
+/// kernels read from the host), so counts agree across devices. The caller
+/// keeps `data` alive and unchanged until the work reading it is done.
+std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size_t bytes, std::size_t* pad);
 
 /// Enqueues a copy of `bytes` from `src` at `src_offset` to `dst` at
 /// `dst_offset` on the device (ordered by the in-order queue; returns at once).

@@ -208,19 +208,21 @@ void read_buffer(Runtime& rt, cl_mem src, std::size_t offset, std::size_t bytes,
   }
 }
 
-std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size_t bytes) {
+std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size_t bytes, std::size_t* pad) {
   const TransferMode mode = transfer_mode();
   if (!rt.dev.info.host_unified_memory || bytes == 0 || !data) return nullptr;
   if (mode != TransferMode::Auto && mode != TransferMode::Mapped) return nullptr;
-  if (reinterpret_cast<std::uintptr_t>(data) % 128 != 0) return nullptr;
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(data);
+  *pad = std::size_t(at % 128);
+  void* start = reinterpret_cast<void*>(at - *pad);
   cl_int err = CL_SUCCESS;
   // The device only reads it; OpenCL takes a non-const pointer for both uses.
-  cl_mem mem = clCreateBuffer(rt.ctx, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes, const_cast<void*>(data), &err);
+  cl_mem mem = clCreateBuffer(rt.ctx, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes + *pad, start, &err);
   if (err != CL_SUCCESS || !mem) return nullptr;  // the driver declines: upload instead
   counters().uploads += 1;
   counters().bytes_uploaded += bytes;
   // Not the pool's: it holds no device memory, and goes when its last user does.
-  return std::shared_ptr<DeviceBuffer>(new DeviceBuffer{mem, bytes, bytes}, [](DeviceBuffer* b) {
+  return std::shared_ptr<DeviceBuffer>(new DeviceBuffer{mem, bytes + *pad, bytes + *pad}, [](DeviceBuffer* b) {
     static_cast<void>(clReleaseMemObject(b->mem));
     delete b;
   });

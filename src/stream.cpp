@@ -137,18 +137,25 @@ struct Chunker {
   std::unordered_map<const Node*, NodePtr> memo;  // this chunk's nodes
   // Host memory every chunk reads alike (a broadcast host view, one read
   // across the rows): uploaded once, by (host view, first, last element).
-  std::map<std::tuple<const Node*, std::int64_t, std::int64_t>, NodePtr> fixed;
+  std::map<std::tuple<const Node*, std::int64_t, std::int64_t>, std::pair<NodePtr, std::int64_t>> fixed;  // with its pad
 
   rt::Runtime& runtime() { return dev.runtime(); }
 
-  // A device buffer of host elements [first, first + count) of `hv`.
-  NodePtr host_rows(const Node& hv, std::int64_t first, std::int64_t count, Shape shape) {
+  // A device buffer holding host elements [first, first + count) of `hv`,
+  // from its element `*pad` on (read in place, it starts at an aligned address
+  // a few elements before them).
+  NodePtr host_rows(const Node& hv, std::int64_t first, std::int64_t count, std::int64_t* pad) {
     const std::size_t es = elem_bytes(hv);
     const auto* src = static_cast<const unsigned char*>(hv.host_data()) + std::size_t(first) * es;
     const std::size_t bytes = std::size_t(count) * es;
-    std::shared_ptr<rt::DeviceBuffer> buf = rt::wrap_host(runtime(), src, bytes);
-    if (!buf) buf = rt::upload(runtime(), src, bytes);
-    return make_buffer(std::move(buf), hv.dtype, std::move(shape), devp);
+    std::size_t pad_bytes = 0;
+    std::shared_ptr<rt::DeviceBuffer> buf = rt::wrap_host(runtime(), src, bytes, &pad_bytes);
+    if (!buf) {
+      buf = rt::upload(runtime(), src, bytes);
+      pad_bytes = 0;
+    }
+    *pad = std::int64_t(pad_bytes / es);
+    return make_buffer(std::move(buf), hv.dtype, Shape{count + *pad}, devp);
   }
 
   NodePtr view_of(const NodePtr& target, Shape shape, std::vector<std::int64_t> strides, std::int64_t offset) {
@@ -216,14 +223,14 @@ struct Chunker {
                   rt::human_bytes(free_bytes) + "); make it contiguous in host memory first, or evaluate it in pieces");
     }
     const auto key = std::make_tuple(&hv, lo, hi);
-    NodePtr buf;
+    std::pair<NodePtr, std::int64_t> buf;
     if (auto it = fixed.find(key); it != fixed.end()) {
       buf = it->second;
     } else {
-      buf = host_rows(hv, lo, hi - lo + 1, Shape{hi - lo + 1});
+      buf.first = host_rows(hv, lo, hi - lo + 1, &buf.second);
       if (same_every_chunk || (lo == 0 && hi == hv.shape.size() - 1)) fixed.emplace(key, buf);
     }
-    return view_of(buf, with_rows(v->shape, rows), vd.strides, base - lo);
+    return view_of(buf.first, with_rows(v->shape, rows), vd.strides, base - lo + buf.second);
   }
 
   // The chunk of a node whose outermost axis is the streamed one.
@@ -231,7 +238,10 @@ struct Chunker {
     if (auto it = memo.find(n.get()); it != memo.end()) return it->second;
     NodePtr c;
     if (n->op == Op::HostView) {
-      c = host_rows(*n, r0 * row_elems(n->shape), rows * row_elems(n->shape), with_rows(n->shape, rows));
+      std::int64_t pad = 0;
+      NodePtr buf = host_rows(*n, r0 * row_elems(n->shape), rows * row_elems(n->shape), &pad);
+      const Shape shape = with_rows(n->shape, rows);
+      c = pad == 0 ? make_buffer(buf->buffer(), n->dtype, shape, devp) : view_of(buf, shape, contiguous_strides(shape), pad);
     } else if (n->op == Op::View) {
       const NodePtr& s = n->inputs[0];
       const ViewData& vd = n->view();
