@@ -22,9 +22,10 @@ NodePtr node_from_host(const void* data, DType dtype, const Shape& shape, const 
   return make_buffer(rt::upload(dev.state()->runtime(), data, bytes), dtype, shape, dev.state());
 }
 
-NodePtr node_host_view(const void* data, DType dtype, const Shape& shape, const Device& dev) {
+NodePtr node_host_view(const void* data, DType dtype, const Shape& shape, const Device& dev,
+                       std::shared_ptr<const void> owner) {
   if (!data && shape.size() > 0) throw Error("host_view: null data for shape " + shape.str());
-  return make_host_view(data, dtype, shape, dev.state());
+  return make_host_view(data, dtype, shape, dev.state(), std::move(owner));
 }
 
 NodePtr empty_node(DType dtype) {

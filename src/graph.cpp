@@ -105,14 +105,14 @@ NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen, DevicePtr 
   return n;
 }
 
-NodePtr make_host_view(const void* data, DType dtype, Shape shape, DevicePtr device) {
+NodePtr make_host_view(const void* data, DType dtype, Shape shape, DevicePtr device, std::shared_ptr<const void> owner) {
   check_bytes(shape, size_of(dtype));
   auto n = std::make_shared<Node>();
   n->op = Op::HostView;
   n->device = std::move(device);
   n->dtype = dtype;
   n->shape = std::move(shape);
-  n->data = HostData{data};
+  n->data = HostData{data, std::move(owner)};
   n->host = true;
   n->weight = 1;
   return n;

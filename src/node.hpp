@@ -60,6 +60,7 @@ struct ConcatData {
 /// caller keeps alive and unchanged while evaluations read it (host_view()).
 struct HostData {
   const void* data = nullptr;
+  std::shared_ptr<const void> owner;  // keeps the memory alive where the caller handed it over (Python)
 };
 /// Elementwise ops, Contiguous and Transfer (whose inputs[0] lives on another
 /// device) need nothing besides their inputs.
@@ -170,7 +171,8 @@ NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape sh
 NodePtr make_scalar(DType dtype, std::uint64_t bits);
 NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen, std::shared_ptr<DeviceState> device);
 /// An array in caller memory (host_view): `data` holds shape.size() elements of dtype, C order.
-NodePtr make_host_view(const void* data, DType dtype, Shape shape, std::shared_ptr<DeviceState> device);
+NodePtr make_host_view(const void* data, DType dtype, Shape shape, std::shared_ptr<DeviceState> device,
+                       std::shared_ptr<const void> owner = nullptr);
 
 /// x's value on `device` (lazy: evaluation copies it through the host).
 NodePtr make_transfer(const NodePtr& x, std::shared_ptr<DeviceState> device);

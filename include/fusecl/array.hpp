@@ -37,7 +37,9 @@ NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c);
 NodePtr make_cast(const NodePtr& x, DType to);
 NodePtr make_scalar(DType dtype, std::uint64_t bits);
 NodePtr node_from_host(const void* data, DType dtype, const Shape& shape, const Device& dev);
-NodePtr node_host_view(const void* data, DType dtype, const Shape& shape, const Device& dev);
+/// `owner`, if given, is held as long as the host view exists (bindings hand over their array).
+NodePtr node_host_view(const void* data, DType dtype, const Shape& shape, const Device& dev,
+                       std::shared_ptr<const void> owner = nullptr);
 NodePtr empty_node(DType dtype);
 Device node_device(const NodePtr& n);
 NodePtr node_to_device(const NodePtr& n, const Device& dev);

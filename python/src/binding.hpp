@@ -70,6 +70,9 @@ Device device_arg(const py::object& device);
 
 // ---- host transfers (transfer.cpp) ----
 PyArray upload(const py::handle& ndarray_like, const Device& dev);
+/// A host view of a C-contiguous ndarray (kept alive by the view): TypeError
+/// or ValueError, saying what to do, for anything it cannot view in place.
+PyArray host_view(const py::handle& ndarray, const Device& dev);
 py::array download(const PyArray& a);
 
 // ---- registration ----

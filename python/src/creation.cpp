@@ -43,6 +43,12 @@ void register_creation(py::module_& m) {
   }, py::arg("a"), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
   "Copies array-like host data to a device (one upload); a fusecl.Array is returned as it is.");
 
+  m.def("host_view", [](const py::object& a, const py::object& device) { return host_view(a, device_arg(device)); },
+        py::arg("a"), py::arg("device") = py::none(),
+        "An array over a C-contiguous numpy.ndarray's own memory: nothing is copied now, and expressions over it are "
+        "computed in chunks of rows, so data larger than the device's memory streams through it. Do not change the "
+        "ndarray while results that read it are being computed.");
+
   m.def("full", &full, py::arg("shape"), py::arg("fill_value"), py::arg("dtype") = py::none(),
         py::arg("device") = py::none());
   m.def("zeros", [](const py::object& shape, const py::object& dtype, const py::object& device) {

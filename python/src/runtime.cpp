@@ -2,6 +2,10 @@
 // `with fusecl.device(dev):` scope.
 #include "binding.hpp"
 
+namespace fusecl::detail {
+std::size_t set_stream_chunk_bytes(std::size_t bytes);  // src/stream.hpp (the module sees public headers only)
+}
+
 #include <memory>
 #include <thread>
 
@@ -132,6 +136,8 @@ void register_runtime(py::module_& m) {
     return d;
   });
   m.def("reset_stats", &reset_stats);
+  // Tests: small chunks, so that small host views cross many chunk boundaries.
+  m.def("_set_stream_chunk_bytes", [](std::size_t bytes) { return detail::set_stream_chunk_bytes(bytes); });
 }
 
 }  // namespace fusecl::py_binding

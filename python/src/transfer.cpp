@@ -27,6 +27,29 @@ PyArray upload(const py::handle& x, const Device& dev) {
   return PyArray{std::move(node)};
 }
 
+PyArray host_view(const py::handle& x, const Device& dev) {
+  if (!py::isinstance<py::array>(x))
+    throw py::type_error("host_view: expected a numpy.ndarray (it stays in its memory; use asarray to copy other data)");
+  py::array arr = py::reinterpret_borrow<py::array>(x);
+  py::dtype dt = arr.dtype();
+  const DType d = from_numpy_dtype(dt);
+  if (dt.attr("byteorder").cast<std::string>() == ">")
+    throw py::value_error("host_view: the array is big-endian; convert it with astype(dtype.newbyteorder('=')) first");
+  if (!(arr.flags() & py::array::c_style))
+    throw py::value_error("host_view: the array is not C-contiguous (a transposed or sliced view); use "
+                          "numpy.ascontiguousarray(a) first, or asarray to copy it to the device");
+  const Shape shape(std::vector<std::int64_t>(arr.shape(), arr.shape() + arr.ndim()));
+  // The node keeps the ndarray alive; its last reference may go on a thread
+  // without the GIL (an evaluation releases graphs), so the release takes it.
+  auto* held = new py::object(arr);
+  std::shared_ptr<const void> owner(held, [](const void* p) {
+    if (!Py_IsInitialized()) return;  // at exit: the interpreter is gone, and the memory with it
+    py::gil_scoped_acquire gil;
+    delete static_cast<const py::object*>(p);
+  });
+  return PyArray{detail::node_host_view(arr.data(), d, shape, dev, std::move(owner))};
+}
+
 py::array download(const PyArray& a) {
   const Shape& s = a.shape();
   const DType d = a.dtype();
