@@ -10,7 +10,7 @@ build=${1:?usage: make_bundle.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: make_bundle.sh BUILD_DIR OUT_DIR}
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
-for p in tools/fusecl-info tools/fusecl-cache examples/demo examples/monte_carlo_pi examples/list_devices examples/server_threads \
+for p in tools/fusecl-info tools/fusecl-cache examples/demo examples/monte_carlo_pi examples/list_devices examples/server_threads examples/out_of_core \
          tests/fusecl_tests bench/fusecl-bench bench/fusecl-first-result; do
   [ -x "$build/$p" ] && cp "$build/$p" "$out/bin/"
 done
