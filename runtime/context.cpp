@@ -29,6 +29,7 @@ Runtime::~Runtime() {
   reduce_counters.reset();
   for (auto& [signature, kernel] : kernels) static_cast<void>(clReleaseKernel(kernel));
   if (queue) static_cast<void>(clFinish(queue));
+  streams.reset();
   staging.reset();
   pool.reset();
   if (queue) static_cast<void>(clReleaseCommandQueue(queue));
@@ -134,7 +135,10 @@ void download(Runtime& rt, const DeviceBuffer& buf, std::size_t offset, std::siz
   counters().bytes_downloaded += bytes;
 }
 
-void finish(Runtime& rt) { check(clFinish(rt.queue), "clFinish"); }
+void finish(Runtime& rt) {
+  check(clFinish(rt.queue), "clFinish");
+  finish_streams(rt);
+}
 
 std::shared_ptr<DeviceBuffer> reduce_partials(Runtime& rt, std::size_t bytes) {
   if (!rt.reduce_partials || rt.reduce_partials->bytes < bytes) {

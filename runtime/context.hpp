@@ -44,6 +44,9 @@ struct Runtime {
   // one transfer at a time (the bus is one anyway).
   std::unique_ptr<Staging> staging;
   std::mutex staging_mutex;
+  // Streamed evaluations' queues (transfer.hpp), made on first use.
+  std::unique_ptr<StreamQueues> streams;
+  std::mutex streams_mutex;
 };
 
 /// The default runtime (default_runtime()), for tests and tools that work at

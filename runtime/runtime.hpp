@@ -86,6 +86,35 @@ std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size
 void copy_buffer(Runtime& rt, const DeviceBuffer& src, std::size_t src_offset, const DeviceBuffer& dst,
                  std::size_t dst_offset, std::size_t bytes);
 
+/// Streamed evaluations (host views) on devices with memory of their own move
+/// chunks on two queues of their own, overlapping uploads, kernels and
+/// downloads: true where transfers are staged (FUSECL_TRANSFERS `auto` on such
+/// a device, or `staged` on any, which tests use to run this path on PoCL).
+bool streams_overlap(const Runtime& rt);
+struct EventHandle;  // runtime/transfer.hpp
+/// A point in a queue's work that other work can wait for.
+using Event = std::shared_ptr<EventHandle>;
+/// Copies host memory into a new device buffer on the upload queue; the
+/// caller's memory is free when this returns. Counts one upload.
+std::shared_ptr<DeviceBuffer> stream_upload(Runtime& rt, const void* data, std::size_t bytes);
+/// Later uploads on the upload queue wait for the work enqueued on the
+/// runtime's queue so far: buffers the pool hands out again may still be
+/// read by that work (the pool takes buffers back when their last array goes,
+/// which the runtime's in-order queue alone makes safe).
+void stream_uploads_after_kernels(Runtime& rt);
+/// An event done when every stream upload so far is.
+Event stream_uploads_done(Runtime& rt);
+/// Work enqueued on the runtime's queue from now on waits for `e`.
+void kernels_wait(Runtime& rt, const Event& e);
+/// An event done when everything enqueued on the runtime's queue so far is (flushed, so it will be).
+Event mark(Runtime& rt);
+/// Copies `bytes` of `buf` into `dst` on the download queue once `after` is
+/// done; complete when this returns. Thread-safe against the other stream
+/// functions (its own queue and staging). Counts one download.
+void stream_download(Runtime& rt, const DeviceBuffer& buf, std::size_t bytes, void* dst, const Event& after);
+/// Blocks until `e` is done.
+void wait(const Event& e);
+
 /// Blocks until the runtime's queue is empty (thread-safe).
 void finish(Runtime& rt);
 

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <mutex>
 
 namespace fusecl::rt {
@@ -46,6 +47,34 @@ class Staging {
   };
   cl_command_queue queue_;
   std::array<Slot, kSlots> slots_{};
+};
+
+/// The queues of streamed evaluations (host views) on devices with memory of
+/// their own: chunks go up on one and come down on the other while kernels
+/// run on the runtime's own queue, so the two directions of the bus and the
+/// device's compute overlap. Each has its own staging buffers.
+struct StreamQueues {
+  StreamQueues(cl_context ctx, cl_device_id device);
+  /// Waits for both queues, then releases them.
+  ~StreamQueues();
+  StreamQueues(const StreamQueues&) = delete;
+  StreamQueues& operator=(const StreamQueues&) = delete;
+
+  cl_command_queue up = nullptr, down = nullptr;
+  std::unique_ptr<Staging> up_staging, down_staging;
+  std::mutex up_mutex, down_mutex;
+};
+
+/// Waits until the stream queues (where made) are empty.
+void finish_streams(Runtime& rt);
+
+/// An OpenCL event, released with its last reference.
+struct EventHandle {
+  explicit EventHandle(cl_event e) : ev(e) {}
+  ~EventHandle();
+  EventHandle(const EventHandle&) = delete;
+  EventHandle& operator=(const EventHandle&) = delete;
+  cl_event ev;
 };
 
 /// Transfers at least this large go through staging (where the device has

@@ -19,7 +19,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <exception>
 #include <limits>
 #include <map>
@@ -132,6 +136,7 @@ struct Chunker {
 
   DeviceState& dev;
   std::shared_ptr<DeviceState> devp;
+  bool overlap = false;  // uploads on the stream queue (rt::streams_overlap)
   std::uint64_t free_bytes = 0;  // device memory free under the limit when streaming began
   std::int64_t r0 = 0, rows = 0;
   std::unordered_map<const Node*, NodePtr> memo;  // this chunk's nodes
@@ -149,7 +154,9 @@ struct Chunker {
     const auto* src = static_cast<const unsigned char*>(hv.host_data()) + std::size_t(first) * es;
     const std::size_t bytes = std::size_t(count) * es;
     std::size_t pad_bytes = 0;
-    std::shared_ptr<rt::DeviceBuffer> buf = rt::wrap_host(runtime(), src, bytes, &pad_bytes);
+    std::shared_ptr<rt::DeviceBuffer> buf;
+    if (overlap) buf = rt::stream_upload(runtime(), src, bytes);
+    else buf = rt::wrap_host(runtime(), src, bytes, &pad_bytes);
     if (!buf) {
       buf = rt::upload(runtime(), src, bytes);
       pad_bytes = 0;
@@ -384,6 +391,111 @@ void download_all(rt::Runtime& r, const Node& n, void* dst) {
   if (bytes) rt::download(r, *n.buffer(), 0, bytes, dst);
 }
 
+// Runs chunk after chunk: `build(ch)` makes a chunk's expression (its
+// uploads enqueued), `run(c, first, k)` enqueues its kernels and what uses
+// their result. Chunk k+1 is built (its uploads enqueued) before chunk k's
+// kernels, so where the stream has queues of its own the upload of k+1 runs
+// while k computes and k-1 comes down.
+template <class Build, class Run>
+void pipeline(Chunker& ch, std::int64_t n, std::int64_t rows, Build&& build, Run&& run) {
+  rt::Runtime& r = ch.runtime();
+  FinishOnThrow guard(r);
+  struct Ready {
+    NodePtr c;
+    rt::Event uploaded;
+    std::int64_t first = 0;
+  };
+  auto make = [&](std::int64_t first) {
+    ch.start(first, std::min(rows, n - first));
+    // Buffers the pool hands this chunk may still be read by kernels enqueued so far.
+    if (ch.overlap) rt::stream_uploads_after_kernels(r);
+    Ready c{build(ch), nullptr, first};
+    if (ch.overlap) c.uploaded = rt::stream_uploads_done(r);
+    return c;
+  };
+  Ready cur = make(0);
+  for (std::int64_t k = 0;; ++k) {
+    const bool more = cur.first + rows < n;
+    Ready next;
+    if (more) next = make(cur.first + rows);
+    if (cur.uploaded) rt::kernels_wait(r, cur.uploaded);
+    run(cur.c, cur.first, k);
+    rt::counters().streamed_chunks++;
+    maybe_fault(k);
+    if (!more) break;
+    cur = std::move(next);
+  }
+}
+
+// Downloads results on the stream's download queue from a thread of its own,
+// so that they overlap the next chunks' uploads and kernels; at most two
+// wait at a time, which bounds the chunks held on the device.
+class Downloader {
+ public:
+  explicit Downloader(rt::Runtime& r) : r_(r), thread_([this] { loop(); }) {}
+  ~Downloader() {
+    {
+      const std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  Downloader(const Downloader&) = delete;
+  Downloader& operator=(const Downloader&) = delete;
+
+  void push(std::shared_ptr<rt::DeviceBuffer> buf, rt::Event after, std::size_t bytes, void* dst) {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return jobs_.size() < 2 || error_; });
+    if (error_) std::rethrow_exception(error_);
+    jobs_.push_back({std::move(buf), std::move(after), bytes, dst});
+    cv_.notify_all();
+  }
+  /// Waits for every download; rethrows the first failure.
+  void finish() {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return jobs_.empty() || error_; });
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  struct Job {
+    std::shared_ptr<rt::DeviceBuffer> buf;
+    rt::Event after;
+    std::size_t bytes;
+    void* dst;
+  };
+  void loop() {
+    std::unique_lock<std::mutex> lock(m_);
+    for (;;) {
+      cv_.wait(lock, [&] { return !jobs_.empty() || stop_; });
+      if (jobs_.empty()) return;
+      Job& j = jobs_.front();
+      if (!error_) {
+        lock.unlock();
+        std::exception_ptr failed;
+        try {
+          rt::stream_download(r_, *j.buf, j.bytes, j.dst, j.after);
+        } catch (...) {
+          failed = std::current_exception();
+        }
+        lock.lock();
+        if (failed && !error_) error_ = failed;
+      }
+      jobs_.pop_front();  // its buffer goes back to the pool only now
+      cv_.notify_all();
+    }
+  }
+
+  rt::Runtime& r_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<Job> jobs_;
+  std::exception_ptr error_;
+  bool stop_ = false;
+  std::thread thread_;  // last: starts once the rest is made
+};
+
 // A reduction whose reduced axes include the streamed one: per-chunk partial
 // results (kept dimensions as the result's), combined at the end.
 void reduce_across(const NodePtr& root) {
@@ -405,6 +517,7 @@ void reduce_across(const NodePtr& root) {
     become_buffer(*root, c->buffer());
     return;
   }
+  ch.overlap = rt::streams_overlap(r);
   const bool arg = reduce_info(root->op).finish == Finish::Index;
   const bool all_axes = int(rd.axes.size()) == x->shape.ndim() && x->shape.ndim() > 1;
   const std::int64_t k_out = root->shape.size();
@@ -421,10 +534,7 @@ void reduce_across(const NodePtr& root) {
   }
   std::vector<unsigned char> vals;
   std::vector<std::int64_t> idx;
-  for (std::int64_t k = 0; k < chunks; ++k) {
-    const std::int64_t first = k * rows;
-    ch.start(first, std::min(rows, n - first));
-    const NodePtr xc = ch.cut(x);
+  pipeline(ch, n, rows, [&](Chunker& c) { return c.cut(x); }, [&](const NodePtr& xc, std::int64_t first, std::int64_t k) {
     if (arg) {
       NodePtr ic = make_reduce_ex(root->op, xc, rd.axes, all_axes, true, 0, false);
       NodePtr vc = make_reduce_ex(root->op == Op::ArgMax ? Op::Max : Op::Min, xc, rd.axes, all_axes, true, 0, false);
@@ -440,9 +550,7 @@ void reduce_across(const NodePtr& root) {
       rt::copy_buffer(r, *pc->buffer(), 0, *stack, std::size_t(k * k_out) * std::size_t(size_of(part)),
                       std::size_t(k_out) * std::size_t(size_of(part)));
     }
-    rt::counters().streamed_chunks++;
-    maybe_fault(k);
-  }
+  });
   if (arg) {
     become_buffer(*root, rt::upload(r, comb.index.data(), comb.index.size() * sizeof(std::int64_t)));
     return;
@@ -458,9 +566,10 @@ bool across_rows(const Node& root) {
   return op_class(root.op) == OpClass::Reduce && reduces_axis0(root) && root.inputs[0]->shape.ndim() > 0;
 }
 
-// Runs `each(chunk node, first row, rows)` for every chunk of root's rows.
-template <class F>
-void for_each_chunk(const NodePtr& root, F&& each) {
+// Every chunk of root's rows, computed; `use(c, first row)` enqueues what
+// reads chunk c's result.
+template <class Use>
+void stream_rows(const NodePtr& root, Use&& use) {
   DeviceState& dev = *root->device;
   rt::Runtime& r = dev.runtime();
   Plan p = prepare(root, std::uint64_t(row_elems(root->shape)) * elem_bytes(*root));
@@ -468,16 +577,12 @@ void for_each_chunk(const NodePtr& root, F&& each) {
   std::uint64_t free = 0;
   const std::int64_t rows = chunk_rows(r, p, root->shape, &free);
   Chunker ch{dev, root->device, free};
-  FinishOnThrow guard(r);
-  std::int64_t k = 0;
-  for (std::int64_t first = 0; first < p.n; first += rows, ++k) {
-    ch.start(first, std::min(rows, p.n - first));
-    NodePtr c = ch.cut(root, p.flat);
-    evaluate({c});
-    each(*c, first);
-    rt::counters().streamed_chunks++;
-    maybe_fault(k);
-  }
+  ch.overlap = rt::streams_overlap(r);
+  pipeline(ch, p.n, rows, [&](Chunker& c) { return c.cut(root, p.flat); },
+           [&](const NodePtr& c, std::int64_t first, std::int64_t) {
+             evaluate({c});
+             use(c, first);
+           });
 }
 
 }  // namespace
@@ -517,8 +622,8 @@ void evaluate_streamed(const NodePtr& root) {
                 "chunks, or reduce it first");
   std::shared_ptr<rt::DeviceBuffer> full = rt::allocate(r, std::size_t(total));
   const std::uint64_t row_bytes = std::uint64_t(row_elems(root->shape)) * es;
-  for_each_chunk(root, [&](const Node& c, std::int64_t first) {
-    rt::copy_buffer(r, *c.buffer(), 0, *full, std::size_t(first * row_bytes), std::size_t(c.shape.size()) * es);
+  stream_rows(root, [&](const NodePtr& c, std::int64_t first) {
+    rt::copy_buffer(r, *c->buffer(), 0, *full, std::size_t(first * row_bytes), std::size_t(c->shape.size()) * es);
   });
   become_buffer(*root, std::move(full));
 }
@@ -528,7 +633,15 @@ void stream_to_host(const NodePtr& root, void* dst) {
   const std::size_t es = elem_bytes(*root);
   const std::size_t row_bytes = std::size_t(row_elems(root->shape)) * es;
   auto* out = static_cast<unsigned char*>(dst);
-  for_each_chunk(root, [&](const Node& c, std::int64_t first) { download_all(r, c, out + std::size_t(first) * row_bytes); });
+  if (!rt::streams_overlap(r)) {
+    stream_rows(root, [&](const NodePtr& c, std::int64_t first) { download_all(r, *c, out + std::size_t(first) * row_bytes); });
+    return;
+  }
+  Downloader down(r);
+  stream_rows(root, [&](const NodePtr& c, std::int64_t first) {
+    down.push(c->buffer(), rt::mark(r), std::size_t(c->shape.size()) * es, out + std::size_t(first) * row_bytes);
+  });
+  down.finish();
 }
 
 NodePtr first_chunk(const NodePtr& root) {

@@ -352,3 +352,45 @@ TEST_CASE("3 x 128 MiB of host views through a device with a 64M limit", "[host_
   CHECK(fusecl::sum(fusecl::host_view(std::span<const float>(a.data(), 1024), {1024}, dev)).to_host()[0] ==
         Approx(std::accumulate(a.begin(), a.begin() + 1024, 0.0)));
 }
+
+// FUSECL_TRANSFERS=staged runs the overlapped pipeline (uploads and downloads
+// on queues of their own, a download thread) on any device, PoCL included.
+TEST_CASE("the overlapped pipeline: its own queues, a download thread, a fault in the middle", "[host_view][threads]") {
+  const ModeGuard mg(rt::TransferMode::Staged);
+  const ChunkGuard cg(4 * 1024);
+  const std::int64_t rows = 2049, cols = 9;
+  const auto a = random_floats(std::size_t(rows * cols), 61, true);
+  const auto b = random_floats(std::size_t(rows * cols), 62);
+  auto ha = fusecl::host_view(a, {rows, cols}), hb = fusecl::host_view(b, {rows, cols});
+  for (int round = 0; round < 3; ++round) {
+    fusecl::reset_stats();
+    std::vector<float> out(a.size());
+    (ha * hb + 1.0f).to_host(std::span<float>(out));
+    CHECK(fusecl::stats().streamed_chunks > 3);
+    for (std::size_t i = 0; i < out.size(); ++i) REQUIRE(out[i] == a[i] * b[i] + 1.0f);
+    // Softmax of host rows, and the whole result made on the device.
+    auto e = fusecl::exp(ha - fusecl::max(ha, 1, true));
+    auto sm = e / fusecl::sum(e, 1, true);
+    fusecl::eval(sm);
+    const auto smh = sm.to_host();
+    for (std::int64_t r = 0; r < rows; r += 101) {
+      double t = 0;
+      for (std::int64_t c = 0; c < cols; ++c) t += smh[std::size_t(r * cols + c)];
+      REQUIRE(t == Approx(1.0).epsilon(1e-5));
+    }
+    long double tot = 0;  // b has no edge values: its products stay finite in float32
+    for (std::size_t i = 0; i < b.size(); ++i) tot += (long double)b[i] * b[i];
+    CHECK(fusecl::sum(hb * hb).to_host()[0] == Approx(double(tot)).epsilon(1e-5));
+    CHECK(fusecl::argmin(hb).to_host()[0] == std::min_element(b.begin(), b.end()) - b.begin());
+  }
+  std::vector<float> out(a.size(), -1.0f);
+  fusecl::detail::set_stream_fault(3);
+  CHECK_THROWS_WITH((ha - hb).to_host(std::span<float>(out)), Contains("fault injected"));
+  CHECK_THROWS_WITH(fusecl::sum(ha).to_host(), Contains("fault injected"));
+  fusecl::detail::set_stream_fault(-1);
+  std::fill(out.begin(), out.end(), -2.0f);
+  fusecl::finish();
+  CHECK(out.back() == -2.0f);  // nothing still queued writes into it
+  (ha - hb).to_host(std::span<float>(out));
+  CHECK(out.back() == a.back() - b.back());
+}
