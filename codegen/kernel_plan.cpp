@@ -11,6 +11,8 @@ bool KernelPlan::uses_fp64() const {
   return false;
 }
 
+int tile_rows(const KernelPlan& p) { return p.tile ? kTileWorkItems / p.tile : 1; }
+
 std::string signature(const KernelPlan& p) {
   std::string s;
   append_reflected(s, p);

@@ -2,6 +2,7 @@
 
 #include "codegen/spelling.hpp"
 #include "fusecl/error.hpp"
+#include "src/tiling.hpp"
 #include "src/views.hpp"
 
 #include <algorithm>
@@ -388,7 +389,8 @@ ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTun
   b.plan.width = std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
   b.plan.aligned = vector_loads_aligned(b.plan, b.args);
   b.args.count = shape.size();
-  return {std::move(b.plan), std::move(b.args)};
+  const char* tiling = choose_tiling(b.plan, b.args, tuning);
+  return {std::move(b.plan), std::move(b.args), tiling};
 }
 
 ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending) {
