@@ -66,7 +66,16 @@ enum class KernelKind : std::uint8_t { Elementwise, Reduce };
 enum class ReduceStrategy : std::uint8_t {
   GroupPerOutput,   // a work-group per output (per part of one, when split), tree in local memory
   ThreadPerOutput,  // a work-item per output, sequential over the reduced range (short or strided ranges)
+  // A work-group per block of kColumnBlock neighbouring outputs of a column
+  // reduction (the reduced range strided, the outputs contiguous): its
+  // kColumnBlock x kColumnRows work-items read kColumnBlock neighbouring
+  // elements of each row together, kColumnRows rows at a time, and combine
+  // their rows' partials in local memory. Split over `groups` parts of the
+  // rows when there are too few blocks; always finished by a second kernel then.
+  ColumnBlock,
 };
+constexpr int kColumnBlock = 32;
+constexpr int kColumnRows = 8;
 
 /// How a split reduction (two_stage) combines its per-group partial results.
 /// OpenCL 1.2 promises no ordering between work-groups of one launch, so

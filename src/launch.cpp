@@ -40,6 +40,9 @@ DeviceTuning default_tuning(const rt::Runtime& rt) {
   // FUSECL_TILES=0 reads transposed operands in place (to compare the two paths).
   static const bool tiles = rt::switch_setting("FUSECL_TILES", true);
   d.tile_transposes = tiles;
+  // FUSECL_COLUMN_BLOCKS=0 reduces leading axes as before (a group per output, or a work-item per output).
+  static const bool column_blocks = rt::switch_setting("FUSECL_COLUMN_BLOCKS", true);
+  d.column_blocks = column_blocks;
   d.max_work_group_size = info.max_work_group_size;
   d.local_mem_bytes = info.local_mem_bytes;
   // Split reductions end in their last work-group where the device's OpenCL C
@@ -157,19 +160,28 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::sh
                       rt::NDRange{2, {tiles * std::size_t(T), rows, 1}, {std::size_t(T), rows, 1}});
     return;
   }
-  std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
-  std::size_t global;
-  if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
-    local = plan.reduce.local_size;
-    global = std::size_t(a.count) * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;
+  if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock &&
+      !plan.reduce.combine) {
+    // A group per (block of outputs, part of the rows), flat along dimension 0.
+    const std::size_t B = codegen::kColumnBlock, R = codegen::kColumnRows;
+    const std::size_t blocks = (std::size_t(a.count) + B - 1) / B;
+    rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
+                      rt::NDRange{2, {blocks * std::size_t(a.groups) * B, R, 1}, {B, R, 1}});
   } else {
-    if (plan.kind == codegen::KernelKind::Reduce) local = plan.reduce.local_size;
-    const std::size_t work = plan.kind == codegen::KernelKind::Reduce ? std::size_t(a.count)
-                                                                      : std::size_t((a.count + plan.width - 1) / plan.width);
-    global = (work + local - 1) / local * local;
+    std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
+    std::size_t global;
+    if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
+      local = plan.reduce.local_size;
+      global = std::size_t(a.count) * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;
+    } else {
+      if (plan.kind == codegen::KernelKind::Reduce) local = plan.reduce.local_size;
+      const std::size_t work = plan.kind == codegen::KernelKind::Reduce ? std::size_t(a.count)
+                                                                        : std::size_t((a.count + plan.width - 1) / plan.width);
+      global = (work + local - 1) / local * local;
+    }
+    rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
+                      global, local);
   }
-  rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()}, global,
-                    local);
   if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.two_stage && !plan.reduce.combine &&
       plan.reduce.finish == codegen::SplitFinish::SecondKernel)
     launch(dev, combine_kernel(sk), outputs);

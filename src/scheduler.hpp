@@ -57,6 +57,7 @@ struct DeviceTuning {
   codegen::SplitFinish split_finish = codegen::SplitFinish::SecondKernel;
   // Tiled transposed reads (tiling.hpp): allowed (FUSECL_TILES), and what the device gives them.
   bool tile_transposes = true;
+  bool column_blocks = true;  // ReduceStrategy::ColumnBlock allowed (FUSECL_COLUMN_BLOCKS)
   std::size_t max_work_group_size = 256;
   std::uint64_t local_mem_bytes = 32768;
 };

@@ -188,6 +188,18 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
     CHECK(src.find("scratch") == std::string::npos);
     require_matches(r, h_reduce<float>(a, {1}, false, false, sums));
   }
+  SECTION("reduction: column blocks, whole and split over parts of the rows") {
+    // A group per 32 columns, 8 rows at a time, a tree over the rows in local
+    // memory: the last block is partial (45 = 32 + 13 columns).
+    const auto a = ints({37, 45}, 16);
+    const auto r = sum(to_device(a), 0);
+    REQUIRE(kernel_source(r).find("reqd_work_group_size(32, 8, 1)") != std::string::npos);
+    require_matches(r, h_reduce<float>(a, {0}, false, false, sums));
+    const auto tall = ints({2000, 40}, 17);
+    const auto t = sum(to_device(tall), 0);
+    REQUIRE(kernel_source(t).find("scratch") != std::string::npos);
+    require_matches(t, h_reduce<float>(tall, {0}, false, false, sums));
+  }
   SECTION("reduction: split over groups, finished by a second kernel") {
     auto a = ints({20000}, 10);
     a.data[15000] = a.data[17000] = 99;  // the first maximum lies in a later group than the start
