@@ -67,7 +67,8 @@ enum class ReduceStrategy : std::uint8_t {
   GroupPerOutput,   // a work-group per output (per part of one, when split), tree in local memory
   ThreadPerOutput,  // a work-item per output, sequential over the reduced range (short or strided ranges)
   // A work-group per block of kColumnBlock neighbouring outputs of a column
-  // reduction (the reduced range strided, the outputs contiguous): its
+  // reduction (the reduced range strided; coalesced where neighbouring
+  // outputs are neighbours in memory, as in sum(x, 0)): its
   // kColumnBlock x kColumnRows work-items read kColumnBlock neighbouring
   // elements of each row together, kColumnRows rows at a time, and combine
   // their rows' partials in local memory. Split over `groups` parts of the

@@ -1,5 +1,6 @@
 #include "src/tiling.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace fusecl::detail {
