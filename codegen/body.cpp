@@ -10,7 +10,7 @@ std::string address(const KernelPlan& plan, std::size_t k, const std::string& po
   switch (in.access) {
     case Access::Contiguous: return off + " + " + pos;
     case Access::Uniform: return off;
-    case Access::Strided: case Access::StridedRow: case Access::StridedRowBroadcast: {
+    case Access::Strided: case Access::StridedRow: case Access::StridedRowBroadcast: case Access::Tiled: {
       std::string a = off;
       for (int d = 0; d < plan.ndim; ++d) a += " + c" + std::to_string(d) + " * st" + std::to_string(k) + "_" + std::to_string(d);
       return a;
@@ -85,7 +85,12 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
       case Op::Buffer: {
         const std::string buf = "in" + std::to_string(in.slot);
         const std::string addr = address(plan, k, pos);
-        if (width == 1) e = buf + "[" + addr + "]";
+        if (in.access == Access::Tiled)
+          // Staged in local memory by the tiled renderer (render_tiled.cpp),
+          // which names this element's place in the tile tr_ (along the
+          // output's innermost axis) and tc_ (along the load's own).
+          e = "t" + std::to_string(k) + "[tr_ * " + std::to_string(plan.tile + 1) + " + tc_]";
+        else if (width == 1) e = buf + "[" + addr + "]";
         else if ((in.access == Access::Contiguous || in.access == Access::StridedRow) && plan.aligned)
           // A vector pointer may be assumed aligned: one wide load (vloadN need not be).
           e = "*(__global const " + T + "*)(" + buf + " + " + addr + ")";

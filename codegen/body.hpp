@@ -23,4 +23,7 @@ std::string param_declaration(const KernelPlan& plan, const Param& p);
 std::string program_prelude(const KernelPlan& plan);
 std::string render_reduce(const KernelPlan& plan, const std::string& name);
 
+/// An elementwise plan with tiles (plan.tile != 0): render_tiled.cpp.
+std::string render_tiled(const KernelPlan& plan, const std::string& name);
+
 }  // namespace fusecl::codegen

@@ -11,6 +11,8 @@ bool KernelPlan::uses_fp64() const {
   return false;
 }
 
+int tile_rows(const KernelPlan& p) { return p.tile ? kTileWorkItems / p.tile : 1; }
+
 std::string signature(const KernelPlan& p) {
   std::string s;
   append_reflected(s, p);
@@ -26,6 +28,8 @@ KernelPlan combine_plan(const KernelPlan& p) {
   c.kind = KernelKind::Reduce;
   c.reduce = p.reduce;
   c.reduce.combine = true;
+  // The partials lie as GroupPerOutput's do (o * groups + part): one group per output combines them.
+  c.reduce.strategy = ReduceStrategy::GroupPerOutput;
   c.reduce.input = -1;  // no body: the values are the partials
   c.reduce.divisor = -1;
   if (reduce_info(p.reduce.op).finish == Finish::Mean) {

@@ -30,10 +30,15 @@ enum class Access : std::uint8_t {
   // with one vload or one broadcast per vector.
   StridedRow,
   StridedRowBroadcast,
+  // Strided, read through a transpose: the elementwise kernel is tiled
+  // (KernelPlan::tile) and this load is staged through a tile in local memory,
+  // read along its own innermost axis (tile_axis) so that both the read and
+  // the output's write are coalesced (render_tiled.cpp).
+  Tiled,
 };
 
 inline bool is_strided(Access a) {
-  return a == Access::Strided || a == Access::StridedRow || a == Access::StridedRowBroadcast;
+  return a == Access::Strided || a == Access::StridedRow || a == Access::StridedRowBroadcast || a == Access::Tiled;
 }
 
 /// One value of the kernel body, in topological order. Loads are Buffer,
@@ -61,7 +66,17 @@ enum class KernelKind : std::uint8_t { Elementwise, Reduce };
 enum class ReduceStrategy : std::uint8_t {
   GroupPerOutput,   // a work-group per output (per part of one, when split), tree in local memory
   ThreadPerOutput,  // a work-item per output, sequential over the reduced range (short or strided ranges)
+  // A work-group per block of kColumnBlock neighbouring outputs of a column
+  // reduction (the reduced range strided; coalesced where neighbouring
+  // outputs are neighbours in memory, as in sum(x, 0)): its
+  // kColumnBlock x kColumnRows work-items read kColumnBlock neighbouring
+  // elements of each row together, kColumnRows rows at a time, and combine
+  // their rows' partials in local memory. Split over `groups` parts of the
+  // rows when there are too few blocks; always finished by a second kernel then.
+  ColumnBlock,
 };
+constexpr int kColumnBlock = 32;
+constexpr int kColumnRows = 8;
 
 /// How a split reduction (two_stage) combines its per-group partial results.
 /// OpenCL 1.2 promises no ordering between work-groups of one launch, so
@@ -86,6 +101,12 @@ struct ReduceSpec {
   std::uint16_t local_size = 256;
 };
 
+/// Work-items of one tiled work-group: tile x (kTileWorkItems / tile), each
+/// covering tile / rows elements of its column of the tile.
+constexpr int kTileWorkItems = 256;
+struct KernelPlan;
+int tile_rows(const KernelPlan& plan);
+
 struct KernelPlan {
   KernelKind kind = KernelKind::Elementwise;
   std::vector<Instr> instrs;
@@ -96,6 +117,11 @@ struct KernelPlan {
   std::uint8_t width = 1;             // vector width of the contiguous path
   bool out_strided = false;           // elementwise: the output is stored through offset + strides (concatenate)
   bool aligned = false;               // every vector load starts at a multiple of the width: load through vector pointers
+  // Elementwise, tiled (src/tiling.cpp decides): square tiles of `tile` x `tile`
+  // elements over index dimensions ndim-1 (the output's innermost) and
+  // `tile_axis` (the Tiled loads' innermost); 0: not tiled.
+  std::uint8_t tile = 0;
+  std::uint8_t tile_axis = 0;
   ReduceSpec reduce;                  // kind == Reduce
 
   bool uses_fp64() const;
@@ -170,7 +196,7 @@ BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
-                        out_strided, aligned, reduce);
+                        out_strided, aligned, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),
               "BOOST_HANA_ADAPT_STRUCT(Instr, ...) must list every field of Instr");
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::ReduceSpec>(),

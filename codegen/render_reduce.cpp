@@ -132,6 +132,61 @@ std::string combine_partials(const Emitter& e, const std::string& ind) {
   return s + e.tree(ind);
 }
 
+// ReduceStrategy::ColumnBlock's body. Work-item (lx, ly) of group g owns
+// output o = block * kColumnBlock + lx and rows ly, ly + kColumnRows, ... of
+// its part of the range, so each row's kColumnBlock neighbouring outputs are
+// read together (coalesced where the outputs are contiguous in memory). The
+// kColumnRows partials of each output then meet in a tree in local memory;
+// every work-item reaches every barrier (o past n only skips reads and stores).
+std::string column_block(const Emitter& e, const std::string& init) {
+  const std::string B = std::to_string(kColumnBlock), R = std::to_string(kColumnRows);
+  const std::string S = std::to_string(kColumnBlock * kColumnRows);
+  std::string b;
+  b += "  const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);\n";
+  if (e.rs.two_stage) {
+    b += "  const long blk = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n";
+    b += "  const long chunk = (m + groups - 1) / groups;\n";
+    b += "  const long r_begin = min(m, part * chunk), r_end = min(m, r_begin + chunk);\n";
+  } else {
+    b += "  const long blk = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
+  }
+  b += "  const long o = blk * " + B + " + lx;\n";
+  b += "  __local " + e.A + " sh[" + S + "];\n";
+  if (e.arg) b += "  __local long shi[" + S + "];\n";
+  b += init;
+  b += "  if (o < n) {\n";
+  // Two index dimensions are one kept and one reduced (a block has outputs
+  // and the range more than 16 elements): coordinates without a division.
+  const std::string ind = "      ";
+  const std::string coords = e.plan.ndim == 2 ? ind + "const long c0 = o, c1 = r;\n" : emit_coordinates(e.plan, "p", ind);
+  b += "    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
+  b += ind + "const long p = o * m + r;\n" + coords + emit_body(e.plan, 1, "p", ind, e.helpers) +
+       e.accumulate("v" + std::to_string(e.rs.input), "r", ind) + "    }\n";
+  b += "  }\n";
+  if (e.kahan) b += "  acc = acc - comp;\n";
+  b += "  const int at = ly * " + B + " + lx;\n";
+  b += "  sh[at] = acc;" + std::string(e.arg ? " shi[at] = idx;" : "") + "\n";
+  b += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
+  b += "  for (int s_ = " + R + " / 2; s_ > 0; s_ >>= 1) {\n";
+  const std::string other = "at + s_ * " + B;
+  if (e.arg)
+    b += "    if (ly < s_ && " + e.better + "(sh[at], shi[at], sh[" + other + "], shi[" + other + "])) { sh[at] = sh[" + other +
+         "]; shi[at] = shi[" + other + "]; }\n";
+  else
+    b += "    if (ly < s_) sh[at] = " + e.combine("sh[at]", "sh[" + other + "]", 1) + ";\n";
+  b += "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
+  if (!e.rs.two_stage) {
+    b += "  if (ly == 0 && o < n) {\n" + e.store("    ", "sh[lx]", "shi[lx]") + "  }\n";
+  } else {
+    // Finished by combine_plan's kernel (the scheduler never asks the last group to).
+    b += partial_pointers(e);
+    b += "  if (ly == 0 && o < n) {\n    pval[o * groups + part] = sh[lx];\n";
+    if (e.arg) b += "    pidx[o * groups + part] = shi[lx];\n";
+    b += "  }\n";
+  }
+  return b;
+}
+
 }  // namespace
 
 std::string render_reduce(const KernelPlan& plan, const std::string& name) {
@@ -177,6 +232,13 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     if (e.kahan) b += "  acc = acc - comp;\n";
     b += e.store("  ", "acc", "idx");
     return program_prelude(plan) + helpers.text() + "\n__kernel void " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+  }
+
+  if (rs.strategy == ReduceStrategy::ColumnBlock && !rs.combine) {
+    b += column_block(e, init("  "));
+    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" +
+           std::to_string(kColumnBlock) + ", " + std::to_string(kColumnRows) + ", 1)))\nvoid " + name + "(\n    " + sig +
+           ")\n{\n" + b + "}\n";
   }
 
   b += "  const int lid = (int)get_local_id(0);\n";

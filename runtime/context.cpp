@@ -162,6 +162,11 @@ std::shared_ptr<DeviceBuffer> reduce_counters(Runtime& rt, std::int64_t outputs)
 
 void launch_kernel(Runtime& rt, const std::string& signature, const std::function<KernelSource()>& render,
                    std::span<const KernelArg> args, std::size_t global, std::size_t local) {
+  launch_kernel(rt, signature, render, args, NDRange{1, {global, 1, 1}, {local, 1, 1}});
+}
+
+void launch_kernel(Runtime& rt, const std::string& signature, const std::function<KernelSource()>& render,
+                   std::span<const KernelArg> args, const NDRange& range) {
   cl_kernel k = get_kernel(rt, signature, render);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const KernelArg& a = args[i];
@@ -174,7 +179,8 @@ void launch_kernel(Runtime& rt, const std::string& signature, const std::functio
     }
     check(err, "clSetKernelArg");
   }
-  check(clEnqueueNDRangeKernel(rt.queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
+  check(clEnqueueNDRangeKernel(rt.queue, k, cl_uint(range.dims), nullptr, range.global, range.local, 0, nullptr, nullptr),
+        "clEnqueueNDRangeKernel");
   counters().kernels_launched++;
 }
 

@@ -135,6 +135,16 @@ struct KernelArg {
 void launch_kernel(Runtime& rt, const std::string& signature, const std::function<KernelSource()>& render,
                    std::span<const KernelArg> args, std::size_t global, std::size_t local);
 
+/// A launch over 1 to 3 dimensions: `global` work-items in groups of `local`.
+struct NDRange {
+  unsigned dims = 1;
+  std::size_t global[3] = {1, 1, 1};
+  std::size_t local[3] = {1, 1, 1};
+};
+/// As above, over `range`.
+void launch_kernel(Runtime& rt, const std::string& signature, const std::function<KernelSource()>& render,
+                   std::span<const KernelArg> args, const NDRange& range);
+
 /// Scratch of split reductions: partial results of at least `bytes`, shared by
 /// every kernel of this runtime (the in-order queue runs one at a time).
 std::shared_ptr<DeviceBuffer> reduce_partials(Runtime& rt, std::size_t bytes);

@@ -37,6 +37,14 @@ DeviceTuning default_tuning(const rt::Runtime& rt) {
   // better on an H200 (sum of 2^26 floats: 81.4 us against 77.6 us).
   d.target_groups = int(std::max(1u, info.compute_units)) * (cpu ? 2 : 4);
   d.max_parameter_bytes = std::max<std::size_t>(256, info.max_parameter_size);
+  // FUSECL_TILES=0 reads transposed operands in place (to compare the two paths).
+  static const bool tiles = rt::switch_setting("FUSECL_TILES", true);
+  d.tile_transposes = tiles;
+  // FUSECL_COLUMN_BLOCKS=0 reduces leading axes as before (a group per output, or a work-item per output).
+  static const bool column_blocks = rt::switch_setting("FUSECL_COLUMN_BLOCKS", true);
+  d.column_blocks = column_blocks;
+  d.max_work_group_size = info.max_work_group_size;
+  d.local_mem_bytes = info.local_mem_bytes;
   // Split reductions end in their last work-group where the device's OpenCL C
   // makes that well-defined (acq_rel atomics at device scope), else in a second
   // kernel. FUSECL_REDUCE_TWO_KERNELS=1 forces the second kernel (a debugging
@@ -140,19 +148,40 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::sh
       case codegen::ParamRole::OutStride: args.push_back(long_arg(a.out_strides.at(idx))); break;
     }
   }
-  std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
-  std::size_t global;
-  if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
-    local = plan.reduce.local_size;
-    global = std::size_t(a.count) * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;
-  } else {
-    if (plan.kind == codegen::KernelKind::Reduce) local = plan.reduce.local_size;
-    const std::size_t work = plan.kind == codegen::KernelKind::Reduce ? std::size_t(a.count)
-                                                                      : std::size_t((a.count + plan.width - 1) / plan.width);
-    global = (work + local - 1) / local * local;
+  if (plan.tile) {
+    // Tiled (render_tiled.cpp): one group per tile, the tiles of every
+    // (batch, Y, X) in one flat group index along dimension 0.
+    const std::int64_t T = plan.tile, X = plan.ndim - 1, Y = plan.tile_axis;
+    std::size_t tiles = std::size_t((a.dims.at(std::size_t(X)) + T - 1) / T) * std::size_t((a.dims.at(std::size_t(Y)) + T - 1) / T);
+    for (std::int64_t d = 0; d < plan.ndim; ++d)
+      if (d != X && d != Y) tiles *= std::size_t(a.dims[std::size_t(d)]);
+    const std::size_t rows = std::size_t(codegen::tile_rows(plan));
+    rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
+                      rt::NDRange{2, {tiles * std::size_t(T), rows, 1}, {std::size_t(T), rows, 1}});
+    return;
   }
-  rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()}, global,
-                    local);
+  if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock &&
+      !plan.reduce.combine) {
+    // A group per (block of outputs, part of the rows), flat along dimension 0.
+    const std::size_t B = codegen::kColumnBlock, R = codegen::kColumnRows;
+    const std::size_t blocks = (std::size_t(a.count) + B - 1) / B;
+    rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
+                      rt::NDRange{2, {blocks * std::size_t(a.groups) * B, R, 1}, {B, R, 1}});
+  } else {
+    std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
+    std::size_t global;
+    if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
+      local = plan.reduce.local_size;
+      global = std::size_t(a.count) * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;
+    } else {
+      if (plan.kind == codegen::KernelKind::Reduce) local = plan.reduce.local_size;
+      const std::size_t work = plan.kind == codegen::KernelKind::Reduce ? std::size_t(a.count)
+                                                                        : std::size_t((a.count + plan.width - 1) / plan.width);
+      global = (work + local - 1) / local * local;
+    }
+    rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
+                      global, local);
+  }
   if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.two_stage && !plan.reduce.combine &&
       plan.reduce.finish == codegen::SplitFinish::SecondKernel)
     launch(dev, combine_kernel(sk), outputs);

@@ -52,7 +52,10 @@ std::string describe(const Schedule& s, const std::string& device) {
     if (st.reads.empty()) out += "nothing";
     for (std::size_t j = 0; j < st.reads.size(); ++j)
       out += (j ? ", #" : "#") + std::to_string(writer[std::size_t(st.reads[j])]);
-    out += "; cut: " + st.why() + "\n";
+    out += "; cut: " + st.why();
+    // Whether a transposed read is staged through tiles (tiling.hpp), and if not why.
+    if (st.kind == ScheduleStep::Kind::Kernel && st.kernel.tiling) out += std::string("; ") + st.kernel.tiling;
+    out += "\n";
     for (const int k : st.outputs) writer[std::size_t(k)] = int(i);
   }
   return out;

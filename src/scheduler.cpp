@@ -2,6 +2,7 @@
 
 #include "codegen/spelling.hpp"
 #include "fusecl/error.hpp"
+#include "src/tiling.hpp"
 #include "src/views.hpp"
 
 #include <algorithm>
@@ -388,7 +389,8 @@ ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTun
   b.plan.width = std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
   b.plan.aligned = vector_loads_aligned(b.plan, b.args);
   b.args.count = shape.size();
-  return {std::move(b.plan), std::move(b.args)};
+  const char* tiling = choose_tiling(b.plan, b.args, tuning);
+  return {std::move(b.plan), std::move(b.args), tiling};
 }
 
 ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending) {
@@ -441,9 +443,30 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
   const bool across_rows = std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) {
     return i.access == Access::Strided && (i.op == Op::Buffer || i.op == Op::Generate);
   });
+  // Between the two, a column reduction with at least a block of outputs:
+  // a work-group per block of neighbouring outputs reads each row's block
+  // together, where a group per output would read one element per row.
+  const std::int64_t block = codegen::kColumnBlock, block_items = block * codegen::kColumnRows;
   if (m <= 16 || (across_rows && n >= std::int64_t(tuning.target_groups) * 64)) {
     rs.strategy = codegen::ReduceStrategy::ThreadPerOutput;
     b.plan.width = 1;
+  } else if (across_rows && n >= block && tuning.column_blocks &&
+             tuning.max_work_group_size >= std::size_t(block_items)) {
+    rs.strategy = codegen::ReduceStrategy::ColumnBlock;
+    b.plan.width = 1;
+    // Too few blocks to keep the device busy: split the rows into parts
+    // (of at least 64 rows a work-item), combined by a second kernel.
+    const std::int64_t blocks = (n + block - 1) / block;
+    std::int64_t g = 1;
+    if (blocks < tuning.target_groups) {
+      const std::int64_t want = (tuning.target_groups + blocks - 1) / blocks;
+      const std::int64_t useful = std::max<std::int64_t>(1, m / (std::int64_t(codegen::kColumnRows) * 64));
+      g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
+    }
+    rs.two_stage = g > 1;
+    if (rs.two_stage) rs.finish = codegen::SplitFinish::SecondKernel;
+    b.args.groups = g;
+    if (rs.two_stage) b.args.scratch_bytes = std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
   } else {
     rs.strategy = codegen::ReduceStrategy::GroupPerOutput;
     b.plan.width = arg ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));

@@ -55,11 +55,17 @@ struct DeviceTuning {
   std::size_t max_parameter_bytes = 1024;  // CL_DEVICE_MAX_PARAMETER_SIZE
   // Split reductions: the last work-group finishes (OpenCL C 2.0 atomics) or a second kernel does.
   codegen::SplitFinish split_finish = codegen::SplitFinish::SecondKernel;
+  // Tiled transposed reads (tiling.hpp): allowed (FUSECL_TILES), and what the device gives them.
+  bool tile_transposes = true;
+  bool column_blocks = true;  // ReduceStrategy::ColumnBlock allowed (FUSECL_COLUMN_BLOCKS)
+  std::size_t max_work_group_size = 256;
+  std::uint64_t local_mem_bytes = 32768;
 };
 
 struct ScheduledKernel {
   codegen::KernelPlan plan;
   KernelArgs args;
+  const char* tiling = nullptr;  // elementwise: whether transposed reads are tiled (tiling.hpp), for the log
 };
 
 /// Nodes that earlier kernels of the schedule being made will compute

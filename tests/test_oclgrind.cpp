@@ -150,6 +150,20 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
     const auto a = ints({37, 41}, 5), b = ints({41, 37}, 6);
     require_matches(transpose(to_device(a)) + to_device(b), h_map2<float>(h_transpose(a), b, add));
   }
+  SECTION("tiled transposes: a batch, partial tiles, 8-byte elements") {
+    // Tiles in local memory behind a barrier (render_tiled.cpp): every
+    // work-item of a partial tile must reach it, and none read past an edge.
+    const auto a = ints({3, 37, 41}, 14), b = ints({3, 41, 37}, 15);
+    const auto t = permute(to_device(b), {0, 2, 1}) + to_device(a);
+    REQUIRE(kernel_source(t).find("barrier(CLK_LOCAL_MEM_FENCE)") != std::string::npos);
+    require_matches(t, h_map2<float>(h_permute(b, {0, 2, 1}), a, add));
+    if (device().fp64) {
+      const auto d = h_generate<double>({17, 20}, [](const Dims& i) { return double(i[0] * 100 + i[1]); });
+      const auto e = h_generate<double>({20, 17}, [](const Dims& i) { return double(i[0] * 1000 + i[1]); });
+      require_matches(to_device(d) * 2.0 + transpose(to_device(e)),
+                      h_map2<double>(d, h_transpose(e), [](double p, double q) { return p * 2.0 + q; }));
+    }
+  }
   SECTION("negative-step slice") {
     const auto a = ints({1001}, 7);
     require_matches(slice(to_device(a), 0, std::nullopt, std::nullopt, -3) * 2.0f,
@@ -173,6 +187,18 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
     CHECK(src.find("reqd_work_group_size") != std::string::npos);
     CHECK(src.find("scratch") == std::string::npos);
     require_matches(r, h_reduce<float>(a, {1}, false, false, sums));
+  }
+  SECTION("reduction: column blocks, whole and split over parts of the rows") {
+    // A group per 32 columns, 8 rows at a time, a tree over the rows in local
+    // memory: the last block is partial (45 = 32 + 13 columns).
+    const auto a = ints({37, 45}, 16);
+    const auto r = sum(to_device(a), 0);
+    REQUIRE(kernel_source(r).find("reqd_work_group_size(32, 8, 1)") != std::string::npos);
+    require_matches(r, h_reduce<float>(a, {0}, false, false, sums));
+    const auto tall = ints({2000, 40}, 17);
+    const auto t = sum(to_device(tall), 0);
+    REQUIRE(kernel_source(t).find("scratch") != std::string::npos);
+    require_matches(t, h_reduce<float>(tall, {0}, false, false, sums));
   }
   SECTION("reduction: split over groups, finished by a second kernel") {
     auto a = ints({20000}, 10);

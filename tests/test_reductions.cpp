@@ -171,6 +171,7 @@ HostArray<T> powers_of_two(const Dims& shape, std::uint64_t seed) {
 
 std::string strategy_of(const std::string& src) {
   if (src.find("reqd_work_group_size") == std::string::npos) return "work-item per output";
+  if (src.find("reqd_work_group_size(32, 8, 1)") != std::string::npos) return "column blocks";  // test_column_reductions.cpp
   return src.find("scratch") != std::string::npos ? "split over groups" : "work-group per output";
 }
 
@@ -562,7 +563,7 @@ TEST_CASE("each reduction strategy gives the right values", "[reduce][strategy]"
   // The layouts below select, on any device of up to ~100 compute units: a
   // long full reduction split over several groups with a last group that
   // finishes; a group per row; a work-item per column of a wide matrix (CPUs)
-  // or a group per column (GPUs); a work-item per output for short ranges.
+  // or a group per block of columns (GPUs); a work-item per output for short ranges.
   std::set<std::string> seen;
   auto run = [&](const char* what, const Array<float>& r, const HostArray<float>& want, double tol_scale) {
     const std::string strategy = strategy_of(kernel_source(r));

@@ -1,0 +1,75 @@
+// The tiled elementwise kernel (KernelPlan::tile): a body with loads read
+// through a transpose. Read in place, such a load walks its own memory with
+// a large stride while neighbouring work-items write neighbouring outputs, so
+// either the reads or the writes are scattered. Here each work-group owns a
+// tile x tile square of index dimensions X = ndim-1 (the output's innermost)
+// and Y = tile_axis (the Tiled loads' innermost): it first copies each Tiled
+// load's square into local memory with neighbouring work-items reading
+// neighbouring elements along Y, then, after a barrier, computes the square
+// with neighbouring work-items at neighbouring outputs along X, taking the
+// Tiled values out of local memory transposed. Other loads are read in place.
+#include "codegen/body.hpp"
+
+namespace fusecl::codegen {
+
+std::string render_tiled(const KernelPlan& plan, const std::string& name) {
+  HelperSet helpers;
+  const int T = plan.tile, R = tile_rows(plan), P = T + 1;  // P: one element of padding against bank conflicts
+  const int X = plan.ndim - 1, Y = plan.tile_axis;
+  const std::string Ts = std::to_string(T), Rs = std::to_string(R), Ps = std::to_string(P);
+  const std::string cx = "c" + std::to_string(X), cy = "c" + std::to_string(Y);
+  const std::string dx = "d" + std::to_string(X), dy = "d" + std::to_string(Y);
+  std::string sig;
+  const auto ps = params(plan);
+  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+
+  std::string b;
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+    if (plan.instrs[k].access == Access::Tiled && plan.instrs[k].op == Op::Buffer)
+      b += "  __local " + cl_type(plan.instrs[k].dtype) + " t" + std::to_string(k) + "[" + std::to_string(T * P) + "];\n";
+  b += "  const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);\n";
+  // One flat group index over (batch, Y tiles, X tiles), X fastest: some
+  // devices bound the groups along dimensions 1 and 2 to 65535.
+  b += "  const long tx_n = (" + dx + " + " + std::to_string(T - 1) + ") / " + Ts + ";\n";
+  b += "  const long ty_n = (" + dy + " + " + std::to_string(T - 1) + ") / " + Ts + ";\n";
+  b += "  long g_ = (long)get_group_id(0);\n";
+  b += "  const long x0 = (g_ % tx_n) * " + Ts + "; g_ /= tx_n;\n";
+  b += "  const long y0 = (g_ % ty_n) * " + Ts + "; g_ /= ty_n;\n";
+  for (int d = plan.ndim - 1; d >= 0; --d) {
+    if (d == X || d == Y) continue;
+    const auto ds = std::to_string(d);
+    b += "  const long c" + ds + " = g_ % d" + ds + "; g_ /= d" + ds + ";\n";
+  }
+  // Phase 1: the tiles, read along Y. Every work-item reaches the barrier:
+  // the edges of the index space only skip loads and stores.
+  b += "  for (int j = ly; j < " + Ts + "; j += " + Rs + ") {\n";
+  b += "    const long " + cx + " = x0 + j, " + cy + " = y0 + lx;\n";
+  b += "    if (" + cx + " < " + dx + " && " + cy + " < " + dy + ") {\n";
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
+    const Instr& in = plan.instrs[k];
+    if (in.access != Access::Tiled || in.op != Op::Buffer) continue;
+    const auto ks = std::to_string(k);
+    std::string addr = "off" + ks;
+    for (int d = 0; d < plan.ndim; ++d) addr += " + c" + std::to_string(d) + " * st" + ks + "_" + std::to_string(d);
+    b += "      t" + ks + "[j * " + Ps + " + lx] = in" + std::to_string(in.slot) + "[" + addr + "];\n";
+  }
+  b += "    }\n  }\n";
+  b += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
+  // Phase 2: the outputs, written along X.
+  b += "  for (int j = ly; j < " + Ts + "; j += " + Rs + ") {\n";
+  b += "    const long " + cx + " = x0 + lx, " + cy + " = y0 + j;\n";
+  b += "    if (" + cx + " < " + dx + " && " + cy + " < " + dy + ") {\n";
+  b += "      const int tr_ = lx, tc_ = j;\n";
+  std::string lin = "c0";
+  for (int d = 1; d < plan.ndim; ++d) lin = "(" + lin + ") * d" + std::to_string(d) + " + c" + std::to_string(d);
+  b += "      const long i = " + lin + ";\n";
+  b += emit_body(plan, 1, "i", "      ", helpers);
+  for (std::size_t j = 0; j < plan.outputs.size(); ++j)
+    b += "      out" + std::to_string(j) + "[i] = v" + std::to_string(plan.outputs[j]) + ";\n";
+  b += "    }\n  }\n";
+
+  return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + Ts + ", " + Rs +
+         ", 1))) void " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+}
+
+}  // namespace fusecl::codegen

@@ -1,0 +1,61 @@
+#include "src/tiling.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace fusecl::detail {
+
+using codegen::Access;
+
+namespace {
+
+// The index dimension along which load k steps by one element (forwards or
+// backwards), when that is not the innermost one and the innermost stride
+// is neither 0 (a broadcast: one address for the whole row) nor +-1; else -1.
+int transposed_axis(const codegen::KernelPlan& plan, const KernelArgs& args, std::size_t k) {
+  const auto& in = plan.instrs[k];
+  if (in.op != Op::Buffer || in.access != Access::Strided) return -1;
+  const auto& st = args.strides[k];
+  const int inner = int(st.size()) - 1;
+  if (inner < 1 || st[std::size_t(inner)] == 0 || std::llabs(st[std::size_t(inner)]) == 1) return -1;
+  for (int d = inner - 1; d >= 0; --d)  // the innermost such dimension: deterministic
+    if (std::llabs(st[std::size_t(d)]) == 1) return d;
+  return -1;
+}
+
+}  // namespace
+
+const char* choose_tiling(codegen::KernelPlan& plan, const KernelArgs& args, const DeviceTuning& tuning) {
+  if (plan.kind != codegen::KernelKind::Elementwise || plan.ndim < 2) return nullptr;
+  int axis = -1, widest = 0;
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
+    const int a = transposed_axis(plan, args, k);
+    if (a < 0) continue;
+    if (axis >= 0 && a != axis) return "transposed reads untiled: operands disagree on their innermost axis";
+    axis = a;
+    widest = std::max(widest, size_of(plan.instrs[k].dtype));
+  }
+  if (axis < 0) return nullptr;
+  if (plan.out_strided) return "transposed reads untiled: strided output";
+  if (!tuning.tile_transposes) return "transposed reads untiled: tiles switched off";
+  const std::int64_t dx = args.dims.back(), dy = args.dims[std::size_t(axis)];
+  if (dx < kMinTileAxis || dy < kMinTileAxis) return "transposed reads untiled: a tile axis shorter than 16";
+  // 32 x 32 tiles (8 rows of work-items, 4 elements each); 16 x 16 for 8-byte
+  // elements, whose tiles would take twice the local memory.
+  const int T = widest >= 8 ? 16 : 32;
+  if (tuning.max_work_group_size < std::size_t(codegen::kTileWorkItems))
+    return "transposed reads untiled: work-groups too small";
+  std::uint64_t bytes = 0;
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+    if (transposed_axis(plan, args, k) >= 0) bytes += std::uint64_t(T) * std::uint64_t(T + 1) * std::uint64_t(size_of(plan.instrs[k].dtype));
+  if (bytes > tuning.local_mem_bytes / 2) return "transposed reads untiled: tiles over half the local memory";
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+    if (transposed_axis(plan, args, k) >= 0) plan.instrs[k].access = Access::Tiled;
+  plan.tile = std::uint8_t(T);
+  plan.tile_axis = std::uint8_t(axis);
+  plan.width = 1;
+  plan.aligned = false;
+  return T == 32 ? "tiled 32x32 through local memory" : "tiled 16x16 through local memory";
+}
+
+}  // namespace fusecl::detail
