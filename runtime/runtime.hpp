@@ -81,6 +81,15 @@ void download(Runtime& rt, const DeviceBuffer& buf, std::size_t offset, std::siz
 /// keeps `data` alive and unchanged until the work reading it is done.
 std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size_t bytes, std::size_t* pad);
 
+/// A buffer kernels write straight into host memory (CL_MEM_USE_HOST_PTR),
+/// on the same terms as wrap_host but with `data` itself aligned to 128
+/// bytes (a kernel's output starts at its buffer's start); null otherwise.
+/// The values are in `data` once host_sync has returned. Counts one download.
+std::shared_ptr<DeviceBuffer> wrap_host_out(Runtime& rt, void* data, std::size_t bytes);
+/// Waits for the work writing `buf` (from wrap_host_out) and makes its
+/// values visible in the host memory it wraps.
+void host_sync(Runtime& rt, const DeviceBuffer& buf);
+
 /// Enqueues a copy of `bytes` from `src` at `src_offset` to `dst` at
 /// `dst_offset` on the device (ordered by the in-order queue; returns at once).
 void copy_buffer(Runtime& rt, const DeviceBuffer& src, std::size_t src_offset, const DeviceBuffer& dst,

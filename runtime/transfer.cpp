@@ -344,6 +344,28 @@ std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size
   });
 }
 
+std::shared_ptr<DeviceBuffer> wrap_host_out(Runtime& rt, void* data, std::size_t bytes) {
+  const TransferMode mode = transfer_mode();
+  if (!rt.dev.info.host_unified_memory || bytes == 0 || !data) return nullptr;
+  if (mode != TransferMode::Auto && mode != TransferMode::Mapped) return nullptr;
+  if (reinterpret_cast<std::uintptr_t>(data) % 128 != 0) return nullptr;
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(rt.ctx, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR, bytes, data, &err);
+  if (err != CL_SUCCESS || !mem) return nullptr;
+  counters().downloads += 1;
+  counters().bytes_downloaded += bytes;
+  return std::shared_ptr<DeviceBuffer>(new DeviceBuffer{mem, bytes, bytes}, [](DeviceBuffer* b) {
+    static_cast<void>(clReleaseMemObject(b->mem));
+    delete b;
+  });
+}
+
+void host_sync(Runtime& rt, const DeviceBuffer& buf) {
+  // A blocking map waits for the kernels writing it and, where the driver
+  // kept a copy of its own, brings the values to the host memory it wraps.
+  const Mapping m(rt.queue, buf.mem, 0, buf.bytes, CL_MAP_READ);
+}
+
 void copy_buffer(Runtime& rt, const DeviceBuffer& src, std::size_t src_offset, const DeviceBuffer& dst,
                  std::size_t dst_offset, std::size_t bytes) {
   if (bytes == 0) return;

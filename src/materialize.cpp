@@ -68,6 +68,22 @@ void evaluate(const std::vector<NodePtr>& roots) {
   for (const auto& [dev, nodes] : by_device) evaluate_on(*dev, nodes);
 }
 
+bool evaluate_into(const NodePtr& root, std::shared_ptr<rt::DeviceBuffer> dst) {
+  if (root->op == Op::Buffer || !root->device) return false;
+  DeviceState& dev = *root->device;
+  Schedule s = make_schedule({root}, tuning_of(dev));
+  const int k = s.output_of(*root);
+  if (k < 0 || s.outputs[std::size_t(k)].nodes.size() != 1) return false;
+  const bool written = std::any_of(s.steps.begin(), s.steps.end(), [&](const ScheduleStep& st) {
+    return st.kind == ScheduleStep::Kind::Kernel && std::find(st.outputs.begin(), st.outputs.end(), k) != st.outputs.end();
+  });
+  if (!written) return false;
+  s.outputs[std::size_t(k)].preset = std::move(dst);
+  if (log_schedules()) std::cerr << describe(s, describe(dev)) << std::flush;
+  run_schedule(dev, s);
+  return true;
+}
+
 std::string kernel_source_of(const NodePtr& x) {
   if (x->op == Op::Buffer || x->op == Op::Scalar) return "";
   if (x->host && refresh_host(*x) && chunkable(*x))

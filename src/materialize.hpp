@@ -13,6 +13,12 @@ namespace fusecl::detail {
 /// afterwards each is a Buffer node. Nodes that are already buffers cost nothing.
 void evaluate(const std::vector<NodePtr>& roots);
 
+/// Evaluates `root` (on its device, reading no host view) with its value
+/// written into `dst` (at least its bytes) instead of a new buffer; false,
+/// doing nothing, where no kernel of its own computes it (it is a buffer
+/// already, or the value of another node of the schedule).
+bool evaluate_into(const NodePtr& root, std::shared_ptr<rt::DeviceBuffer> dst);
+
 /// The OpenCL C source of the kernel that would compute x (its dependencies,
 /// such as reductions it reads, are evaluated first so the source is the final one).
 std::string kernel_source_of(const NodePtr& x);

@@ -32,6 +32,9 @@ struct ScheduleOutput {
   DType dtype;
   std::int64_t elements = 0;
   bool root = false;  // one of the roots the schedule was made for
+  // Where the value goes, if not a new buffer (evaluate_into: caller memory
+  // the device writes in place).
+  std::shared_ptr<rt::DeviceBuffer> preset;
 };
 
 struct ScheduleStep {

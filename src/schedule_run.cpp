@@ -23,6 +23,7 @@ void become_buffer(Node& n, std::shared_ptr<rt::DeviceBuffer> buf) {
 namespace {
 
 std::shared_ptr<rt::DeviceBuffer> allocate(DeviceState& dev, const ScheduleOutput& o) {
+  if (o.preset) return o.preset;
   return rt::allocate(dev.runtime(), std::size_t(o.elements) * std::size_t(size_of(o.dtype)));
 }
 

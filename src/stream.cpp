@@ -397,27 +397,29 @@ void download_all(rt::Runtime& r, const Node& n, void* dst) {
 // kernels, so where the stream has queues of its own the upload of k+1 runs
 // while k computes and k-1 comes down.
 template <class Build, class Run>
-void pipeline(Chunker& ch, std::int64_t n, std::int64_t rows, Build&& build, Run&& run) {
+void pipeline(Chunker& ch, std::int64_t n, std::int64_t rows, Build&& build, Run&& run, std::int64_t head = 0) {
   rt::Runtime& r = ch.runtime();
   FinishOnThrow guard(r);
   struct Ready {
     NodePtr c;
     rt::Event uploaded;
-    std::int64_t first = 0;
+    std::int64_t first = 0, count = 0;
   };
   auto make = [&](std::int64_t first) {
-    ch.start(first, std::min(rows, n - first));
+    // The first chunk may be shorter (`head` rows), so that the others start aligned.
+    const std::int64_t count = std::min(first == 0 && head > 0 ? head : rows, n - first);
+    ch.start(first, count);
     // Buffers the pool hands this chunk may still be read by kernels enqueued so far.
     if (ch.overlap) rt::stream_uploads_after_kernels(r);
-    Ready c{build(ch), nullptr, first};
+    Ready c{build(ch), nullptr, first, count};
     if (ch.overlap) c.uploaded = rt::stream_uploads_done(r);
     return c;
   };
   Ready cur = make(0);
   for (std::int64_t k = 0;; ++k) {
-    const bool more = cur.first + rows < n;
+    const bool more = cur.first + cur.count < n;
     Ready next;
-    if (more) next = make(cur.first + rows);
+    if (more) next = make(cur.first + cur.count);
     if (cur.uploaded) rt::kernels_wait(r, cur.uploaded);
     run(cur.c, cur.first, k);
     rt::counters().streamed_chunks++;
@@ -566,10 +568,11 @@ bool across_rows(const Node& root) {
   return op_class(root.op) == OpClass::Reduce && reduces_axis0(root) && root.inputs[0]->shape.ndim() > 0;
 }
 
-// Every chunk of root's rows, computed; `use(c, first row)` enqueues what
-// reads chunk c's result.
-template <class Use>
-void stream_rows(const NodePtr& root, Use&& use) {
+// Every chunk of root's rows: `run(c, first row)` computes chunk c (whose
+// first row is `first`) and enqueues what reads its result. `head_for(rows)`
+// may ask for a shorter first chunk.
+template <class Run, class Head>
+void stream_rows(const NodePtr& root, Run&& run, Head&& head_for) {
   DeviceState& dev = *root->device;
   rt::Runtime& r = dev.runtime();
   Plan p = prepare(root, std::uint64_t(row_elems(root->shape)) * elem_bytes(*root));
@@ -579,10 +582,7 @@ void stream_rows(const NodePtr& root, Use&& use) {
   Chunker ch{dev, root->device, free};
   ch.overlap = rt::streams_overlap(r);
   pipeline(ch, p.n, rows, [&](Chunker& c) { return c.cut(root, p.flat); },
-           [&](const NodePtr& c, std::int64_t first, std::int64_t) {
-             evaluate({c});
-             use(c, first);
-           });
+           [&](const NodePtr& c, std::int64_t first, std::int64_t) { run(c, first); }, head_for(rows));
 }
 
 }  // namespace
@@ -622,9 +622,13 @@ void evaluate_streamed(const NodePtr& root) {
                 "chunks, or reduce it first");
   std::shared_ptr<rt::DeviceBuffer> full = rt::allocate(r, std::size_t(total));
   const std::uint64_t row_bytes = std::uint64_t(row_elems(root->shape)) * es;
-  stream_rows(root, [&](const NodePtr& c, std::int64_t first) {
-    rt::copy_buffer(r, *c->buffer(), 0, *full, std::size_t(first * row_bytes), std::size_t(c->shape.size()) * es);
-  });
+  stream_rows(
+      root,
+      [&](const NodePtr& c, std::int64_t first) {
+        evaluate({c});
+        rt::copy_buffer(r, *c->buffer(), 0, *full, std::size_t(first * row_bytes), std::size_t(c->shape.size()) * es);
+      },
+      [](std::int64_t) { return std::int64_t(0); });
   become_buffer(*root, std::move(full));
 }
 
@@ -633,15 +637,44 @@ void stream_to_host(const NodePtr& root, void* dst) {
   const std::size_t es = elem_bytes(*root);
   const std::size_t row_bytes = std::size_t(row_elems(root->shape)) * es;
   auto* out = static_cast<unsigned char*>(dst);
-  if (!rt::streams_overlap(r)) {
-    stream_rows(root, [&](const NodePtr& c, std::int64_t first) { download_all(r, *c, out + std::size_t(first) * row_bytes); });
+  auto no_head = [](std::int64_t) { return std::int64_t(0); };
+  if (rt::streams_overlap(r)) {
+    Downloader down(r);
+    stream_rows(
+        root,
+        [&](const NodePtr& c, std::int64_t first) {
+          evaluate({c});
+          down.push(c->buffer(), rt::mark(r), std::size_t(c->shape.size()) * es, out + std::size_t(first) * row_bytes);
+        },
+        no_head);
+    down.finish();
     return;
   }
-  Downloader down(r);
-  stream_rows(root, [&](const NodePtr& c, std::int64_t first) {
-    down.push(c->buffer(), rt::mark(r), std::size_t(c->shape.size()) * es, out + std::size_t(first) * row_bytes);
-  });
-  down.finish();
+  // Devices sharing the host's memory write each chunk's result straight
+  // into `dst` where the chunk starts 128-byte aligned: a first chunk of a
+  // few rows brings the others' starts there (chunks are multiples of 128
+  // rows), and it alone is copied.
+  auto head = [&](std::int64_t rows) -> std::int64_t {
+    const auto at = reinterpret_cast<std::uintptr_t>(dst);
+    if (at % 128 == 0 || rows < 256) return 0;
+    for (std::int64_t h = 1; h < 128; ++h)
+      if ((at + std::uintptr_t(h) * row_bytes) % 128 == 0) return h;
+    return 0;
+  };
+  stream_rows(
+      root,
+      [&](const NodePtr& c, std::int64_t first) {
+        void* to = out + std::size_t(first) * row_bytes;
+        const std::size_t bytes = std::size_t(c->shape.size()) * es;
+        if (auto in_place = rt::wrap_host_out(r, to, bytes)) {
+          if (evaluate_into(c, in_place)) return rt::host_sync(r, *in_place);
+          rt::counters().downloads -= 1;  // not written in place after all: downloaded below
+          rt::counters().bytes_downloaded -= bytes;
+        }
+        evaluate({c});
+        download_all(r, *c, to);
+      },
+      head);
 }
 
 NodePtr first_chunk(const NodePtr& root) {
