@@ -69,6 +69,7 @@ ParamList params(const KernelPlan& p) {
   for (std::size_t i = 0; i < p.buffer_dtypes.size(); ++i) out.push_back({ParamRole::Input, std::int16_t(i)});
   for (std::size_t i = 0; i < p.scalar_dtypes.size(); ++i) out.push_back({ParamRole::Scalar, std::int16_t(i)});
   out.push_back({ParamRole::Count});
+  if (p.kind == KernelKind::Row) out.push_back({ParamRole::ReduceCount});  // the row's length
   if (reduce) {
     out.push_back({ParamRole::ReduceCount});
     if (p.reduce.two_stage) {

@@ -38,7 +38,11 @@ inline bool is_strided(Access a) {
 
 /// One value of the kernel body, in topological order. Loads are Buffer,
 /// Scalar and Generate instructions; the rest are elementwise ops whose
-/// operands are earlier instructions (a, b, c).
+/// operands are earlier instructions (a, b, c). Row kernels also hold
+/// reductions (a reduce op): the reduction of instruction `a` over the
+/// kernel's row, one value per row, which later instructions read like any
+/// other; `slot` is Mean's divisor (a scalar slot, else -1) and `b` is 1
+/// where the square root is taken (std), else -1 (b is no operand there).
 struct Instr {
   Op op = Op::Buffer;
   DType dtype = DType::Float32;
@@ -53,7 +57,14 @@ struct Instr {
 // The scheduler hash-conses instructions by their raw bytes: there must be no padding.
 static_assert(std::has_unique_object_representations_v<Instr>, "Instr must have no padding bytes");
 
-enum class KernelKind : std::uint8_t { Elementwise, Reduce };
+/// Row: a work-group per row of the index space [kept dims..., row dims...]
+/// (`reduce.local_size` work-items); it computes the body's reductions over
+/// its row one after another, then stores the outputs at every element of
+/// the row (codegen/render_row.cpp).
+enum class KernelKind : std::uint8_t { Elementwise, Reduce, Row };
+
+/// Whether instruction `in` is a reduction over a row kernel's row.
+inline bool is_row_reduction(const Instr& in) { return op_class(in.op) == OpClass::Reduce; }
 
 /// A reduction's structure: the body's instruction `input` is reduced along
 /// the innermost `reduce_ndim` index dimensions (the scheduler permutes the

@@ -37,6 +37,10 @@ DeviceTuning default_tuning(const rt::Runtime& rt) {
   // better on an H200 (sum of 2^26 floats: 81.4 us against 77.6 us).
   d.target_groups = int(std::max(1u, info.compute_units)) * (cpu ? 2 : 4);
   d.max_parameter_bytes = std::max<std::size_t>(256, info.max_parameter_size);
+  // Row kernels (reduce-then-use in one kernel) while a row's inputs fit in
+  // local memory: the proxy for what a work-group's cache holds, so that the
+  // row's later reads in the same kernel hit it.
+  d.row_bytes = std::size_t(info.local_mem_bytes);
   // Split reductions end in their last work-group where the device's OpenCL C
   // makes that well-defined (acq_rel atomics at device scope), else in a second
   // kernel. FUSECL_REDUCE_TWO_KERNELS=1 forces the second kernel (a debugging
@@ -142,7 +146,10 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::sh
   }
   std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
   std::size_t global;
-  if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
+  if (plan.kind == codegen::KernelKind::Row) {  // a work-group per row
+    local = plan.reduce.local_size;
+    global = std::size_t(a.count) * local;
+  } else if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
     local = plan.reduce.local_size;
     global = std::size_t(a.count) * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;
   } else {

@@ -7,6 +7,7 @@
 #include "src/schedule.hpp"
 
 #include "fusecl/error.hpp"
+#include "src/row_fusion.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -105,6 +106,7 @@ class Scheduler {
   std::uint64_t limit_of(CutReason r) const {
     if (r == CutReason::BodyInstructions) return kMaxBodyInstructions;
     if (r == CutReason::ParameterBytes) return tuning_.max_parameter_bytes;
+    if (r == CutReason::RowTooLong) return tuning_.row_bytes;
     return 0;
   }
 
@@ -179,9 +181,31 @@ class Scheduler {
     return total;
   }
 
+  // Computes `root` with one row kernel (row_fusion.hpp) where its body has
+  // that form, its rows fit and the plan fits the kernel limits; true if it did.
+  bool schedule_row(const NodePtr& root, CutReason cut) {
+    if (tuning_.row_bytes == 0 || !is_elementwise(body_root(root)->op)) return false;
+    auto rf = find_row_fusion(root, &pending_);
+    if (!rf) return false;
+    if (rf->row_bytes > tuning_.row_bytes) {
+      // Today's kernels: each reduction first; the log says why.
+      too_long_.insert(too_long_.end(), rf->reductions.begin(), rf->reductions.end());
+      return false;
+    }
+    auto k = plan_row(root, rf->reductions, rf->axes, tuning_, &pending_);
+    if (!fits(k) || k.plan.instrs.size() > kMaxBodyInstructions) return false;  // today's kernels cut it as they do
+    const int out = new_output(root);
+    add_kernel(std::move(k), root->shape, {out}, cut);
+    pending_.add(*root, out);
+    return true;
+  }
+
+  bool too_long(const Node& n) const { return std::find(too_long_.begin(), too_long_.end(), &n) != too_long_.end(); }
+
   DeviceTuning tuning_;
   PendingOutputs pending_;
   std::vector<MadeReduction> made_;
+  std::vector<const Node*> too_long_;  // reductions whose readers' rows were too long for a row kernel
 };
 
 void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
@@ -201,6 +225,7 @@ void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
     if (f.next < f.todo.size()) {
       const NodePtr& r = f.todo[f.next++];  // not used once a frame is pushed
       if (done(*r)) continue;  // scheduled below an earlier root
+      if (schedule_row(r, f.barriers ? barrier_reason(*r) : reason)) continue;  // its reductions inside
       auto deps = todo_of(unevaluated_barriers(r, &pending_));
       if (!deps.empty()) frames.push_back({std::move(deps), 0, true});  // f is not used after this
       continue;
@@ -221,7 +246,7 @@ void Scheduler::run(Nodes& todo, std::optional<CutReason> reason) {
       todo.erase(todo.begin());
       continue;
     }
-    const CutReason cut = reason ? *reason : barrier_reason(*first);
+    const CutReason cut = reason ? *reason : too_long(*first) ? CutReason::RowTooLong : barrier_reason(*first);
     if (first->op == Op::Transfer) {
       // The source is evaluated on its own device when the step runs.
       ScheduleStep s;

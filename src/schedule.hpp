@@ -23,6 +23,7 @@ enum class CutReason : std::uint8_t {
   Contiguous,        // a forced contiguous copy read by a later kernel
   BodyInstructions,  // part of a body over kMaxBodyInstructions
   ParameterBytes,    // part of a body whose arguments exceed the device's limit
+  RowTooLong,        // a reduction read by a later kernel, whose rows are too long for one row kernel
 };
 
 /// A buffer the schedule makes: the value of `nodes` (several where one
@@ -46,7 +47,7 @@ struct ScheduleStep {
   OutputList outputs;
   OutputList reads;  // outputs of earlier steps this one reads
   CutReason reason = CutReason::Root;
-  std::uint64_t limit = 0;  // BodyInstructions, ParameterBytes: the limit that was passed
+  std::uint64_t limit = 0;  // BodyInstructions, ParameterBytes, RowTooLong: the limit that was passed
 
   /// The reason in words, with the limit that was passed (made only when
   /// asked for: a schedule is made for every evaluation, and read rarely).
@@ -65,7 +66,8 @@ struct Schedule {
 
 /// The schedule computing `roots` (all on one device, whose limits `tuning`
 /// gives): elementwise roots of one shape share one kernel, each reduction
-/// has its own, a concatenation one per non-empty input, a copy between
+/// has its own (but reductions over rows that a root reads broadcast back,
+/// as softmax does, are computed in the root's row kernel: row_fusion.hpp), a concatenation one per non-empty input, a copy between
 /// devices one step. The caller holds the roots' GraphLock.
 Schedule make_schedule(const std::vector<NodePtr>& roots, const DeviceTuning& tuning);
 

@@ -4,6 +4,7 @@
 
 #include "runtime/env_settings.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 namespace fusecl::detail {
@@ -14,6 +15,7 @@ std::string node_text(const Node& n) { return std::string(op_name(n.op)) + " " +
 
 const char* kind_text(const ScheduleStep& s) {
   if (s.kind == ScheduleStep::Kind::Copy) return "copy";
+  if (s.kernel.plan.kind == codegen::KernelKind::Row) return "row";
   return s.kernel.plan.kind == codegen::KernelKind::Reduce ? "reduce" : "elementwise";
 }
 
@@ -28,6 +30,8 @@ std::string ScheduleStep::why() const {
     case CutReason::Contiguous: return "contiguous copy";
     case CutReason::BodyInstructions: return "body over " + std::to_string(limit) + " instructions";
     case CutReason::ParameterBytes: return "kernel arguments over " + std::to_string(limit) + " bytes";
+    case CutReason::RowTooLong:
+      return "reduction (its reader's rows read over " + std::to_string(limit) + " bytes, the device's local memory: no row kernel)";
   }
   return "";
 }
@@ -52,7 +56,14 @@ std::string describe(const Schedule& s, const std::string& device) {
     if (st.reads.empty()) out += "nothing";
     for (std::size_t j = 0; j < st.reads.size(); ++j)
       out += (j ? ", #" : "#") + std::to_string(writer[std::size_t(st.reads[j])]);
-    out += "; cut: " + st.why() + "\n";
+    out += "; cut: " + st.why();
+    if (st.kind == ScheduleStep::Kind::Kernel && st.kernel.plan.kind == codegen::KernelKind::Row) {
+      const auto& plan = st.kernel.plan;
+      const auto phases = std::count_if(plan.instrs.begin(), plan.instrs.end(), codegen::is_row_reduction);
+      out += "; row kernel: a work-group of " + std::to_string(plan.reduce.local_size) + " per row of " +
+             std::to_string(st.kernel.args.reduce_count) + ", " + std::to_string(phases) + " reduction(s) in it";
+    }
+    out += "\n";
     for (const int k : st.outputs) writer[std::size_t(k)] = int(i);
   }
   return out;

@@ -105,10 +105,17 @@ class BodyBuilder {
   codegen::KernelPlan plan;
   KernelArgs args;
   std::vector<std::vector<std::int64_t>> logical_strides;  // by instruction, for loads
+  // Row kernels (plan_row): these reductions, read directly or through their
+  // broadcast views, are computed in the kernel, one instruction each.
+  const std::vector<const Node*>* row_reductions = nullptr;
 
  private:
   // The instruction of a node that is not elementwise: a load or a scalar.
   std::int16_t operand(const Node& n) {
+    if (row_reductions) {
+      const Node* r = n.op == Op::View ? n.inputs[0].get() : &n;
+      if (std::find(row_reductions->begin(), row_reductions->end(), r) != row_reductions->end()) return row_reduction(*r);
+    }
     if (n.op == Op::Scalar) return scalar(n);
     if (n.op == Op::View) {
       const Node& target = *n.inputs[0];
@@ -194,6 +201,8 @@ class BodyBuilder {
   }
 
   static std::array<std::uint64_t, 4> gen_args(const Node& g);
+  std::int16_t row_reduction(const Node& r);
+  std::unordered_map<const Node*, std::int16_t> row_instrs_;  // reduction -> its instruction
 
   // The buffer slot of `key`, added on first use.
   template <class Key>
@@ -229,6 +238,26 @@ std::uint64_t bits_of(T v) {
 }
 
 std::uint64_t float_bits(DType t, double v) { return t == DType::Float32 ? bits_of(float(v)) : bits_of(v); }
+
+// A reduction of a row kernel: its input's body (the same rows, so the same
+// logical shape), then the reduction as one instruction (kernel_plan.hpp).
+// visit() re-enters here: the nesting is as deep as the reductions are.
+std::int16_t BodyBuilder::row_reduction(const Node& r) {
+  if (const auto it = row_instrs_.find(&r); it != row_instrs_.end()) return it->second;
+  Instr in;
+  in.op = r.op;
+  in.dtype = r.dtype;
+  in.a = visit(r.inputs[0]);
+  in.b = r.reduce().post_sqrt ? 1 : -1;
+  if (reduce_info(r.op).finish == Finish::Mean) {
+    in.slot = std::int16_t(plan.scalar_dtypes.size());
+    plan.scalar_dtypes.push_back(r.inputs[0]->dtype);
+    args.scalars.push_back(float_bits(r.inputs[0]->dtype, r.reduce().divisor));
+  }
+  const std::int16_t k = add(in);
+  row_instrs_.emplace(&r, k);
+  return k;
+}
 
 std::array<std::uint64_t, 4> BodyBuilder::gen_args(const Node& g) {
   const GenParams& p = g.gen();
@@ -465,6 +494,57 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
     // Partials (render_reduce.cpp): arg-reductions' indices, then the values.
     if (rs.two_stage) b.args.scratch_bytes = std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
   }
+  return {std::move(b.plan), std::move(b.args)};
+}
+
+ScheduledKernel plan_row(const NodePtr& root, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
+                         const DeviceTuning& tuning, const PendingOutputs* pending) {
+  const Shape& shape = root->shape;
+  BodyBuilder b(shape, pending);
+  b.row_reductions = &reductions;
+  b.plan.kind = codegen::KernelKind::Row;
+  b.plan.outputs.push_back(b.visit(body_root(root)));
+
+  // Index space as a reduction's: kept axes first, the row's axes last, never
+  // merged across; the output, in the root's C order, is stored through
+  // strides where that order differs (a row along an outer axis).
+  std::vector<int> perm, group;
+  std::int64_t n = 1, m = 1;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; i < shape.ndim(); ++i) {
+      const bool in_row = std::binary_search(axes.begin(), axes.end(), i);
+      if (in_row != (pass == 1)) continue;
+      perm.push_back(i);
+      group.push_back(pass);
+      (in_row ? m : n) *= shape.dims()[std::size_t(i)];
+    }
+  std::vector<std::int64_t> ost = contiguous_strides(shape);
+  const IndexSpace sp = collapse(b, shape, perm, group, &ost);
+  std::vector<std::int64_t> contiguous(sp.dims.size());
+  std::int64_t acc = 1;
+  for (std::size_t i = sp.dims.size(); i-- > 0;) {
+    contiguous[i] = acc;
+    acc *= sp.dims[i];
+  }
+  const bool out_strided = ost != contiguous;
+  const bool strided = std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) {
+    return codegen::is_strided(i.access) && (i.op == Op::Buffer || i.op == Op::Generate);
+  });
+  b.plan.ndim = strided || out_strided ? std::uint8_t(sp.dims.size()) : 0;
+  if (b.plan.ndim) b.args.dims = sp.dims;
+  if (out_strided) {
+    b.plan.out_strided = true;
+    b.args.out_strides = std::move(ost);
+  }
+  // Work-items step through the row one element each: neighbours read
+  // neighbours (coalesced on a GPU). Short rows get a smaller group, so that
+  // most work-items have elements and the tree stays short.
+  b.plan.width = 1;
+  int local = tuning.local_size;
+  while (local > 32 && std::int64_t(local) * 4 > m) local /= 2;
+  b.plan.reduce.local_size = std::uint16_t(local);
+  b.args.count = m == 0 ? 0 : n;  // rows; empty rows have no elements to store
+  b.args.reduce_count = m;
   return {std::move(b.plan), std::move(b.args)};
 }
 

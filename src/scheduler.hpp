@@ -53,6 +53,9 @@ struct DeviceTuning {
   int local_size = 256;    // work-group size for reductions
   int target_groups = 64;  // work-groups that keep the whole device busy
   std::size_t max_parameter_bytes = 1024;  // CL_DEVICE_MAX_PARAMETER_SIZE
+  // Row kernels: the most bytes of input one row may read (0: no row kernels;
+  // launch.cpp sets the device's local memory size).
+  std::size_t row_bytes = 0;
   // Split reductions: the last work-group finishes (OpenCL C 2.0 atomics) or a second kernel does.
   codegen::SplitFinish split_finish = codegen::SplitFinish::SecondKernel;
 };
@@ -144,6 +147,13 @@ struct OutLayout {
 /// Nodes in `pending` are loaded from the schedule's outputs.
 ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTuning& tuning,
                                  const OutLayout* out_layout = nullptr, const PendingOutputs* pending = nullptr);
+
+/// One row kernel (KernelKind::Row) for an elementwise root whose body reads
+/// `reductions` (found by row_fusion.hpp, all over `axes` of the root's
+/// shape, each broadcast back along them): a work-group per row computes them
+/// and then the root at every element of its row.
+ScheduledKernel plan_row(const NodePtr& root, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
+                         const DeviceTuning& tuning, const PendingOutputs* pending = nullptr);
 
 /// One reduction kernel for a Reduce node.
 ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending = nullptr);
