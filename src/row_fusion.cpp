@@ -69,13 +69,15 @@ class RowFinder {
   bool reduction(const Node& r, const Shape& read_shape, const std::vector<std::int64_t>& strides, std::int64_t offset) {
     if (reduce_info(r.op).finish == Finish::Index) return false;
     const auto& axes = r.reduce().axes;
-    if (axes.empty() || read_shape != shape_ || r.inputs[0]->shape != shape_ || offset != 0) return false;
+    // A 0-d reduction (of every axis, no keepdims) is read as one value everywhere.
+    const bool whole = read_shape.ndim() == 0 && int(axes.size()) == shape_.ndim();
+    if (axes.empty() || (read_shape != shape_ && !whole) || r.inputs[0]->shape != shape_ || offset != 0) return false;
     if (out.axes.empty()) out.axes = axes;
     else if (out.axes != axes) return false;
     // r's storage is C order over the kept axes (keepdims' 1s change nothing):
     // a kept axis must step by its stride there, a row axis by 0.
     std::int64_t step = 1;
-    for (int i = shape_.ndim(); i-- > 0;) {
+    for (int i = whole ? 0 : shape_.ndim(); i-- > 0;) {
       const std::int64_t d = shape_.dims()[std::size_t(i)];
       const bool in_row = std::binary_search(axes.begin(), axes.end(), i);
       if (d != 1 && strides[std::size_t(i)] != (in_row ? 0 : step)) return false;

@@ -9,7 +9,7 @@
 // The host reference rounds the elementwise steps the device rounds
 // exactly (x - max, x - mean in float) the same way, and computes the rest
 // (exp, sums, divisions) in long double; tolerances are stated per pattern.
-#include "src/launch.hpp"
+#include "src/launch.hpp"  // device_tuning
 #include "src/schedule.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
@@ -224,6 +224,122 @@ TEST_CASE("row fusion: each pattern is one kernel along every axis, against the 
         Dims d{3, 4, 5};
         d[std::size_t(axis)] = m;
         check_pattern(pat, d, axis, edges, pat.kernels);
+      }
+    }
+  }
+}
+
+namespace {
+
+// The pattern over rows one element longer than a row kernel takes (the
+// device's local memory over the bytes of a float): today's kernels, still
+// right. Two rows, so each reduction has several outputs.
+void check_too_long(const Pattern& pat) {
+  const auto m = std::int64_t(detail::device_tuning().row_bytes / sizeof(float) + 1);
+  const Dims d{2, m};
+  const auto h = inputs(d, 1, 0x13a1, pat.lo, pat.hi, true);
+  reset_stats();
+  const auto got = pat.device(from_host(h, Shape(d)), 1).to_host();
+  INFO(pat.name << " along rows of " << m);
+  CHECK(stats().kernels_launched > 1);  // the reductions first (a split one may add its finishing kernel)
+  std::vector<LD> want(h.size()), tol(h.size());
+  for (const auto& row : rows_of(d, 1)) pat.host(h, row, want, tol);
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
+    REQUIRE(close(got[i], want[i], tol[i]));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("row fusion: rows longer than local memory allows take today's kernels", "[row]") {
+  const auto all = patterns();
+  check_too_long(all[0]);  // x - max
+  check_too_long(all[3]);  // softmax
+}
+
+TEST_CASE("row fusion: x - mean(x) over the whole array", "[row]") {
+  const auto row_floats = std::int64_t(detail::device_tuning().row_bytes / sizeof(float));
+  for (const std::int64_t n : {std::int64_t(1), std::int64_t(1073), row_floats, row_floats + 1}) {
+    INFO(n << " elements");
+    const auto h = inputs({n}, 0, 0x13a2 + std::uint64_t(n), -100, 100, false);
+    const auto x = from_host(h, {n / (n % 2 == 0 ? 2 : 1), n % 2 == 0 ? 2 : 1});
+    reset_stats();
+    const auto got = (x - mean(x)).to_host();
+    // One row kernel while the whole array fits a work-group's share of local
+    // memory; past it a reduction kernel (and its finishing kernel, on devices
+    // without OpenCL C 2.0 atomics), then the subtraction.
+    if (n <= row_floats) CHECK(stats().kernels_launched == 1);
+    else CHECK(stats().kernels_launched >= 2);
+    LD s = 0, big = 0;
+    for (float v : h) s += v, big = std::max(big, LD(std::fabs(v)));
+    const LD mean_h = s / LD(n);
+    for (std::size_t i = 0; i < h.size(); ++i) REQUIRE(close(got[i], LD(h[i]) - mean_h, 4 * eps * big));
+  }
+}
+
+TEST_CASE("row fusion: empty arrays, views, float64 and shared roots", "[row]") {
+  SECTION("empty rows and no rows launch nothing") {
+    for (const Dims& d : {Dims{4, 0}, Dims{0, 5}, Dims{0, 0}}) {
+      const auto x = from_host(std::vector<float>{}, Shape(d));
+      reset_stats();
+      const auto r = (x - mean(x, 1, true)).to_host();
+      CHECK(r.empty());
+      CHECK(stats().kernels_launched == 0);
+    }
+  }
+  SECTION("a transposed, sliced input is read in place") {
+    const std::int64_t rows = 9, m = 1000;
+    const auto h = inputs({m, 2 * rows}, 0, 0x13a3, -30, 30, true);
+    // y[i, j] = h[j, 2 i]: rows of y are strided columns of h.
+    const auto y = transpose(slice(from_host(h, {m, 2 * rows}), {all(), range(0, std::nullopt, 2)}));
+    std::vector<float> hy(std::size_t(rows * m));
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < m; ++j) hy[std::size_t(i * m + j)] = h[std::size_t(j * 2 * rows + 2 * i)];
+    const auto pat = patterns()[3];  // softmax
+    reset_stats();
+    const auto got = pat.device(y, 1).to_host();
+    CHECK(stats().kernels_launched == 1);
+    std::vector<LD> want(hy.size()), tol(hy.size());
+    for (const auto& row : rows_of({rows, m}, 1)) pat.host(hy, row, want, tol);
+    for (std::size_t i = 0; i < hy.size(); ++i) REQUIRE(close(got[i], want[i], tol[i]));
+  }
+  SECTION("layer norm in float64") {
+    const std::int64_t rows = 5, m = 1000;
+    const auto h = inputs({rows, m}, 1, 0x13a4, -10, 10, true);
+    const std::vector<double> hd(h.begin(), h.end());
+    const auto x = from_host(hd, {rows, m});
+    reset_stats();
+    const auto got = ((x - mean(x, 1, true)) / sqrt(var(x, 1, true) + 1e-5)).to_host();
+    CHECK(stats().kernels_launched == 1);
+    for (const auto& row : rows_of({rows, m}, 1)) {
+      LD mu = 0, v = 0, big = 0;
+      for (auto i : row) mu += hd[std::size_t(i)], big = std::max(big, std::fabs(LD(hd[std::size_t(i)])));
+      mu /= LD(m);
+      for (auto i : row) v += (hd[std::size_t(i)] - mu) * (hd[std::size_t(i)] - mu);
+      const LD sd = std::sqrt(v / LD(m) + LD(1e-5));
+      for (auto i : row) {
+        const LD want = (hd[std::size_t(i)] - mu) / sd;
+        REQUIRE(close(float(got[std::size_t(i)]), want, 32 * LD(DBL_EPSILON) * (std::fabs(want) + big / sd) + LD(FLT_EPSILON) * std::fabs(want)));
+      }
+    }
+  }
+  SECTION("two roots of one shape, each a row kernel, in one evaluation") {
+    const auto h = inputs({6, 17}, 1, 0x13a5, -5, 5, false);
+    const auto x = from_host(h, {6, 17});
+    auto a = x - max(x, 1, true);
+    auto b = x / sum(x * x, 1, true);
+    reset_stats();
+    eval(a, b);
+    CHECK(stats().kernels_launched == 2);
+    const auto ra = a.to_host(), rb = b.to_host();
+    for (const auto& row : rows_of({6, 17}, 1)) {
+      const float mx = float(row_max(h, row));
+      LD ss = 0;
+      for (auto i : row) ss += LD(h[std::size_t(i)]) * LD(h[std::size_t(i)]);
+      for (auto i : row) {
+        REQUIRE(ra[std::size_t(i)] == h[std::size_t(i)] - mx);
+        REQUIRE(close(rb[std::size_t(i)], LD(h[std::size_t(i)]) / ss, 8 * eps * std::fabs(LD(h[std::size_t(i)]) / ss)));
       }
     }
   }

@@ -3,6 +3,7 @@
 // order, what they read and why they were cut are checked with no device
 // work at all; then the runner executes one and the values are checked.
 #include "src/device_state.hpp"
+#include "src/launch.hpp"
 #include "src/node.hpp"
 #include "src/schedule.hpp"
 #include "support/bound_guard.hpp"
@@ -82,6 +83,62 @@ TEST_CASE("schedule: x - mean(x) is two kernels, the reduction first", "[schedul
   CHECK(s.steps[1].reason == CutReason::Root);
   CHECK(s.steps[1].reads == ScheduleStep::OutputList{output_of(s, m.node())});  // the mean, from step 0
   CHECK(s.steps[1].outputs == ScheduleStep::OutputList{output_of(s, d.node())});
+}
+
+TEST_CASE("schedule: reductions read broadcast back along their rows are one row kernel", "[schedule][row]") {
+  auto t = tuning();
+  t.row_bytes = 4 * 100;  // rows of up to 100 floats
+  auto x = reshape(arange<float>(4000), {40, 100});
+  auto e = exp(x - max(x, 1, true));
+  auto softmax = e / sum(e, 1, true);
+  const Schedule s = schedule_of({softmax.node()}, t);
+  REQUIRE(s.steps.size() == 1);
+  CHECK(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
+  CHECK(s.steps[0].reason == CutReason::Root);
+  CHECK(s.steps[0].reads.empty());
+  CHECK(s.steps[0].kernel.args.count == 40);         // a work-group per row
+  CHECK(s.steps[0].kernel.args.reduce_count == 100);  // of 100 elements
+  CHECK(s.outputs.size() == 1);
+
+  // Along axis 0, rows of 40: the output is stored through strides.
+  auto c = x - mean(x, 0, true);
+  const Schedule col = schedule_of({c.node()}, t);
+  REQUIRE(col.steps.size() == 1);
+  CHECK(col.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
+  CHECK(col.steps[0].kernel.plan.out_strided);
+  CHECK(col.steps[0].kernel.args.count == 100);
+  CHECK(col.steps[0].kernel.args.reduce_count == 40);
+
+  // One float over the limit: today's kernels, the reductions first.
+  t.row_bytes = 4 * 100 - 1;
+  const Schedule over = schedule_of({softmax.node()}, t);
+  REQUIRE(over.kernel_count() == 3);
+  CHECK(over.steps[0].reason == CutReason::RowTooLong);
+  CHECK(over.steps[0].limit == 399);
+  CHECK(over.steps[1].reason == CutReason::RowTooLong);
+  CHECK(over.steps[2].kernel.plan.kind == codegen::KernelKind::Elementwise);
+  CHECK(over.steps[2].reason == CutReason::Root);
+}
+
+TEST_CASE("schedule: what a row kernel cannot compute takes today's kernels", "[schedule][row]") {
+  auto t = tuning();
+  t.row_bytes = std::size_t(1) << 20;
+  auto x = reshape(arange<float>(64), {8, 8});
+  auto kernels = [&](const Array<float>& y) {
+    const Schedule s = schedule_of({y.node()}, t);
+    for (const auto& st : s.steps) CHECK(st.kernel.plan.kind != codegen::KernelKind::Row);
+    return s.kernel_count();
+  };
+  CHECK(kernels(x - mean(x, 0, true) - mean(x, 1, true)) == 3);  // rows along two different axes
+  CHECK(kernels(x + transpose(sum(x, 1, true))) == 2);            // read along its row, not broadcast back
+  CHECK(kernels(x * argmax(x, 1).astype<float>()) == 2);          // an arg-reduction
+  auto cat = concatenate({x, x}, 0);
+  CHECK(kernels(cat - max(cat, 1, true)) == 4);  // a concatenation below (a kernel per input), the max, the root
+  CHECK(kernels(max(x, 1, true) - min(x, 1, true)) == 3);         // the root has the reductions' shape, not the rows'
+  // Row kernels off (row_bytes 0), as for every test above.
+  t.row_bytes = 0;
+  auto e = exp(x - max(x, 1, true));
+  CHECK(schedule_of({(e / sum(e, 1, true)).node()}, t).kernel_count() == 3);
 }
 
 TEST_CASE("schedule: the same reduction built twice runs once", "[schedule]") {
@@ -210,6 +267,10 @@ TEST_CASE("schedule log child: evaluate x - mean(x)", "[.schedule_log_child]") {
   auto x = reshape(arange<float>(12), {3, 4});
   auto d = x - mean(x, 1, true);
   CHECK(d.to_host().size() == 12);
+  // Rows one element longer than a row kernel takes: today's two kernels.
+  const auto cols = std::int64_t(detail::device_tuning().row_bytes / 4 + 1);
+  auto y = reshape(arange<float>(2 * cols), {2, cols});
+  CHECK((y - mean(y, 1, true)).to_host().size() == std::size_t(2 * cols));
 }
 
 TEST_CASE("FUSECL_LOG=schedule prints each schedule before it runs", "[schedule]") {
@@ -218,10 +279,16 @@ TEST_CASE("FUSECL_LOG=schedule prints each schedule before it runs", "[schedule]
   INFO(logged.err);
   CHECK(logged.exit_code == 0);
   CHECK(logged.err.find("fusecl: schedule on ") != std::string::npos);
+  CHECK(logged.err.find("1 step(s), 1 kernel(s)") != std::string::npos);
+  CHECK(logged.err.find("#0 row (3, 4): computes subtract (3, 4) [root]; reads nothing; cut: evaluation root; row "
+                        "kernel: a work-group of ") != std::string::npos);
+  CHECK(logged.err.find(" per row of 4, 1 reduction(s) in it") != std::string::npos);
+  // The rows too long for a row kernel: the reduction first, and why.
+  const auto limit = std::to_string(detail::device_tuning().row_bytes);
   CHECK(logged.err.find("2 step(s), 2 kernel(s)") != std::string::npos);
-  CHECK(logged.err.find("#0 reduce (3, 4): computes mean (3, 1); reads nothing; cut: reduction") != std::string::npos);
-  CHECK(logged.err.find("#1 elementwise (3, 4): computes subtract (3, 4) [root]; reads #0; cut: evaluation root") !=
-        std::string::npos);
+  CHECK(logged.err.find("): computes mean (2, 1); reads nothing; cut: reduction (its reader's rows read over " + limit +
+                        " bytes, the device's local memory: no row kernel)") != std::string::npos);
+  CHECK(logged.err.find("#1 elementwise (2, ") != std::string::npos);
   const auto quiet = run_this_test_binary("-u FUSECL_LOG", "[.schedule_log_child]");
   CHECK(quiet.exit_code == 0);
   CHECK(quiet.err.find("schedule") == std::string::npos);
