@@ -95,6 +95,13 @@ struct ReduceSpec {
   SplitFinish finish = SplitFinish::LastGroup;  // two_stage: who combines the partials
   bool combine = false;         // this plan is the second kernel: one group per output combines `groups` partials
   std::uint16_t local_size = 256;
+  // Row kernels: a group computes `rows_per_group` rows, local_size /
+  // rows_per_group work-items each (several short rows per group); with
+  // row_chunks > 0 a work-item holds at most that many elements of its row
+  // (positions lid, lid + T, ...), keeping what it loads in registers so
+  // the row is read from memory once; 0: it loops over the row, re-reading it.
+  std::uint16_t rows_per_group = 1;
+  std::uint8_t row_chunks = 0;
 };
 
 struct KernelPlan {
@@ -179,7 +186,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 // field can never be left out of the key and silently reuse a stale kernel.
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
-                        finish, combine, local_size);
+                        finish, combine, local_size, rows_per_group, row_chunks);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

@@ -36,28 +36,66 @@ std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int
   return need;
 }
 
-// The loop over the row's elements, each work-item taking every L-th.
-std::string row_loop_head(const KernelPlan& plan, const std::string& L, const std::string& ind) {
-  return ind + "for (long r = lid; r < m; r += " + L + ") {\n" + ind + "  const long p = o * m + r;\n" +
-         emit_coordinates(plan, "p", ind + "  ");
-}
+// How a row kernel's phases are rendered: its group layout and, in the
+// register form (row_chunks > 0), which loads are kept between phases.
+struct RowRender {
+  const KernelPlan& plan;
+  HelperSet& helpers;
+  std::string T, K;           // work-items per row; elements per work-item ("0": a loop)
+  std::vector<char> loaded;   // register form: loads already held in rc<k>[]
+  std::vector<int> phases_of; // by instruction: how many phases compute it (its load is kept if > 1)
 
-// Phase for reduction instruction k: the group's value of it over the row,
-// left in v<k> for every work-item.
-std::string reduction_phase(const KernelPlan& plan, std::size_t k, HelperSet& helpers) {
+  bool registers() const { return plan.reduce.row_chunks > 0; }
+
+  // The loop over this work-item's elements of its row (positions sl, sl + T, ...);
+  // row_loop_tail closes it.
+  std::string head(const std::string& ind) const {
+    std::string s;
+    if (registers())
+      s = ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = sl + (long)k * " + T + ";\n" + ind +
+          "  if (r >= mo) break;\n";
+    else
+      s = ind + "for (long r = sl; r < mo; r += " + T + ") {\n";
+    return s + ind + "  const long p = o * m + r;\n" + emit_coordinates(plan, "p", ind + "  ");
+  }
+
+  // The instructions `need` marks, at element p: in the register form a load
+  // that an earlier phase made is taken from its registers, and the first
+  // phase to make a load that later phases need keeps it.
+  std::string body(std::vector<char> need, const std::string& ind) {
+    std::string pre, post;
+    if (registers())
+      for (std::size_t k = 0; k < need.size(); ++k) {
+        if (!need[k] || plan.instrs[k].op != Op::Buffer || phases_of[k] < 2) continue;
+        const std::string v = "v" + std::to_string(k), rc = "rc" + std::to_string(k) + "[k]";
+        if (loaded[k]) {
+          need[k] = 0;
+          pre += ind + "const " + cl_type(plan.instrs[k].dtype) + " " + v + " = " + rc + ";\n";
+        } else {
+          loaded[k] = 1;
+          post += ind + rc + " = " + v + ";\n";
+        }
+      }
+    return pre + emit_body(plan, 1, "p", ind, helpers, &need) + post;
+  }
+};
+
+// Phase for reduction instruction k: the value of it over its row, left in
+// v<k> for every work-item of the row.
+std::string reduction_phase(RowRender& rr, std::size_t k) {
+  const KernelPlan& plan = rr.plan;
   const Instr& red = plan.instrs[k];
   const ReduceInfo& info = reduce_info(red.op);
   const DType acc_t = red.dtype;  // the accumulator: the input's dtype (the graph casts it)
-  const std::string A = cl_type(acc_t), L = std::to_string(plan.reduce.local_size);
+  const std::string A = cl_type(acc_t);
   const std::string sh = "sh" + std::to_string(k), v = "v" + std::to_string(red.a);
   const bool kahan = is_float(acc_t) && info.summation == Summation::Kahan;
-  auto combine = [&](const std::string& a, const std::string& b) { return spell(info.combine, acc_t, acc_t, a, b, "", 1, helpers); };
+  auto combine = [&](const std::string& a, const std::string& b) { return spell(info.combine, acc_t, acc_t, a, b, "", 1, rr.helpers); };
 
-  std::string s = "  {\n    " + A + " acc = " + reduce_identity(info.identity, acc_t) + ";\n";
+  std::string s = "  " + A + " acc" + std::to_string(k) + ";\n  {\n    " + A + " acc = " + reduce_identity(info.identity, acc_t) + ";\n";
   if (kahan) s += "    " + A + " comp = (" + A + ")(0);\n";
-  s += row_loop_head(plan, L, "    ");
-  const auto need = per_element(plan, {red.a});
-  s += emit_body(plan, 1, "p", "      ", helpers, &need);
+  s += rr.head("    ");
+  s += rr.body(per_element(plan, {red.a}), "      ");
   if (kahan)
     s += "      { const " + A + " y_ = " + v + " - comp; const " + A + " t_ = acc + y_; comp = " +
          kahan_comp("t_", "acc", "y_", A) + "; acc = t_; }\n";
@@ -65,12 +103,18 @@ std::string reduction_phase(const KernelPlan& plan, std::size_t k, HelperSet& he
     s += "      acc = " + combine("acc", v) + ";\n";
   s += "    }\n";
   if (kahan) s += "    acc = acc - comp;\n";
-  // Tree in local memory; its last barrier makes sh[0] final for everyone.
-  s += "    " + sh + "[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
-  s += "    for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n";
-  s += "      if (lid < s_) " + sh + "[lid] = " + combine(sh + "[lid]", sh + "[lid + s_]") + ";\n";
-  s += "      barrier(CLK_LOCAL_MEM_FENCE);\n    }\n  }\n";
-  std::string value = sh + "[0]";
+  if (rr.T == "1") {
+    s += "    acc" + std::to_string(k) + " = acc;\n  }\n";  // a work-item per row: nothing to combine
+  } else {
+    // A tree over the row's work-items (a segment of the group, in local
+    // memory); its last barrier makes the segment's first value final.
+    s += "    " + sh + "[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
+    s += "    for (int s_ = " + rr.T + " / 2; s_ > 0; s_ >>= 1) {\n";
+    s += "      if (sl < s_) " + sh + "[lid] = " + combine(sh + "[lid]", sh + "[lid + s_]") + ";\n";
+    s += "      barrier(CLK_LOCAL_MEM_FENCE);\n    }\n";
+    s += "    acc" + std::to_string(k) + " = " + sh + "[lid - sl];\n  }\n";
+  }
+  std::string value = "acc" + std::to_string(k);
   if (info.finish == Finish::Mean) value = "(" + value + ") / s" + std::to_string(red.slot);
   if (red.b == 1) value = "sqrt(" + value + ")";
   return s + "  const " + A + " v" + std::to_string(k) + " = " + value + ";\n";
@@ -80,22 +124,43 @@ std::string reduction_phase(const KernelPlan& plan, std::size_t k, HelperSet& he
 
 std::string render_row(const KernelPlan& plan, const std::string& name) {
   HelperSet helpers;
-  const std::string L = std::to_string(plan.reduce.local_size);
+  const int local = plan.reduce.local_size, per_row = local / plan.reduce.rows_per_group;
+  RowRender rr{plan, helpers, std::to_string(per_row), std::to_string(plan.reduce.row_chunks), {}, {}};
+  const std::string L = std::to_string(local);
   std::string sig;
   const auto ps = params(plan);
   for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
 
-  std::string b = "  const int lid = (int)get_local_id(0);\n  const long o = (long)get_group_id(0);\n";
-  // OpenCL C 1.2 declares __local variables at the kernel's outermost scope.
+  // Phases: each reduction in instruction order, then the outputs.
+  std::vector<std::vector<char>> needs;
   for (std::size_t k = 0; k < plan.instrs.size(); ++k)
-    if (is_row_reduction(plan.instrs[k]))
-      b += "  __local " + cl_type(plan.instrs[k].dtype) + " sh" + std::to_string(k) + "[" + L + "];\n";
-  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
-    if (is_row_reduction(plan.instrs[k])) b += reduction_phase(plan, k, helpers);
+    if (is_row_reduction(plan.instrs[k])) needs.push_back(per_element(plan, {plan.instrs[k].a}));
+  needs.push_back(per_element(plan, plan.outputs));
+  rr.loaded.assign(plan.instrs.size(), 0);
+  rr.phases_of.assign(plan.instrs.size(), 0);
+  for (const auto& need : needs)
+    for (std::size_t k = 0; k < need.size(); ++k) rr.phases_of[k] += need[k];
 
-  b += row_loop_head(plan, L, "  ");
-  const auto need = per_element(plan, plan.outputs);
-  b += emit_body(plan, 1, "p", "    ", helpers, &need);
+  // Work-item lid computes elements sl, sl + T, ... of row o; rows past the
+  // last (in the last group) compute nothing but take part in its barriers.
+  std::string b = "  const int lid = (int)get_local_id(0);\n";
+  b += "  const int sl = lid % " + rr.T + ";\n";
+  b += "  const long o = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) + " + lid / " + rr.T + ";\n";
+  b += "  const long mo = o < n ? m : 0;\n";
+  // OpenCL C 1.2 declares __local variables at the kernel's outermost scope.
+  if (per_row > 1)
+    for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+      if (is_row_reduction(plan.instrs[k]))
+        b += "  __local " + cl_type(plan.instrs[k].dtype) + " sh" + std::to_string(k) + "[" + L + "];\n";
+  if (rr.registers())
+    for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+      if (plan.instrs[k].op == Op::Buffer && rr.phases_of[k] > 1)
+        b += "  " + cl_type(plan.instrs[k].dtype) + " rc" + std::to_string(k) + "[" + rr.K + "];\n";
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+    if (is_row_reduction(plan.instrs[k])) b += reduction_phase(rr, k);
+
+  b += rr.head("  ");
+  b += rr.body(needs.back(), "    ");
   std::string at = "p";
   if (plan.out_strided) {
     at = "outoff";

@@ -146,9 +146,10 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::sh
   }
   std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
   std::size_t global;
-  if (plan.kind == codegen::KernelKind::Row) {  // a work-group per row
+  if (plan.kind == codegen::KernelKind::Row) {  // a work-group per rows_per_group rows
     local = plan.reduce.local_size;
-    global = std::size_t(a.count) * local;
+    const std::size_t g = plan.reduce.rows_per_group;
+    global = (std::size_t(a.count) + g - 1) / g * local;
   } else if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
     local = plan.reduce.local_size;
     global = std::size_t(a.count) * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;

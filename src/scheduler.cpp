@@ -536,13 +536,23 @@ ScheduledKernel plan_row(const NodePtr& root, const std::vector<const Node*>& re
     b.plan.out_strided = true;
     b.args.out_strides = std::move(ost);
   }
-  // Work-items step through the row one element each: neighbours read
-  // neighbours (coalesced on a GPU). Short rows get a smaller group, so that
-  // most work-items have elements and the tree stays short.
+  // Work-items step through their row one element each: neighbours read
+  // neighbours (coalesced on a GPU). Each row gets the work-items that give
+  // each about 4 elements, at most a group; short rows share a group, so
+  // that few work-items idle and the trees stay short. Where a work-item has
+  // at most 8 elements they stay in its registers between the phases.
   b.plan.width = 1;
-  int local = tuning.local_size;
-  while (local > 32 && std::int64_t(local) * 4 > m) local /= 2;
-  b.plan.reduce.local_size = std::uint16_t(local);
+  const std::int64_t L = tuning.local_size;
+  std::int64_t per_row = 1;
+  while (per_row < L && per_row * 4 < m) per_row *= 2;
+  std::int64_t rows = L / per_row;
+  while (rows > 1 && rows / 2 >= n) rows /= 2;  // no group larger than the rows there are
+  const std::int64_t chunks = (m + per_row - 1) / per_row;
+  std::int64_t k = 1;
+  while (k < chunks) k *= 2;
+  b.plan.reduce.local_size = std::uint16_t(per_row * rows);
+  b.plan.reduce.rows_per_group = std::uint16_t(rows);
+  b.plan.reduce.row_chunks = std::uint8_t(k <= 8 ? k : 0);
   b.args.count = m == 0 ? 0 : n;  // rows; empty rows have no elements to store
   b.args.reduce_count = m;
   return {std::move(b.plan), std::move(b.args)};

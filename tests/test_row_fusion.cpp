@@ -9,6 +9,7 @@
 // The host reference rounds the elementwise steps the device rounds
 // exactly (x - max, x - mean in float) the same way, and computes the rest
 // (exp, sums, divisions) in long double; tolerances are stated per pattern.
+#include "src/device_state.hpp"
 #include "src/launch.hpp"  // device_tuning
 #include "src/schedule.hpp"
 #include "support/host_array.hpp"
@@ -340,6 +341,52 @@ TEST_CASE("row fusion: empty arrays, views, float64 and shared roots", "[row]") 
       for (auto i : row) {
         REQUIRE(ra[std::size_t(i)] == h[std::size_t(i)] - mx);
         REQUIRE(close(rb[std::size_t(i)], LD(h[std::size_t(i)]) / ss, 8 * eps * std::fabs(LD(h[std::size_t(i)]) / ss)));
+      }
+    }
+  }
+}
+
+namespace {
+
+// y computed by the schedule the device's tuning gives, but with work-groups
+// of `local` (a GPU's 256 on this CPU device, whose groups are 16): the group
+// layouts a GPU gets (many work-items per row, rows kept in registers) are
+// checked here too.
+std::vector<float> with_local_size(const Array<float>& y, int local) {
+  const auto node = y.node();
+  const detail::DevicePtr dev = node->device;
+  {
+    const detail::GraphLock lock{node.get()};
+    auto t = detail::tuning_of(*dev);
+    t.local_size = local;
+    detail::Schedule s = detail::make_schedule({node}, t);
+    REQUIRE(s.kernel_count() == 1);
+    REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
+    detail::run_schedule(*dev, s);
+  }
+  return y.to_host();
+}
+
+}  // namespace
+
+TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]") {
+  const auto all = patterns();
+  for (const std::size_t which : {std::size_t(3), std::size_t(4)}) {  // softmax, layer norm
+    const Pattern& pat = all[which];
+    // 1 and 3: a work-item per row; 17: 8 per row, several rows per group;
+    // 1000, 1024, 2048: 256 per row, 4 or 8 elements each in registers; 4099: a loop.
+    for (const std::int64_t m : {1, 3, 17, 1000, 1024, 2048, 4099}) {
+      for (int axis = 0; axis < 2; ++axis) {
+        const Dims d = axis == 0 ? Dims{m, 5} : Dims{5, m};
+        INFO(pat.name << " along axis " << axis << " of " << dims_str(d));
+        const auto h = inputs(d, axis, 0x13a6 + std::uint64_t(m), pat.lo, pat.hi, m >= 3);
+        const auto got = with_local_size(pat.device(from_host(h, Shape(d)), axis), 256);
+        std::vector<LD> want(h.size()), tol(h.size());
+        for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
+        for (std::size_t i = 0; i < h.size(); ++i) {
+          INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
+          REQUIRE(close(got[i], want[i], tol[i]));
+        }
       }
     }
   }

@@ -120,6 +120,32 @@ TEST_CASE("schedule: reductions read broadcast back along their rows are one row
   CHECK(over.steps[2].reason == CutReason::Root);
 }
 
+TEST_CASE("schedule: a row kernel's group layout follows the row length", "[schedule][row]") {
+  auto t = tuning();
+  t.local_size = 256;
+  t.row_bytes = std::size_t(1) << 20;
+  struct Case {
+    std::int64_t rows, m;
+    int local, rows_per_group, chunks;
+  };
+  for (const Case c : {Case{4096, 1024, 256, 1, 4},  // 256 work-items per row, 4 elements each, in registers
+                       Case{64, 2048, 256, 1, 8},
+                       Case{64, 4099, 256, 1, 0},    // too many per work-item: a loop over the row
+                       Case{1000, 17, 256, 32, 4},   // 8 per row, 32 rows per group
+                       Case{5, 17, 64, 8, 4},        // no more rows per group than there are rows
+                       Case{1000, 3, 256, 256, 4},   // a work-item per row
+                       Case{1000, 1, 256, 256, 1}}) {
+    INFO(c.rows << " rows of " << c.m);
+    auto x = reshape(arange<float>(c.rows * c.m), {c.rows, c.m});
+    const Schedule s = schedule_of({(x - max(x, 1, true)).node()}, t);
+    REQUIRE(s.kernel_count() == 1);
+    const auto& rs = s.steps[0].kernel.plan.reduce;
+    CHECK(rs.local_size == c.local);
+    CHECK(rs.rows_per_group == c.rows_per_group);
+    CHECK(rs.row_chunks == c.chunks);
+  }
+}
+
 TEST_CASE("schedule: what a row kernel cannot compute takes today's kernels", "[schedule][row]") {
   auto t = tuning();
   t.row_bytes = std::size_t(1) << 20;
