@@ -60,8 +60,13 @@ std::string describe(const Schedule& s, const std::string& device) {
     if (st.kind == ScheduleStep::Kind::Kernel && st.kernel.plan.kind == codegen::KernelKind::Row) {
       const auto& plan = st.kernel.plan;
       const auto phases = std::count_if(plan.instrs.begin(), plan.instrs.end(), codegen::is_row_reduction);
-      out += "; row kernel: a work-group of " + std::to_string(plan.reduce.local_size) + " per row of " +
-             std::to_string(st.kernel.args.reduce_count) + ", " + std::to_string(phases) + " reduction(s) in it";
+      const auto& rs = plan.reduce;
+      out += "; row kernel: rows of " + std::to_string(st.kernel.args.reduce_count) + ", " + std::to_string(phases) +
+             " reduction(s) in it, work-groups of " + std::to_string(rs.local_size) + " (" +
+             std::to_string(rs.local_size / rs.rows_per_group) + " per row, " + std::to_string(rs.rows_per_group) +
+             " row(s) each), " +
+             (rs.row_chunks ? "up to " + std::to_string(rs.row_chunks) + " elements each kept in registers"
+                            : std::string("the row re-read in each phase"));
     }
     out += "\n";
     for (const int k : st.outputs) writer[std::size_t(k)] = int(i);

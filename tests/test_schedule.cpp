@@ -307,8 +307,8 @@ TEST_CASE("FUSECL_LOG=schedule prints each schedule before it runs", "[schedule]
   CHECK(logged.err.find("fusecl: schedule on ") != std::string::npos);
   CHECK(logged.err.find("1 step(s), 1 kernel(s)") != std::string::npos);
   CHECK(logged.err.find("#0 row (3, 4): computes subtract (3, 4) [root]; reads nothing; cut: evaluation root; row "
-                        "kernel: a work-group of ") != std::string::npos);
-  CHECK(logged.err.find(" per row of 4, 1 reduction(s) in it") != std::string::npos);
+                        "kernel: rows of 4, 1 reduction(s) in it, work-groups of ") != std::string::npos);
+  CHECK(logged.err.find(" elements each kept in registers") != std::string::npos);
   // The rows too long for a row kernel: the reduction first, and why.
   const auto limit = std::to_string(detail::device_tuning().row_bytes);
   CHECK(logged.err.find("2 step(s), 2 kernel(s)") != std::string::npos);
