@@ -43,6 +43,9 @@ inline bool is_strided(Access a) {
 /// kernel's row, one value per row, which later instructions read like any
 /// other; `slot` is Mean's divisor (a scalar slot, else -1) and `b` is 1
 /// where the square root is taken (std), else -1 (b is no operand there).
+/// In a row kernel's grid form (ReduceSpec::combine) a reduction has no
+/// input (`a` is -1): `c` is the buffer slot of the partial results an
+/// earlier kernel (SplitFinish::Consumer) left, `groups` of them.
 struct Instr {
   Op op = Op::Buffer;
   DType dtype = DType::Float32;
@@ -81,6 +84,8 @@ enum class ReduceStrategy : std::uint8_t {
 enum class SplitFinish : std::uint8_t {
   LastGroup,     // the last group (an acq_rel device-scope counter says which) combines them
   SecondKernel,  // a second, small kernel (combine_plan) combines them; the in-order queue orders the two
+  Consumer,      // they are this kernel's output (out0, `groups` per output); the row kernel reading the
+                 // reduction combines them (a whole-array reduction used again: two kernels in all)
 };
 
 struct ReduceSpec {
@@ -93,7 +98,9 @@ struct ReduceSpec {
   ReduceStrategy strategy = ReduceStrategy::GroupPerOutput;
   bool two_stage = false;       // the reduced range is split over `groups` work-groups, each writing a partial
   SplitFinish finish = SplitFinish::LastGroup;  // two_stage: who combines the partials
-  bool combine = false;         // this plan is the second kernel: one group per output combines `groups` partials
+  bool combine = false;         // this plan is the second kernel: one group per output combines `groups` partials;
+                                // Row: the grid form, one row (the whole array) over all work-groups, each of
+                                // which combines the partials of the row's reduction itself
   std::uint16_t local_size = 256;
   // Row kernels: a group computes `rows_per_group` rows, local_size /
   // rows_per_group work-items each (several short rows per group); with

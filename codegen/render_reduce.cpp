@@ -116,6 +116,7 @@ std::string lane(int j) {
 // Where the partial results of a split reduction lie in scratch: for
 // arg-reductions n * groups indices first (8-byte aligned), then the values.
 std::string partial_pointers(const Emitter& e) {
+  if (e.rs.finish == SplitFinish::Consumer) return "  __global " + e.A + "* pval = out0;\n";  // the output (no arg-reductions)
   std::string s;
   if (e.arg) s += "  __global long* pidx = (__global long*)scratch;\n";
   s += "  __global " + e.A + "* pval = (__global " + e.A + "*)(scratch + " + (e.arg ? "n * groups * 8" : "0") + ");\n";

@@ -22,7 +22,8 @@ namespace {
 // Operands come before their instructions, so one backward sweep suffices.
 std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int16_t>& targets) {
   std::vector<char> need(plan.instrs.size(), 0);
-  for (const auto t : targets) need[std::size_t(t)] = 1;
+  for (const auto t : targets)
+    if (t >= 0) need[std::size_t(t)] = 1;  // -1: a grid form's reduction, which has no input here
   for (std::size_t k = plan.instrs.size(); k-- > 0;) {
     if (!need[k]) continue;
     const Instr& in = plan.instrs[k];
@@ -46,11 +47,15 @@ struct RowRender {
   std::vector<int> phases_of; // by instruction: how many phases compute it (its load is kept if > 1)
 
   bool registers() const { return plan.reduce.row_chunks > 0; }
+  bool grid() const { return plan.reduce.combine; }
 
   // The loop over this work-item's elements of its row (positions sl, sl + T, ...);
   // row_loop_tail closes it.
   std::string head(const std::string& ind) const {
     std::string s;
+    if (grid())  // the whole array is the row: every group takes every L-th block of L
+      return ind + "for (long r = (long)get_group_id(0) * " + T + " + lid; r < m; r += (long)get_num_groups(0) * " + T +
+             ") {\n" + ind + "  const long p = r;\n" + emit_coordinates(plan, "p", ind + "  ");
     if (registers())
       s = ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = sl + (long)k * " + T + ";\n" + ind +
           "  if (r >= mo) break;\n";
@@ -93,6 +98,10 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   auto combine = [&](const std::string& a, const std::string& b) { return spell(info.combine, acc_t, acc_t, a, b, "", 1, rr.helpers); };
 
   std::string s = "  " + A + " acc" + std::to_string(k) + ";\n  {\n    " + A + " acc = " + reduce_identity(info.identity, acc_t) + ";\n";
+  if (red.a < 0) {
+    // Grid form: the partial results of an earlier kernel (buffer slot c), combined plainly as the trees do.
+    s += "    for (long k = lid; k < groups; k += " + rr.T + ") acc = " + combine("acc", "in" + std::to_string(red.c) + "[k]") + ";\n";
+  } else {
   if (kahan) s += "    " + A + " comp = (" + A + ")(0);\n";
   s += rr.head("    ");
   s += rr.body(per_element(plan, {red.a}), "      ");
@@ -103,6 +112,7 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
     s += "      acc = " + combine("acc", v) + ";\n";
   s += "    }\n";
   if (kahan) s += "    acc = acc - comp;\n";
+  }
   if (rr.T == "1") {
     s += "    acc" + std::to_string(k) + " = acc;\n  }\n";  // a work-item per row: nothing to combine
   } else {
@@ -144,9 +154,12 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   // Work-item lid computes elements sl, sl + T, ... of row o; rows past the
   // last (in the last group) compute nothing but take part in its barriers.
   std::string b = "  const int lid = (int)get_local_id(0);\n";
-  b += "  const int sl = lid % " + rr.T + ";\n";
-  b += "  const long o = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) + " + lid / " + rr.T + ";\n";
-  b += "  const long mo = o < n ? m : 0;\n";
+  if (rr.grid()) b += "  const int sl = lid;\n";  // one row, over every group
+  else b += "  const int sl = lid % " + rr.T + ";\n";
+  if (!rr.grid()) {
+    b += "  const long o = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) + " + lid / " + rr.T + ";\n";
+    b += "  const long mo = o < n ? m : 0;\n";
+  }
   // OpenCL C 1.2 declares __local variables at the kernel's outermost scope.
   if (per_row > 1)
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)

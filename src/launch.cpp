@@ -146,7 +146,7 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::sh
   }
   std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
   std::size_t global;
-  if (plan.kind == codegen::KernelKind::Row) {  // a work-group per rows_per_group rows
+  if (plan.kind == codegen::KernelKind::Row) {  // a work-group per rows_per_group rows (grid form: count groups)
     local = plan.reduce.local_size;
     const std::size_t g = plan.reduce.rows_per_group;
     global = (std::size_t(a.count) + g - 1) / g * local;

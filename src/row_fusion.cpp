@@ -14,10 +14,10 @@ class RowFinder {
       : shape_(shape), pending_(pending), epoch_(next_walk_epoch()) {}
 
   // Walks the body below `root`; false where it cannot be one row kernel.
-  bool walk(const Node& root) {
+  bool walk(const NodePtr& root) {
     stack_.push_back(&root);
     while (!stack_.empty()) {
-      const Node& n = *stack_.back();
+      const NodePtr& n = *stack_.back();
       stack_.pop_back();
       if (!step(n)) return false;
     }
@@ -41,7 +41,8 @@ class RowFinder {
     bytes_per_element += std::uint64_t(size_of(n.dtype));
   }
 
-  bool step(const Node& n) {
+  bool step(const NodePtr& np) {
+    const Node& n = *np;
     if (seen(n)) return true;
     if (is_evaluated(n, pending_)) {
       read(n);
@@ -55,18 +56,19 @@ class RowFinder {
         return true;
       }
       if (t.op == Op::Scalar || t.op == Op::Generate) return true;
-      if (op_class(t.op) == OpClass::Reduce) return reduction(t, n.shape, n.view().strides, n.view().offset);
+      if (op_class(t.op) == OpClass::Reduce) return reduction(n.inputs[0], n.shape, n.view().strides, n.view().offset);
       return false;  // a view of a concatenation, a copy...: evaluated first, by today's path
     }
-    if (op_class(n.op) == OpClass::Reduce) return reduction(n, n.shape, contiguous_strides(n.shape), 0);
+    if (op_class(n.op) == OpClass::Reduce) return reduction(np, n.shape, contiguous_strides(n.shape), 0);
     if (!is_elementwise(n.op) || n.shape != shape_) return false;
-    for (const auto& in : n.inputs) stack_.push_back(in.get());
+    for (const auto& in : n.inputs) stack_.push_back(&in);
     return true;
   }
 
   // Reduction r read at the body's element c as r's storage[offset + sum c_i * strides_i]:
   // it joins the kernel where that is its value for c's row, whatever c's position in it.
-  bool reduction(const Node& r, const Shape& read_shape, const std::vector<std::int64_t>& strides, std::int64_t offset) {
+  bool reduction(const NodePtr& rp, const Shape& read_shape, const std::vector<std::int64_t>& strides, std::int64_t offset) {
+    const Node& r = *rp;
     if (reduce_info(r.op).finish == Finish::Index) return false;
     const auto& axes = r.reduce().axes;
     // A 0-d reduction (of every axis, no keepdims) is read as one value everywhere.
@@ -85,7 +87,8 @@ class RowFinder {
     }
     if (std::find(out.reductions.begin(), out.reductions.end(), &r) == out.reductions.end()) {
       out.reductions.push_back(&r);
-      stack_.push_back(r.inputs[0].get());
+      out.nodes.push_back(rp);
+      stack_.push_back(&r.inputs[0]);
     }
     return true;
   }
@@ -93,7 +96,8 @@ class RowFinder {
   const Shape& shape_;
   const PendingOutputs* pending_;
   std::uint32_t epoch_;
-  std::vector<const Node*> stack_, buffers_;
+  std::vector<const NodePtr*> stack_;  // the graph's own references (it does not change during the walk)
+  std::vector<const Node*> buffers_;
 };
 
 }  // namespace
@@ -102,7 +106,7 @@ std::optional<RowFusion> find_row_fusion(const NodePtr& root, const PendingOutpu
   const Node& body = *body_root(root);
   if (!is_elementwise(body.op) || body.shape.ndim() == 0 || (pending && pending->find(body) >= 0)) return std::nullopt;
   RowFinder f(body.shape, pending);
-  if (!f.walk(body) || f.out.reductions.empty()) return std::nullopt;
+  if (!f.walk(body_root(root)) || f.out.reductions.empty()) return std::nullopt;
   RowFusion r = std::move(f.out);
   r.row_elements = 1;
   for (const int a : r.axes) r.row_elements *= body.shape.dims()[std::size_t(a)];

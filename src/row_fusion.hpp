@@ -15,6 +15,7 @@ namespace fusecl::detail {
 
 struct RowFusion {
   std::vector<const Node*> reductions;  // unevaluated, each once
+  std::vector<NodePtr> nodes;           // the same, held
   std::vector<int> axes;                // R, sorted
   std::int64_t row_elements = 0;        // elements of one row (the product of R's extents)
   std::uint64_t row_bytes = 0;          // bytes of the distinct buffers read per row

@@ -188,12 +188,39 @@ class Scheduler {
     auto rf = find_row_fusion(root, &pending_);
     if (!rf) return false;
     if (rf->row_bytes > tuning_.row_bytes) {
+      if (schedule_grid(root, *rf, cut)) return true;
       // Today's kernels: each reduction first; the log says why.
       too_long_.insert(too_long_.end(), rf->reductions.begin(), rf->reductions.end());
       return false;
     }
     auto k = plan_row(root, rf->reductions, rf->axes, tuning_, &pending_);
     if (!fits(k) || k.plan.instrs.size() > kMaxBodyInstructions) return false;  // today's kernels cut it as they do
+    const int out = new_output(root);
+    add_kernel(std::move(k), root->shape, {out}, cut);
+    pending_.add(*root, out);
+    return true;
+  }
+
+  // A whole array too large for one row kernel, read with one reduction of
+  // all of it (x - mean(x), x / sum(x)): the reduction's partial results
+  // (plan_reduce, split over groups), then the root in a row kernel whose
+  // every group combines them first. Two kernels, whatever the device's
+  // atomics (a split reduction alone may need two). True if it did.
+  bool schedule_grid(const NodePtr& root, const RowFusion& rf, CutReason cut) {
+    if (rf.nodes.size() != 1 || int(rf.axes.size()) != body_root(root)->shape.ndim()) return false;
+    const NodePtr& r = rf.nodes.front();
+    DeviceTuning t = tuning_;
+    t.split_finish = codegen::SplitFinish::Consumer;
+    auto red = plan_reduce(r, t, &pending_);
+    if (!red.plan.reduce.two_stage || !fits(red) || red.plan.instrs.size() > kMaxBodyInstructions) return false;
+    schedule.outputs.push_back({{}, red.plan.reduce.acc, red.args.count * red.args.groups, false});
+    const RowPartials partials{int(schedule.outputs.size() - 1), red.args.groups};
+    auto k = plan_row(root, rf.reductions, rf.axes, tuning_, &pending_, &partials);
+    if (!fits(k) || k.plan.instrs.size() > kMaxBodyInstructions) {
+      schedule.outputs.pop_back();
+      return false;
+    }
+    add_kernel(std::move(red), r->inputs[0]->shape, {partials.output}, CutReason::Partials);
     const int out = new_output(root);
     add_kernel(std::move(k), root->shape, {out}, cut);
     pending_.add(*root, out);

@@ -30,6 +30,7 @@ std::string ScheduleStep::why() const {
     case CutReason::Contiguous: return "contiguous copy";
     case CutReason::BodyInstructions: return "body over " + std::to_string(limit) + " instructions";
     case CutReason::ParameterBytes: return "kernel arguments over " + std::to_string(limit) + " bytes";
+    case CutReason::Partials: return "partial results of a reduction of the whole array (its reader combines them)";
     case CutReason::RowTooLong:
       return "reduction (its reader's rows read over " + std::to_string(limit) + " bytes, the device's local memory: no row kernel)";
   }
@@ -48,7 +49,9 @@ std::string describe(const Schedule& s, const std::string& device) {
       const ScheduleOutput& o = s.outputs[std::size_t(st.outputs[j])];
       if (j) out += ", ";
       // The nodes are those the pass saw (still unevaluated: describe runs before the schedule).
-      out += o.nodes.empty() ? "(released)" : node_text(*o.nodes.front());
+      out += o.nodes.empty() ? (st.reason == CutReason::Partials ? "partial results (" + std::to_string(o.elements) + ")"
+                                                                 : std::string("(released)"))
+                             : node_text(*o.nodes.front());
       if (o.nodes.size() > 1) out += " (x" + std::to_string(o.nodes.size()) + ")";
       if (o.root) out += " [root]";
     }
@@ -65,8 +68,10 @@ std::string describe(const Schedule& s, const std::string& device) {
              " reduction(s) in it, work-groups of " + std::to_string(rs.local_size) + " (" +
              std::to_string(rs.local_size / rs.rows_per_group) + " per row, " + std::to_string(rs.rows_per_group) +
              " row(s) each), " +
-             (rs.row_chunks ? "up to " + std::to_string(rs.row_chunks) + " elements each kept in registers"
-                            : std::string("the row re-read in each phase"));
+             (rs.combine ? std::string("the whole array over ") + std::to_string(st.kernel.args.count) +
+                               " groups, each combining the reduction's partial results"
+              : rs.row_chunks ? "up to " + std::to_string(rs.row_chunks) + " elements each kept in registers"
+                              : std::string("the row re-read in each phase"));
     }
     out += "\n";
     for (const int k : st.outputs) writer[std::size_t(k)] = int(i);

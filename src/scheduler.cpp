@@ -108,6 +108,9 @@ class BodyBuilder {
   // Row kernels (plan_row): these reductions, read directly or through their
   // broadcast views, are computed in the kernel, one instruction each.
   const std::vector<const Node*>* row_reductions = nullptr;
+  // Grid form: the schedule output holding the partial results of the one
+  // reduction (an earlier kernel's), which this kernel combines; -1: none.
+  int row_partials = -1;
 
  private:
   // The instruction of a node that is not elementwise: a load or a scalar.
@@ -247,7 +250,10 @@ std::int16_t BodyBuilder::row_reduction(const Node& r) {
   Instr in;
   in.op = r.op;
   in.dtype = r.dtype;
-  in.a = visit(r.inputs[0]);
+  if (row_partials >= 0)
+    in.c = slot(pending_slots_, row_partials, r.inputs[0]->dtype, InputBuffer{nullptr, row_partials});
+  else
+    in.a = visit(r.inputs[0]);
   in.b = r.reduce().post_sqrt ? 1 : -1;
   if (reduce_info(r.op).finish == Finish::Mean) {
     in.slot = std::int16_t(plan.scalar_dtypes.size());
@@ -498,10 +504,11 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
 }
 
 ScheduledKernel plan_row(const NodePtr& root, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
-                         const DeviceTuning& tuning, const PendingOutputs* pending) {
+                         const DeviceTuning& tuning, const PendingOutputs* pending, const RowPartials* partials) {
   const Shape& shape = root->shape;
   BodyBuilder b(shape, pending);
   b.row_reductions = &reductions;
+  if (partials) b.row_partials = partials->output;
   b.plan.kind = codegen::KernelKind::Row;
   b.plan.outputs.push_back(b.visit(body_root(root)));
 
@@ -555,6 +562,16 @@ ScheduledKernel plan_row(const NodePtr& root, const std::vector<const Node*>& re
   b.plan.reduce.row_chunks = std::uint8_t(k <= 8 ? k : 0);
   b.args.count = m == 0 ? 0 : n;  // rows; empty rows have no elements to store
   b.args.reduce_count = m;
+  if (partials) {
+    // Grid form: one row, the whole array, over as many groups as fill the
+    // device (each combines the partials first, so not more than that).
+    b.plan.reduce.combine = true;
+    b.plan.reduce.local_size = std::uint16_t(L);
+    b.plan.reduce.rows_per_group = 1;
+    b.plan.reduce.row_chunks = 0;
+    b.args.groups = partials->groups;
+    b.args.count = std::clamp<std::int64_t>((m + L - 1) / L, m == 0 ? 0 : 1, std::int64_t(tuning.target_groups) * 4);
+  }
   return {std::move(b.plan), std::move(b.args)};
 }
 

@@ -152,8 +152,18 @@ ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTun
 /// `reductions` (found by row_fusion.hpp, all over `axes` of the root's
 /// shape, each broadcast back along them): a work-group per row computes them
 /// and then the root at every element of its row.
+/// With `partials`, the grid form: the root's shape is one row (the one
+/// reduction is of the whole array), which every work-group of the kernel
+/// shares; the reduction's partial results are schedule output `output`
+/// (`groups` of them, from plan_reduce with SplitFinish::Consumer), which
+/// each group combines before it computes its part of the row.
+struct RowPartials {
+  int output = -1;
+  std::int64_t groups = 0;
+};
 ScheduledKernel plan_row(const NodePtr& root, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
-                         const DeviceTuning& tuning, const PendingOutputs* pending = nullptr);
+                         const DeviceTuning& tuning, const PendingOutputs* pending = nullptr,
+                         const RowPartials* partials = nullptr);
 
 /// One reduction kernel for a Reduce node.
 ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending = nullptr);

@@ -211,6 +211,12 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
       REQUIRE(kernel_source(r).find("fusecl_row_") != std::string::npos);
       require_matches(r, shifted(a, axis));
     }
+    // The whole array, past a row kernel's limit on Oclgrind (32 KiB of
+    // local memory): partial results, then every group combines them.
+    const auto w = ints({20000}, 16);
+    const auto xw = to_device(w);
+    REQUIRE(kernel_source(xw - max(xw)).find("get_num_groups") != std::string::npos);
+    require_matches(xw - max(xw), shifted(w, 0));
     const auto a = ints({6, 300}, 15);
     const auto x = to_device(a);
     const auto e = exp(x - max(x, 1, true));

@@ -259,23 +259,52 @@ TEST_CASE("row fusion: rows longer than local memory allows take today's kernels
   check_too_long(all[3]);  // softmax
 }
 
-TEST_CASE("row fusion: x - mean(x) over the whole array", "[row]") {
+TEST_CASE("row fusion: whole-array reductions used again", "[row]") {
   const auto row_floats = std::int64_t(detail::device_tuning().row_bytes / sizeof(float));
-  for (const std::int64_t n : {std::int64_t(1), std::int64_t(1073), row_floats, row_floats + 1}) {
-    INFO(n << " elements");
-    const auto h = inputs({n}, 0, 0x13a2 + std::uint64_t(n), -100, 100, false);
-    const auto x = from_host(h, {n / (n % 2 == 0 ? 2 : 1), n % 2 == 0 ? 2 : 1});
+  const auto all = patterns();
+  // Both ways a device may finish a split reduction alone: the grid form
+  // needs neither (its partial results go to the reading kernel).
+  for (const bool two_kernels : {false, true}) {
+    struct TwoKernels {  // restored however the section ends
+      explicit TwoKernels(bool on) { detail::set_reduce_two_kernels(on); }
+      ~TwoKernels() { detail::set_reduce_two_kernels(false); }
+    } forced(two_kernels);
+    for (const std::int64_t n : {std::int64_t(1), std::int64_t(1073), row_floats, row_floats + 1, 3 * row_floats + 7}) {
+      INFO(n << " elements, split reductions finished by a second kernel: " << two_kernels);
+      const Dims d{n % 2 == 0 ? n / 2 : n, n % 2 == 0 ? 2 : 1};
+      const auto all_rows = [&] { return std::vector<std::vector<std::int64_t>>{rows_of({n}, 0)}; };
+      for (const std::size_t which : {std::size_t(0), std::size_t(1), std::size_t(2)}) {  // x - max, x - mean, x / sum
+        const Pattern& pat = all[which];
+        INFO(pat.name);
+        const auto h = inputs({n}, 0, 0x13a2 + std::uint64_t(n), pat.lo, pat.hi, which == 0);
+        const auto x = from_host(h, Shape(d));
+        const auto whole = which == 0 ? max(x) : which == 1 ? mean(x) : sum(x);
+        reset_stats();
+        const auto got = (which == 2 ? x / whole : x - whole).to_host();
+        // One row kernel while the whole array fits a work-group's share of
+        // local memory; past it the reduction's partial results, then a
+        // kernel whose every group combines them before its share of x.
+        CHECK(stats().kernels_launched == (n <= row_floats ? 1u : 2u));
+        std::vector<LD> want(h.size()), tol(h.size());
+        for (const auto& row : all_rows()) pat.host(h, row, want, tol);
+        for (std::size_t i = 0; i < h.size(); ++i) {
+          INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
+          REQUIRE(close(got[i], want[i], tol[i]));
+        }
+      }
+    }
+    // Two reductions, one reading the other (layer norm of the whole array):
+    // no grid form; today's kernels past the limit.
+    const std::int64_t n = row_floats + 1;
+    const auto h = inputs({n}, 0, 0x13a7, -10, 10, false);
+    const auto x = from_host(h);
+    const auto& pat = all[4];
     reset_stats();
-    const auto got = (x - mean(x)).to_host();
-    // One row kernel while the whole array fits a work-group's share of local
-    // memory; past it a reduction kernel (and its finishing kernel, on devices
-    // without OpenCL C 2.0 atomics), then the subtraction.
-    if (n <= row_floats) CHECK(stats().kernels_launched == 1);
-    else CHECK(stats().kernels_launched >= 2);
-    LD s = 0, big = 0;
-    for (float v : h) s += v, big = std::max(big, LD(std::fabs(v)));
-    const LD mean_h = s / LD(n);
-    for (std::size_t i = 0; i < h.size(); ++i) REQUIRE(close(got[i], LD(h[i]) - mean_h, 4 * eps * big));
+    const auto got = pat.device(x, 0).to_host();
+    CHECK(stats().kernels_launched >= 3);
+    std::vector<LD> want(h.size()), tol(h.size());
+    pat.host(h, rows_of({n}, 0)[0], want, tol);
+    for (std::size_t i = 0; i < h.size(); ++i) REQUIRE(close(got[i], want[i], tol[i]));
   }
 }
 

@@ -120,6 +120,31 @@ TEST_CASE("schedule: reductions read broadcast back along their rows are one row
   CHECK(over.steps[2].reason == CutReason::Root);
 }
 
+TEST_CASE("schedule: x - mean(x) past a row kernel's limit is two kernels, the second combining the partials",
+          "[schedule][row]") {
+  auto t = tuning();
+  t.row_bytes = 4 * 1000;
+  auto x = arange<float>(100000);
+  auto d = x - mean(x);
+  const Schedule s = schedule_of({d.node()}, t);
+  REQUIRE(s.steps.size() == 2);
+  CHECK(s.steps[0].kernel.plan.kind == codegen::KernelKind::Reduce);
+  CHECK(s.steps[0].kernel.plan.reduce.finish == codegen::SplitFinish::Consumer);
+  CHECK(s.steps[0].reason == CutReason::Partials);
+  REQUIRE(s.steps[0].outputs.size() == 1);
+  const auto partials = std::size_t(s.steps[0].outputs[0]);
+  CHECK(s.outputs[partials].nodes.empty());  // no node holds them: only the next kernel reads them
+  CHECK(s.outputs[partials].elements == s.steps[0].kernel.args.groups);
+  CHECK(s.steps[1].kernel.plan.kind == codegen::KernelKind::Row);
+  CHECK(s.steps[1].kernel.plan.reduce.combine);
+  CHECK(s.steps[1].reads == s.steps[0].outputs);
+  CHECK(s.steps[1].kernel.args.groups == s.steps[0].kernel.args.groups);
+  CHECK(s.steps[1].reason == CutReason::Root);
+  // Within the limit: one kernel, one group.
+  auto small = arange<float>(1000);
+  CHECK(schedule_of({(small - mean(small)).node()}, t).kernel_count() == 1);
+}
+
 TEST_CASE("schedule: a row kernel's group layout follows the row length", "[schedule][row]") {
   auto t = tuning();
   t.local_size = 256;
