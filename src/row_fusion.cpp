@@ -114,6 +114,9 @@ std::optional<RowFusion> find_row_fusion(const NodePtr& root, const PendingOutpu
   // count them as the root's element size, so that no row is unbounded.
   const std::uint64_t per = std::max<std::uint64_t>(f.bytes_per_element, std::uint64_t(size_of(body.dtype)));
   r.row_bytes = per * std::uint64_t(r.row_elements);
+  // Weights count a body's nodes from above (a shared one once per use).
+  r.instructions = body.weight;
+  for (const Node* red : r.reductions) r.instructions += red->inputs[0]->weight + 1;
   return r;
 }
 

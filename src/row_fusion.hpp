@@ -19,6 +19,7 @@ struct RowFusion {
   std::vector<int> axes;                // R, sorted
   std::int64_t row_elements = 0;        // elements of one row (the product of R's extents)
   std::uint64_t row_bytes = 0;          // bytes of the distinct buffers read per row
+  std::uint64_t instructions = 0;       // at most this many in the kernel body (from the nodes' weights)
 };
 
 /// The row fusion computing `root` in one kernel, or nullopt where its body

@@ -186,7 +186,8 @@ class Scheduler {
   bool schedule_row(const NodePtr& root, CutReason cut) {
     if (tuning_.row_bytes == 0 || !is_elementwise(body_root(root)->op)) return false;
     auto rf = find_row_fusion(root, &pending_);
-    if (!rf) return false;
+    // A body that may pass the instruction limit: today's kernels, which cut it.
+    if (!rf || rf->instructions > kMaxBodyInstructions) return false;
     if (rf->row_bytes > tuning_.row_bytes) {
       if (schedule_grid(root, *rf, cut)) return true;
       // Today's kernels: each reduction first; the log says why.
@@ -252,9 +253,10 @@ void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
     if (f.next < f.todo.size()) {
       const NodePtr& r = f.todo[f.next++];  // not used once a frame is pushed
       if (done(*r)) continue;  // scheduled below an earlier root
-      if (schedule_row(r, f.barriers ? barrier_reason(*r) : reason)) continue;  // its reductions inside
       auto deps = todo_of(unevaluated_barriers(r, &pending_));
-      if (!deps.empty()) frames.push_back({std::move(deps), 0, true});  // f is not used after this
+      if (deps.empty()) continue;
+      if (schedule_row(r, f.barriers ? barrier_reason(*r) : reason)) continue;  // its reductions inside
+      frames.push_back({std::move(deps), 0, true});  // f is not used after this
       continue;
     }
     // Run in place: what run schedules on the way (splits, parts that do

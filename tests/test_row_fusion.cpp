@@ -12,6 +12,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"  // device_tuning
 #include "src/schedule.hpp"
+#include "support/bound_guard.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 
@@ -20,6 +21,7 @@
 #include <fusecl/fusecl.hpp>
 
 #include <cfloat>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -418,5 +420,45 @@ TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]
         }
       }
     }
+  }
+}
+
+TEST_CASE("row fusion: bodies that may pass the instruction limit take today's kernels", "[row]") {
+  const BoundGuard bound(4096);  // long chains stay in one graph
+  const std::vector<float> h{0.5f, -1.0f, 2.0f, 0.25f, -3.0f, 1.5f, -0.5f, 4.0f, 1.0f, -2.0f};
+  const auto x = from_host(h, {2, 5});
+  // y_k = |y_k| - x, 150 + k times over (exact in float, and no scalars,
+  // which are kernel arguments): a weight of about 450 each.
+  auto chain = [&](int k) {
+    Array<float> y = x;
+    for (int i = 0; i < 150 + k; ++i) y = abs(y) - x;
+    return y;
+  };
+  std::vector<float> want_y[3];
+  for (int k = 0; k < 3; ++k) {
+    want_y[k] = h;
+    for (int i = 0; i < 150 + k; ++i)
+      for (std::size_t j = 0; j < h.size(); ++j) want_y[k][j] = std::fabs(want_y[k][j]) - h[j];
+  }
+  // One such reduction and its reader fit one body; three do not.
+  {
+    reset_stats();
+    const auto got = (x - max(chain(1), 1, true)).to_host();
+    CHECK(stats().kernels_launched == 1);
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      const std::size_t row = i / 5;
+      const float mx = *std::max_element(want_y[1].begin() + std::ptrdiff_t(row * 5), want_y[1].begin() + std::ptrdiff_t(row * 5 + 5));
+      REQUIRE(got[i] == h[i] - mx);
+    }
+  }
+  reset_stats();
+  const auto got = (x - max(chain(0), 1, true) - max(chain(1), 1, true) - max(chain(2), 1, true)).to_host();
+  CHECK(stats().kernels_launched == 4);  // the three maxima, then the root
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    const std::size_t row = i / 5;
+    float want = h[i];
+    for (int k = 0; k < 3; ++k)
+      want -= *std::max_element(want_y[k].begin() + std::ptrdiff_t(row * 5), want_y[k].begin() + std::ptrdiff_t(row * 5 + 5));
+    REQUIRE(got[i] == want);
   }
 }
