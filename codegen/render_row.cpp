@@ -1,13 +1,19 @@
-// Row kernels (KernelKind::Row): reduce-then-use in one kernel. A work-group
-// owns one row of the index space [kept dims..., row dims...] (flat position
-// p = o * m + r: o the row, r the position in it) and runs in phases: each
-// reduction of the body, in instruction order (a reduction's input may read
-// earlier ones), is computed over the row by the whole group and held in a
-// private variable v<k> of every work-item; then the outputs are computed and
-// stored at every element of the row. Work-items step through the row L
-// apart, so a group's loads are coalesced; the row is read once per phase,
-// and the later reads hit cache (the scheduler only picks a row kernel when
-// a row's inputs fit in the device's local memory, a proxy for its cache).
+// Row kernels (KernelKind::Row): reduce-then-use in one kernel. Work-items
+// own rows of the index space [kept dims..., row dims...] (flat position
+// p = o * m + r: o the row, r the position in it), T work-items per row and
+// rows_per_group rows per group, and run in phases: each reduction of the
+// body, in instruction order (a reduction's input may read earlier ones), is
+// computed over the row by its work-items (a tree over their segment of
+// local memory) and held in a private variable v<k> of each; then the
+// outputs are computed and stored at every element of the row. Work-items
+// step through the row T apart, so a row's loads are coalesced. With
+// row_chunks each work-item keeps the loads later phases need in registers
+// (the row is read from memory once); otherwise each phase re-reads the row,
+// from cache (the scheduler only picks a row kernel when a row's inputs fit
+// in the device's local memory, a proxy for its cache). The grid form
+// (ReduceSpec::combine) has one row, the whole array, over every group: its
+// one reduction's partial results come from an earlier kernel, and each
+// group combines them before its share of the row.
 //
 // Accuracy is that of the reduction kernels (render_reduce.cpp): float sums
 // accumulate per work-item with Kahan compensation, then combine in a tree.
