@@ -462,3 +462,67 @@ TEST_CASE("row fusion: bodies that may pass the instruction limit take today's k
     REQUIRE(got[i] == want);
   }
 }
+
+TEST_CASE("row fusion: every reduction op and its dtypes in a row kernel", "[row]") {
+  // Small integers (and powers of two for prod) keep every result exact
+  // whatever the order of the sums, so the device must match exactly.
+  for (const auto& [d, axis] : {std::pair{Dims{7, 17}, 1}, std::pair{Dims{17, 7}, 0}, std::pair{Dims{3, 1000}, 1}}) {
+    INFO("axis " << axis << " of " << dims_str(d));
+    const auto rows = rows_of(d, axis);
+    const std::size_t size = std::size_t(numel(d));
+    std::mt19937_64 rng(0x13a8);
+    std::vector<std::int32_t> hi(size);
+    std::vector<float> hp(size);
+    std::vector<bool> hb(size);
+    for (std::size_t i = 0; i < size; ++i) {
+      hi[i] = std::int32_t(rand_int(rng, -50, 50));
+      hp[i] = rand_int(rng, 0, 1) ? 1.0f : (rand_int(rng, 0, 1) ? 2.0f : 0.5f);
+      hb[i] = rand_int(rng, 0, 3) != 0;
+    }
+    // Row 0 all true, row 1 all false: all() and any() both ways.
+    for (auto i : rows[0]) hb[std::size_t(i)] = true;
+    for (auto i : rows[1]) hb[std::size_t(i)] = false;
+    const auto xi = from_host(hi, Shape(d));
+    const auto xp = from_host(hp, Shape(d));
+    std::vector<std::uint8_t> hb8(hb.begin(), hb.end());
+    const auto xb = from_host(hb8, Shape(d)).astype<bool>();
+
+    reset_stats();
+    const auto s = (xi - sum(xi, axis, true)).to_host();  // int64
+    const auto mm = (xi * min(xi, axis, true) + max(xi, axis, true)).to_host();
+    const auto mean_i = (xi - mean(xi, axis, true)).to_host();  // float64
+    const auto pr = (xp / prod(xp, axis, true)).to_host();
+    const auto al = (xb || all(xb, axis, true)).to_host();
+    const auto an = (xb && any(xb, axis, true)).to_host();
+    const auto sd = (xi / stddev(xi, axis, true, 1)).to_host();  // float64, ddof 1
+    CHECK(stats().kernels_launched == 7);
+    for (const auto& row : rows) {
+      std::int64_t sum_h = 0;
+      std::int32_t mn = hi[std::size_t(row[0])], mx = mn;
+      float p = 1;
+      bool all_h = true, any_h = false;
+      for (auto i : row) {
+        sum_h += hi[std::size_t(i)];
+        mn = std::min(mn, hi[std::size_t(i)]);
+        mx = std::max(mx, hi[std::size_t(i)]);
+        p *= hp[std::size_t(i)];
+        all_h = all_h && hb[std::size_t(i)];
+        any_h = any_h || hb[std::size_t(i)];
+      }
+      const LD mu = LD(sum_h) / LD(row.size());
+      LD ss = 0;
+      for (auto i : row) ss += (hi[std::size_t(i)] - mu) * (hi[std::size_t(i)] - mu);
+      const LD sdev = std::sqrt(ss / LD(row.size() - 1));
+      for (auto i : row) {
+        const auto k = std::size_t(i);
+        REQUIRE(s[k] == std::int64_t(hi[k]) - sum_h);
+        REQUIRE(mm[k] == hi[k] * mn + mx);
+        REQUIRE(std::fabs(LD(mean_i[k]) - (hi[k] - mu)) <= 4 * LD(DBL_EPSILON) * 50);
+        REQUIRE(pr[k] == hp[k] / p);
+        REQUIRE(bool(al[k]) == (hb[k] || all_h));
+        REQUIRE(bool(an[k]) == (hb[k] && any_h));
+        REQUIRE(std::fabs(LD(sd[k]) - hi[k] / sdev) <= 16 * LD(DBL_EPSILON) * std::fabs(hi[k] / sdev));
+      }
+    }
+  }
+}
