@@ -168,6 +168,8 @@ TEST_CASE("schedule: a row kernel's group layout follows the row length", "[sche
     CHECK(rs.local_size == c.local);
     CHECK(rs.rows_per_group == c.rows_per_group);
     CHECK(rs.row_chunks == c.chunks);
+    // A row that loops reads it in vectors (16 bytes here), one in registers element by element.
+    CHECK(s.steps[0].kernel.plan.width == (c.chunks == 0 ? 4 : 1));
   }
 }
 
