@@ -1,5 +1,8 @@
+// Row fusion (row_fusion.hpp): which roots one row kernel computes, and the
+// vector width of one that loops over its rows.
 #include "src/row_fusion.hpp"
 
+#include "codegen/spelling.hpp"
 #include "src/views.hpp"
 
 #include <algorithm>
@@ -118,6 +121,22 @@ std::optional<RowFusion> find_row_fusion(const NodePtr& root, const PendingOutpu
   r.instructions = body.weight;
   for (const Node* red : r.reductions) r.instructions += red->inputs[0]->weight + 1;
   return r;
+}
+
+int row_width(const codegen::KernelPlan& plan, int vector_bytes) {
+  int widest = 1;
+  for (const auto& in : plan.instrs) {
+    if (codegen::is_row_reduction(in)) continue;
+    if (in.op == Op::Generate && in.gen != GenKind::Arange && in.gen != GenKind::Uniform && in.gen != GenKind::Normal) return 1;
+    if (op_class(in.op) != OpClass::Leaf) {
+      const DType operand = in.op == Op::Where ? plan.instrs[std::size_t(in.b)].dtype : plan.instrs[std::size_t(in.a)].dtype;
+      if (!codegen::vectorizable(in.op, operand)) return 1;
+    }
+    widest = std::max(widest, size_of(in.dtype));
+  }
+  int p = 1;
+  while (p * 2 <= std::clamp(vector_bytes / widest, 1, 16)) p *= 2;
+  return p;
 }
 
 }  // namespace fusecl::detail

@@ -29,4 +29,10 @@ struct RowFusion {
 /// broadcast back along its own axes.
 std::optional<RowFusion> find_row_fusion(const NodePtr& root, const PendingOutputs* pending);
 
+/// The vector width of a row kernel that loops over its rows, every load
+/// contiguous or uniform: the device's vector bytes over the widest dtype of
+/// the body, 1 where an instruction has no vector form (its reductions are
+/// uniform values and need none).
+int row_width(const codegen::KernelPlan& plan, int vector_bytes);
+
 }  // namespace fusecl::detail

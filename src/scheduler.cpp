@@ -2,6 +2,7 @@
 
 #include "codegen/spelling.hpp"
 #include "fusecl/error.hpp"
+#include "src/row_fusion.hpp"
 #include "src/views.hpp"
 
 #include <algorithm>
@@ -502,28 +503,6 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
   }
   return {std::move(b.plan), std::move(b.args)};
 }
-
-namespace {
-
-// choose_width for a row kernel's body, whose reductions are uniform values
-// (no vector form needed) and whose loads are all contiguous or uniform.
-int row_width(const codegen::KernelPlan& plan, int vector_bytes) {
-  int widest = 1;
-  for (const auto& in : plan.instrs) {
-    if (codegen::is_row_reduction(in)) continue;
-    if (in.op == Op::Generate && in.gen != GenKind::Arange && in.gen != GenKind::Uniform && in.gen != GenKind::Normal) return 1;
-    if (op_class(in.op) != OpClass::Leaf) {
-      const DType operand = in.op == Op::Where ? plan.instrs[std::size_t(in.b)].dtype : plan.instrs[std::size_t(in.a)].dtype;
-      if (!codegen::vectorizable(in.op, operand)) return 1;
-    }
-    widest = std::max(widest, size_of(in.dtype));
-  }
-  int p = 1;
-  while (p * 2 <= std::clamp(vector_bytes / widest, 1, 16)) p *= 2;
-  return p;
-}
-
-}  // namespace
 
 ScheduledKernel plan_row(const NodePtr& root, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
                          const DeviceTuning& tuning, const PendingOutputs* pending, const RowPartials* partials) {
