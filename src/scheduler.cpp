@@ -256,10 +256,22 @@ std::int16_t BodyBuilder::row_reduction(const Node& r) {
   else
     in.a = visit(r.inputs[0]);
   in.b = r.reduce().post_sqrt ? 1 : -1;
-  if (reduce_info(r.op).finish == Finish::Mean) {
+  const bool mean = reduce_info(r.op).finish == Finish::Mean;
+  const std::uint64_t divisor = mean ? float_bits(r.inputs[0]->dtype, r.reduce().divisor) : 0;
+  // The same reduction built twice (a layer norm's mean, and var's own) is
+  // one phase; only the divisor's slot tells two otherwise equal ones apart.
+  for (const auto& [node, k] : row_instrs_) {
+    const Instr& o = plan.instrs[std::size_t(k)];
+    if (o.op == in.op && o.dtype == in.dtype && o.a == in.a && o.b == in.b && o.c == in.c &&
+        (!mean || args.scalars[std::size_t(o.slot)] == divisor)) {
+      row_instrs_.emplace(&r, k);
+      return k;
+    }
+  }
+  if (mean) {
     in.slot = std::int16_t(plan.scalar_dtypes.size());
     plan.scalar_dtypes.push_back(r.inputs[0]->dtype);
-    args.scalars.push_back(float_bits(r.inputs[0]->dtype, r.reduce().divisor));
+    args.scalars.push_back(divisor);
   }
   const std::int16_t k = add(in);
   row_instrs_.emplace(&r, k);

@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -99,6 +100,13 @@ TEST_CASE("schedule: reductions read broadcast back along their rows are one row
   CHECK(s.steps[0].kernel.args.count == 40);         // a work-group per row
   CHECK(s.steps[0].kernel.args.reduce_count == 100);  // of 100 elements
   CHECK(s.outputs.size() == 1);
+
+  // A layer norm: its mean and var's own mean are one phase, then the variance.
+  auto ln = (x - mean(x, 1, true)) / sqrt(var(x, 1, true) + 1e-5f);
+  const Schedule lns = schedule_of({ln.node()}, t);
+  REQUIRE(lns.kernel_count() == 1);
+  const auto& instrs = lns.steps[0].kernel.plan.instrs;
+  CHECK(std::count_if(instrs.begin(), instrs.end(), codegen::is_row_reduction) == 2);
 
   // Along axis 0, rows of 40: the output is stored through strides.
   auto c = x - mean(x, 0, true);
