@@ -182,8 +182,10 @@ class Scheduler {
   }
 
   // Computes `root` with one row kernel (row_fusion.hpp) where its body has
-  // that form, its rows fit and the plan fits the kernel limits; true if it did.
-  bool schedule_row(const NodePtr& root, CutReason cut) {
+  // that form, its rows fit and the plan fits the kernel limits; true if it
+  // did. `later` roots of the same shape and rows join it (as roots of one
+  // shape share an elementwise kernel), each one more output.
+  bool schedule_row(const NodePtr& root, CutReason cut, std::span<const NodePtr> later = {}) {
     if (tuning_.row_bytes == 0 || !is_elementwise(body_root(root)->op)) return false;
     auto rf = find_row_fusion(root, &pending_);
     // A body that may pass the instruction limit: today's kernels, which cut it.
@@ -194,11 +196,29 @@ class Scheduler {
       too_long_.insert(too_long_.end(), rf->reductions.begin(), rf->reductions.end());
       return false;
     }
-    auto k = plan_row(root, rf->reductions, rf->axes, tuning_, &pending_);
-    if (!fits(k) || k.plan.instrs.size() > kMaxBodyInstructions) return false;  // today's kernels cut it as they do
-    const int out = new_output(root);
-    add_kernel(std::move(k), root->shape, {out}, cut);
-    pending_.add(*root, out);
+    Nodes group{root};
+    for (const auto& other : later) {
+      if (other->shape != root->shape || done(*other) || !is_elementwise(body_root(other)->op) ||
+          std::any_of(group.begin(), group.end(), [&](const NodePtr& g) { return g.get() == other.get(); }))
+        continue;
+      const auto more = find_row_fusion(other, &pending_);
+      if (!more || more->axes != rf->axes || more->row_bytes > tuning_.row_bytes ||
+          rf->instructions + more->instructions > kMaxBodyInstructions)
+        continue;
+      rf->instructions += more->instructions;
+      for (const Node* r : more->reductions)
+        if (std::find(rf->reductions.begin(), rf->reductions.end(), r) == rf->reductions.end()) rf->reductions.push_back(r);
+      group.push_back(other);
+    }
+    auto k = plan_row({group.data(), group.size()}, rf->reductions, rf->axes, tuning_, &pending_);
+    if (!fits(k) || k.plan.instrs.size() > kMaxBodyInstructions) {
+      if (group.size() > 1) return schedule_row(root, cut);  // alone, then
+      return false;  // today's kernels cut it as they do
+    }
+    Outputs outs;
+    for (const auto& g : group) outs.push_back(new_output(g));
+    add_kernel(std::move(k), root->shape, outs, cut);
+    for (std::size_t i = 0; i < group.size(); ++i) pending_.add(*group[i], outs[i]);
     return true;
   }
 
@@ -216,7 +236,7 @@ class Scheduler {
     if (!red.plan.reduce.two_stage || !fits(red) || red.plan.instrs.size() > kMaxBodyInstructions) return false;
     schedule.outputs.push_back({{}, red.plan.reduce.acc, red.args.count * red.args.groups, false});
     const RowPartials partials{int(schedule.outputs.size() - 1), red.args.groups};
-    auto k = plan_row(root, rf.reductions, rf.axes, tuning_, &pending_, &partials);
+    auto k = plan_row({&root, 1}, rf.reductions, rf.axes, tuning_, &pending_, &partials);
     if (!fits(k) || k.plan.instrs.size() > kMaxBodyInstructions) {
       schedule.outputs.pop_back();
       return false;
@@ -255,7 +275,10 @@ void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
       if (done(*r)) continue;  // scheduled below an earlier root
       auto deps = todo_of(unevaluated_barriers(r, &pending_));
       if (deps.empty()) continue;
-      if (schedule_row(r, f.barriers ? barrier_reason(*r) : reason)) continue;  // its reductions inside
+      // Its reductions inside; with the frame's later roots where they can share the kernel.
+      if (schedule_row(r, f.barriers ? barrier_reason(*r) : reason,
+                       f.barriers ? std::span<const NodePtr>{} : std::span<const NodePtr>(f.todo.data() + f.next, f.todo.size() - f.next)))
+        continue;
       frames.push_back({std::move(deps), 0, true});  // f is not used after this
       continue;
     }

@@ -516,14 +516,14 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
   return {std::move(b.plan), std::move(b.args)};
 }
 
-ScheduledKernel plan_row(const NodePtr& root, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
+ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
                          const DeviceTuning& tuning, const PendingOutputs* pending, const RowPartials* partials) {
-  const Shape& shape = root->shape;
+  const Shape& shape = roots.front()->shape;
   BodyBuilder b(shape, pending);
   b.row_reductions = &reductions;
   if (partials) b.row_partials = partials->output;
   b.plan.kind = codegen::KernelKind::Row;
-  b.plan.outputs.push_back(b.visit(body_root(root)));
+  for (const auto& root : roots) b.plan.outputs.push_back(b.visit(body_root(root)));
 
   // Index space as a reduction's: kept axes first, the row's axes last, never
   // merged across; the output, in the root's C order, is stored through

@@ -148,10 +148,10 @@ struct OutLayout {
 ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTuning& tuning,
                                  const OutLayout* out_layout = nullptr, const PendingOutputs* pending = nullptr);
 
-/// One row kernel (KernelKind::Row) for an elementwise root whose body reads
-/// `reductions` (found by row_fusion.hpp, all over `axes` of the root's
-/// shape, each broadcast back along them): a work-group per row computes them
-/// and then the root at every element of its row.
+/// One row kernel (KernelKind::Row) for elementwise roots (of one shape)
+/// whose bodies read `reductions` (found by row_fusion.hpp, all over `axes`
+/// of that shape, each broadcast back along them): a work-group per row
+/// computes them and then every root at every element of its row.
 /// With `partials`, the grid form: the root's shape is one row (the one
 /// reduction is of the whole array), which every work-group of the kernel
 /// shares; the reduction's partial results are schedule output `output`
@@ -161,7 +161,7 @@ struct RowPartials {
   int output = -1;
   std::int64_t groups = 0;
 };
-ScheduledKernel plan_row(const NodePtr& root, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
+ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
                          const DeviceTuning& tuning, const PendingOutputs* pending = nullptr,
                          const RowPartials* partials = nullptr);
 
