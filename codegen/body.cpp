@@ -74,10 +74,11 @@ std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, con
 }
 
 std::string emit_body(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent,
-                      HelperSet& helpers) {
+                      HelperSet& helpers, const std::vector<char>* only) {
   std::string s;
   const std::string W = std::to_string(width);
   for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
+    if (only && !(*only)[k]) continue;
     const Instr& in = plan.instrs[k];
     const std::string T = cl_type(in.dtype, width);
     std::string e;

@@ -6,6 +6,7 @@
 #include "codegen/spelling.hpp"
 
 #include <string>
+#include <vector>
 
 namespace fusecl::codegen {
 
@@ -16,12 +17,20 @@ std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, con
 /// Every instruction of the plan as a declaration of v<k>, at flat position
 /// `pos` (the first of `width` consecutive positions when width > 1; vector
 /// bodies are only rendered for plans without strided loads or generators).
+/// With `only`, just the instructions k with only[k] != 0 (a row kernel's
+/// phase computes the part of the body one reduction or the output needs).
 std::string emit_body(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent,
-                      HelperSet& helpers);
+                      HelperSet& helpers, const std::vector<char>* only = nullptr);
 
 std::string param_declaration(const KernelPlan& plan, const Param& p);
 std::string program_prelude(const KernelPlan& plan);
 std::string render_reduce(const KernelPlan& plan, const std::string& name);
+std::string render_row(const KernelPlan& plan, const std::string& name);
+
+/// A reduction's start value in its accumulator dtype t (render_reduce.cpp).
+std::string reduce_identity(Identity id, DType t);
+/// Kahan's compensation of t = acc + y, 0 once t is not finite (render_reduce.cpp).
+std::string kahan_comp(const std::string& t, const std::string& acc, const std::string& y, const std::string& type);
 
 /// An elementwise plan with tiles (plan.tile != 0): render_tiled.cpp.
 std::string render_tiled(const KernelPlan& plan, const std::string& name);

@@ -73,10 +73,14 @@ ParamList params(const KernelPlan& p) {
   for (std::size_t i = 0; i < p.buffer_dtypes.size(); ++i) out.push_back({ParamRole::Input, std::int16_t(i)});
   for (std::size_t i = 0; i < p.scalar_dtypes.size(); ++i) out.push_back({ParamRole::Scalar, std::int16_t(i)});
   out.push_back({ParamRole::Count});
+  if (p.kind == KernelKind::Row) {
+    out.push_back({ParamRole::ReduceCount});  // the row's length
+    if (p.reduce.combine) out.push_back({ParamRole::Groups});  // grid form: partials per reduction
+  }
   if (reduce) {
     out.push_back({ParamRole::ReduceCount});
     if (p.reduce.two_stage) {
-      out.push_back({ParamRole::Scratch});
+      if (p.reduce.finish != SplitFinish::Consumer) out.push_back({ParamRole::Scratch});
       out.push_back({ParamRole::Groups});
       if (uses_c11_atomics(p)) out.push_back({ParamRole::Counters});
     }

@@ -43,7 +43,14 @@ inline bool is_strided(Access a) {
 
 /// One value of the kernel body, in topological order. Loads are Buffer,
 /// Scalar and Generate instructions; the rest are elementwise ops whose
-/// operands are earlier instructions (a, b, c).
+/// operands are earlier instructions (a, b, c). Row kernels also hold
+/// reductions (a reduce op): the reduction of instruction `a` over the
+/// kernel's row, one value per row, which later instructions read like any
+/// other; `slot` is Mean's divisor (a scalar slot, else -1) and `b` is 1
+/// where the square root is taken (std), else -1 (b is no operand there).
+/// In a row kernel's grid form (ReduceSpec::combine) a reduction has no
+/// input (`a` is -1): `c` is the buffer slot of the partial results an
+/// earlier kernel (SplitFinish::Consumer) left, `groups` of them.
 struct Instr {
   Op op = Op::Buffer;
   DType dtype = DType::Float32;
@@ -58,7 +65,14 @@ struct Instr {
 // The scheduler hash-conses instructions by their raw bytes: there must be no padding.
 static_assert(std::has_unique_object_representations_v<Instr>, "Instr must have no padding bytes");
 
-enum class KernelKind : std::uint8_t { Elementwise, Reduce };
+/// Row: a work-group per row of the index space [kept dims..., row dims...]
+/// (`reduce.local_size` work-items); it computes the body's reductions over
+/// its row one after another, then stores the outputs at every element of
+/// the row (codegen/render_row.cpp).
+enum class KernelKind : std::uint8_t { Elementwise, Reduce, Row };
+
+/// Whether instruction `in` is a reduction over a row kernel's row.
+inline bool is_row_reduction(const Instr& in) { return op_class(in.op) == OpClass::Reduce; }
 
 /// A reduction's structure: the body's instruction `input` is reduced along
 /// the innermost `reduce_ndim` index dimensions (the scheduler permutes the
@@ -85,6 +99,8 @@ constexpr int kColumnRows = 8;
 enum class SplitFinish : std::uint8_t {
   LastGroup,     // the last group (an acq_rel device-scope counter says which) combines them
   SecondKernel,  // a second, small kernel (combine_plan) combines them; the in-order queue orders the two
+  Consumer,      // they are this kernel's output (out0, `groups` per output); the row kernel reading the
+                 // reduction combines them (a whole-array reduction used again: two kernels in all)
 };
 
 struct ReduceSpec {
@@ -97,8 +113,17 @@ struct ReduceSpec {
   ReduceStrategy strategy = ReduceStrategy::GroupPerOutput;
   bool two_stage = false;       // the reduced range is split over `groups` work-groups, each writing a partial
   SplitFinish finish = SplitFinish::LastGroup;  // two_stage: who combines the partials
-  bool combine = false;         // this plan is the second kernel: one group per output combines `groups` partials
+  bool combine = false;         // this plan is the second kernel: one group per output combines `groups` partials;
+                                // Row: the grid form, one row (the whole array) over all work-groups, each of
+                                // which combines the partials of the row's reduction itself
   std::uint16_t local_size = 256;
+  // Row kernels: a group computes `rows_per_group` rows, local_size /
+  // rows_per_group work-items each (several short rows per group); with
+  // row_chunks > 0 a work-item holds at most that many elements of its row
+  // (positions lid, lid + T, ...), keeping what it loads in registers so
+  // the row is read from memory once; 0: it loops over the row, re-reading it.
+  std::uint16_t rows_per_group = 1;
+  std::uint8_t row_chunks = 0;
 };
 
 /// Work-items of one tiled work-group: tile x (kTileWorkItems / tile), each
@@ -194,7 +219,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 // field can never be left out of the key and silently reuse a stale kernel.
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
-                        finish, combine, local_size);
+                        finish, combine, local_size, rows_per_group, row_chunks);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

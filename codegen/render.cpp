@@ -14,7 +14,8 @@ std::string kernel_name(const KernelPlan& plan) {
   const std::string sig = signature(plan);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(sig.data(), sig.size())));
-  return std::string(plan.kind == KernelKind::Reduce ? "fusecl_red_" : "fusecl_ew_") + hex;
+  const char* prefix = plan.kind == KernelKind::Reduce ? "fusecl_red_" : plan.kind == KernelKind::Row ? "fusecl_row_" : "fusecl_ew_";
+  return prefix + std::string(hex);
 }
 
 std::string param_declaration(const KernelPlan& plan, const Param& p) {
@@ -98,6 +99,7 @@ std::string render_elementwise(const KernelPlan& plan, const std::string& name) 
 
 std::string render(const KernelPlan& plan, const std::string& name) {
   if (plan.kind == KernelKind::Reduce) return render_reduce(plan, name);
+  if (plan.kind == KernelKind::Row) return render_row(plan, name);
   if (plan.tile) return render_tiled(plan, name);
   return render_elementwise(plan, name);
 }

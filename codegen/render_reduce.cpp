@@ -26,8 +26,10 @@ std::string replace_all(std::string s, const std::string& key, const std::string
   return s;
 }
 
+}  // namespace
+
 // The accumulator's start value in dtype t.
-std::string identity(Identity id, DType t) {
+std::string reduce_identity(Identity id, DType t) {
   const std::string T = cl_type(t);
   const bool flt = is_float(t);
   switch (id) {
@@ -54,6 +56,8 @@ std::string identity(Identity id, DType t) {
 std::string kahan_comp(const std::string& t, const std::string& acc, const std::string& y, const std::string& type) {
   return "(isfinite(" + t + ") ? (" + t + " - " + acc + ") - " + y + " : (" + type + ")(0))";
 }
+
+namespace {
 
 struct Emitter {
   const KernelPlan& plan;
@@ -112,6 +116,7 @@ std::string lane(int j) {
 // Where the partial results of a split reduction lie in scratch: for
 // arg-reductions n * groups indices first (8-byte aligned), then the values.
 std::string partial_pointers(const Emitter& e) {
+  if (e.rs.finish == SplitFinish::Consumer) return "  __global " + e.A + "* pval = out0;\n";  // the output (no arg-reductions)
   std::string s;
   if (e.arg) s += "  __global long* pidx = (__global long*)scratch;\n";
   s += "  __global " + e.A + "* pval = (__global " + e.A + "*)(scratch + " + (e.arg ? "n * groups * 8" : "0") + ");\n";
@@ -120,7 +125,7 @@ std::string partial_pointers(const Emitter& e) {
 
 // One group combines output o's `groups` partials into sh[0] (and shi[0]).
 std::string combine_partials(const Emitter& e, const std::string& ind) {
-  std::string s = ind + "acc = " + identity(e.info.identity, e.rs.acc) + ";\n";
+  std::string s = ind + "acc = " + reduce_identity(e.info.identity, e.rs.acc) + ";\n";
   if (e.arg) s += ind + "idx = -1;\n";
   s += ind + "for (long k = lid; k < groups; k += " + std::to_string(e.rs.local_size) + ") {\n";
   if (e.arg)
@@ -215,7 +220,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
 
   std::string b;
   auto init = [&](const std::string& ind) {
-    std::string s = ind + e.A + " acc = " + identity(info.identity, rs.acc) + ";\n";
+    std::string s = ind + e.A + " acc = " + reduce_identity(info.identity, rs.acc) + ";\n";
     if (e.kahan) s += ind + e.A + " comp = (" + e.A + ")(0);\n";
     if (e.arg) s += ind + "long idx = -1;\n";
     return s;
@@ -264,7 +269,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
   b += init("  ");
   if (W > 1) {
-    b += "  {\n    " + AW + " accv = (" + AW + ")(" + identity(info.identity, rs.acc) + ");\n";
+    b += "  {\n    " + AW + " accv = (" + AW + ")(" + reduce_identity(info.identity, rs.acc) + ");\n";
     if (e.kahan) b += "    " + AW + " compv = (" + AW + ")(0);\n";
     b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
     b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";

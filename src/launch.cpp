@@ -45,6 +45,10 @@ DeviceTuning default_tuning(const rt::Runtime& rt) {
   d.column_blocks = column_blocks;
   d.max_work_group_size = info.max_work_group_size;
   d.local_mem_bytes = info.local_mem_bytes;
+  // Row kernels (reduce-then-use in one kernel) while a row's inputs fit in
+  // local memory: the proxy for what a work-group's cache holds, so that the
+  // row's later reads in the same kernel hit it.
+  d.row_bytes = std::size_t(info.local_mem_bytes);
   // Split reductions end in their last work-group where the device's OpenCL C
   // makes that well-defined (acq_rel atomics at device scope), else in a second
   // kernel. FUSECL_REDUCE_TWO_KERNELS=1 forces the second kernel (a debugging
@@ -148,7 +152,7 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::sh
       case codegen::ParamRole::OutStride: args.push_back(long_arg(a.out_strides.at(idx))); break;
     }
   }
-  if (plan.tile) {
+  if (plan.tile && plan.kind == codegen::KernelKind::Elementwise) {
     // Tiled (render_tiled.cpp): one group per tile, the tiles of every
     // (batch, Y, X) in one flat group index along dimension 0.
     const std::int64_t T = plan.tile, X = plan.ndim - 1, Y = plan.tile_axis;
@@ -170,7 +174,11 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::sh
   } else {
     std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
     std::size_t global;
-    if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
+    if (plan.kind == codegen::KernelKind::Row) {  // a work-group per rows_per_group rows (grid form: count groups)
+      local = plan.reduce.local_size;
+      const std::size_t g = plan.reduce.rows_per_group;
+      global = (std::size_t(a.count) + g - 1) / g * local;
+    } else if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
       local = plan.reduce.local_size;
       global = std::size_t(a.count) * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;
     } else {

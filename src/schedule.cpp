@@ -7,6 +7,7 @@
 #include "src/schedule.hpp"
 
 #include "fusecl/error.hpp"
+#include "src/row_fusion.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -105,6 +106,7 @@ class Scheduler {
   std::uint64_t limit_of(CutReason r) const {
     if (r == CutReason::BodyInstructions) return kMaxBodyInstructions;
     if (r == CutReason::ParameterBytes) return tuning_.max_parameter_bytes;
+    if (r == CutReason::RowTooLong) return tuning_.row_bytes;
     return 0;
   }
 
@@ -179,9 +181,79 @@ class Scheduler {
     return total;
   }
 
+  // Computes `root` with one row kernel (row_fusion.hpp) where its body has
+  // that form, its rows fit and the plan fits the kernel limits; true if it
+  // did. `later` roots of the same shape and rows join it (as roots of one
+  // shape share an elementwise kernel), each one more output.
+  bool schedule_row(const NodePtr& root, CutReason cut, std::span<const NodePtr> later = {}) {
+    if (tuning_.row_bytes == 0 || !is_elementwise(body_root(root)->op)) return false;
+    auto rf = find_row_fusion(root, &pending_);
+    // A body that may pass the instruction limit: today's kernels, which cut it.
+    if (!rf || rf->instructions > kMaxBodyInstructions) return false;
+    if (rf->row_bytes > tuning_.row_bytes) {
+      if (schedule_grid(root, *rf, cut)) return true;
+      // Today's kernels: each reduction first; the log says why.
+      too_long_.insert(too_long_.end(), rf->reductions.begin(), rf->reductions.end());
+      return false;
+    }
+    Nodes group{root};
+    for (const auto& other : later) {
+      if (other->shape != root->shape || done(*other) || !is_elementwise(body_root(other)->op) ||
+          std::any_of(group.begin(), group.end(), [&](const NodePtr& g) { return g.get() == other.get(); }))
+        continue;
+      const auto more = find_row_fusion(other, &pending_);
+      if (!more || more->axes != rf->axes || more->row_bytes > tuning_.row_bytes ||
+          rf->instructions + more->instructions > kMaxBodyInstructions)
+        continue;
+      rf->instructions += more->instructions;
+      for (const Node* r : more->reductions)
+        if (std::find(rf->reductions.begin(), rf->reductions.end(), r) == rf->reductions.end()) rf->reductions.push_back(r);
+      group.push_back(other);
+    }
+    auto k = plan_row({group.data(), group.size()}, rf->reductions, rf->axes, tuning_, &pending_);
+    if (!fits(k) || k.plan.instrs.size() > kMaxBodyInstructions) {
+      if (group.size() > 1) return schedule_row(root, cut);  // alone, then
+      return false;  // today's kernels cut it as they do
+    }
+    Outputs outs;
+    for (const auto& g : group) outs.push_back(new_output(g));
+    add_kernel(std::move(k), root->shape, outs, cut);
+    for (std::size_t i = 0; i < group.size(); ++i) pending_.add(*group[i], outs[i]);
+    return true;
+  }
+
+  // A whole array too large for one row kernel, read with one reduction of
+  // all of it (x - mean(x), x / sum(x)): the reduction's partial results
+  // (plan_reduce, split over groups), then the root in a row kernel whose
+  // every group combines them first. Two kernels, whatever the device's
+  // atomics (a split reduction alone may need two). True if it did.
+  bool schedule_grid(const NodePtr& root, const RowFusion& rf, CutReason cut) {
+    if (rf.nodes.size() != 1 || int(rf.axes.size()) != body_root(root)->shape.ndim()) return false;
+    const NodePtr& r = rf.nodes.front();
+    DeviceTuning t = tuning_;
+    t.split_finish = codegen::SplitFinish::Consumer;
+    auto red = plan_reduce(r, t, &pending_);
+    if (!red.plan.reduce.two_stage || !fits(red) || red.plan.instrs.size() > kMaxBodyInstructions) return false;
+    schedule.outputs.push_back({{}, red.plan.reduce.acc, red.args.count * red.args.groups, false});
+    const RowPartials partials{int(schedule.outputs.size() - 1), red.args.groups};
+    auto k = plan_row({&root, 1}, rf.reductions, rf.axes, tuning_, &pending_, &partials);
+    if (!fits(k) || k.plan.instrs.size() > kMaxBodyInstructions) {
+      schedule.outputs.pop_back();
+      return false;
+    }
+    add_kernel(std::move(red), r->inputs[0]->shape, {partials.output}, CutReason::Partials);
+    const int out = new_output(root);
+    add_kernel(std::move(k), root->shape, {out}, cut);
+    pending_.add(*root, out);
+    return true;
+  }
+
+  bool too_long(const Node& n) const { return std::find(too_long_.begin(), too_long_.end(), &n) != too_long_.end(); }
+
   DeviceTuning tuning_;
   PendingOutputs pending_;
   std::vector<MadeReduction> made_;
+  std::vector<const Node*> too_long_;  // reductions whose readers' rows were too long for a row kernel
 };
 
 void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
@@ -202,7 +274,12 @@ void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
       const NodePtr& r = f.todo[f.next++];  // not used once a frame is pushed
       if (done(*r)) continue;  // scheduled below an earlier root
       auto deps = todo_of(unevaluated_barriers(r, &pending_));
-      if (!deps.empty()) frames.push_back({std::move(deps), 0, true});  // f is not used after this
+      if (deps.empty()) continue;
+      // Its reductions inside; with the frame's later roots where they can share the kernel.
+      if (schedule_row(r, f.barriers ? barrier_reason(*r) : reason,
+                       f.barriers ? std::span<const NodePtr>{} : std::span<const NodePtr>(f.todo.data() + f.next, f.todo.size() - f.next)))
+        continue;
+      frames.push_back({std::move(deps), 0, true});  // f is not used after this
       continue;
     }
     // Run in place: what run schedules on the way (splits, parts that do
@@ -221,7 +298,7 @@ void Scheduler::run(Nodes& todo, std::optional<CutReason> reason) {
       todo.erase(todo.begin());
       continue;
     }
-    const CutReason cut = reason ? *reason : barrier_reason(*first);
+    const CutReason cut = reason ? *reason : too_long(*first) ? CutReason::RowTooLong : barrier_reason(*first);
     if (first->op == Op::Transfer) {
       // The source is evaluated on its own device when the step runs.
       ScheduleStep s;

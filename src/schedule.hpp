@@ -23,10 +23,14 @@ enum class CutReason : std::uint8_t {
   Contiguous,        // a forced contiguous copy read by a later kernel
   BodyInstructions,  // part of a body over kMaxBodyInstructions
   ParameterBytes,    // part of a body whose arguments exceed the device's limit
+  RowTooLong,        // a reduction read by a later kernel, whose rows are too long for one row kernel
+  Partials,          // the partial results of a whole-array reduction, which the row kernel reading it combines
 };
 
 /// A buffer the schedule makes: the value of `nodes` (several where one
-/// reduction was built twice), contiguous, `elements` of `dtype`.
+/// reduction was built twice), contiguous, `elements` of `dtype`; no nodes
+/// for a reduction's partial results (CutReason::Partials), which only the
+/// schedule's next kernel reads.
 struct ScheduleOutput {
   SmallVector<NodePtr, 1> nodes;
   DType dtype;
@@ -49,7 +53,7 @@ struct ScheduleStep {
   OutputList outputs;
   OutputList reads;  // outputs of earlier steps this one reads
   CutReason reason = CutReason::Root;
-  std::uint64_t limit = 0;  // BodyInstructions, ParameterBytes: the limit that was passed
+  std::uint64_t limit = 0;  // BodyInstructions, ParameterBytes, RowTooLong: the limit that was passed
 
   /// The reason in words, with the limit that was passed (made only when
   /// asked for: a schedule is made for every evaluation, and read rarely).
@@ -68,7 +72,8 @@ struct Schedule {
 
 /// The schedule computing `roots` (all on one device, whose limits `tuning`
 /// gives): elementwise roots of one shape share one kernel, each reduction
-/// has its own, a concatenation one per non-empty input, a copy between
+/// has its own (but reductions over rows that a root reads broadcast back,
+/// as softmax does, are computed in the root's row kernel: row_fusion.hpp), a concatenation one per non-empty input, a copy between
 /// devices one step. The caller holds the roots' GraphLock.
 Schedule make_schedule(const std::vector<NodePtr>& roots, const DeviceTuning& tuning);
 

@@ -4,6 +4,7 @@
 
 #include "runtime/env_settings.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 namespace fusecl::detail {
@@ -14,6 +15,7 @@ std::string node_text(const Node& n) { return std::string(op_name(n.op)) + " " +
 
 const char* kind_text(const ScheduleStep& s) {
   if (s.kind == ScheduleStep::Kind::Copy) return "copy";
+  if (s.kernel.plan.kind == codegen::KernelKind::Row) return "row";
   return s.kernel.plan.kind == codegen::KernelKind::Reduce ? "reduce" : "elementwise";
 }
 
@@ -28,6 +30,9 @@ std::string ScheduleStep::why() const {
     case CutReason::Contiguous: return "contiguous copy";
     case CutReason::BodyInstructions: return "body over " + std::to_string(limit) + " instructions";
     case CutReason::ParameterBytes: return "kernel arguments over " + std::to_string(limit) + " bytes";
+    case CutReason::Partials: return "partial results of a reduction of the whole array (its reader combines them)";
+    case CutReason::RowTooLong:
+      return "reduction (its reader's rows read over " + std::to_string(limit) + " bytes, the device's local memory: no row kernel)";
   }
   return "";
 }
@@ -44,7 +49,9 @@ std::string describe(const Schedule& s, const std::string& device) {
       const ScheduleOutput& o = s.outputs[std::size_t(st.outputs[j])];
       if (j) out += ", ";
       // The nodes are those the pass saw (still unevaluated: describe runs before the schedule).
-      out += o.nodes.empty() ? "(released)" : node_text(*o.nodes.front());
+      out += o.nodes.empty() ? (st.reason == CutReason::Partials ? "partial results (" + std::to_string(o.elements) + ")"
+                                                                 : std::string("(released)"))
+                             : node_text(*o.nodes.front());
       if (o.nodes.size() > 1) out += " (x" + std::to_string(o.nodes.size()) + ")";
       if (o.root) out += " [root]";
     }
@@ -55,6 +62,19 @@ std::string describe(const Schedule& s, const std::string& device) {
     out += "; cut: " + st.why();
     // Whether a transposed read is staged through tiles (tiling.hpp), and if not why.
     if (st.kind == ScheduleStep::Kind::Kernel && st.kernel.tiling) out += std::string("; ") + st.kernel.tiling;
+    if (st.kind == ScheduleStep::Kind::Kernel && st.kernel.plan.kind == codegen::KernelKind::Row) {
+      const auto& plan = st.kernel.plan;
+      const auto phases = std::count_if(plan.instrs.begin(), plan.instrs.end(), codegen::is_row_reduction);
+      const auto& rs = plan.reduce;
+      out += "; row kernel: rows of " + std::to_string(st.kernel.args.reduce_count) + ", " + std::to_string(phases) +
+             " reduction(s) in it, work-groups of " + std::to_string(rs.local_size) + " (" +
+             std::to_string(rs.local_size / rs.rows_per_group) + " per row, " + std::to_string(rs.rows_per_group) +
+             " row(s) each), " +
+             (rs.combine ? std::string("the whole array over ") + std::to_string(st.kernel.args.count) +
+                               " groups, each combining the reduction's partial results"
+              : rs.row_chunks ? "up to " + std::to_string(rs.row_chunks) + " elements each kept in registers"
+                              : std::string("the row re-read in each phase"));
+    }
     out += "\n";
     for (const int k : st.outputs) writer[std::size_t(k)] = int(i);
   }

@@ -2,6 +2,7 @@
 
 #include "codegen/spelling.hpp"
 #include "fusecl/error.hpp"
+#include "src/row_fusion.hpp"
 #include "src/tiling.hpp"
 #include "src/views.hpp"
 
@@ -106,10 +107,20 @@ class BodyBuilder {
   codegen::KernelPlan plan;
   KernelArgs args;
   std::vector<std::vector<std::int64_t>> logical_strides;  // by instruction, for loads
+  // Row kernels (plan_row): these reductions, read directly or through their
+  // broadcast views, are computed in the kernel, one instruction each.
+  const std::vector<const Node*>* row_reductions = nullptr;
+  // Grid form: the schedule output holding the partial results of the one
+  // reduction (an earlier kernel's), which this kernel combines; -1: none.
+  int row_partials = -1;
 
  private:
   // The instruction of a node that is not elementwise: a load or a scalar.
   std::int16_t operand(const Node& n) {
+    if (row_reductions) {
+      const Node* r = n.op == Op::View ? n.inputs[0].get() : &n;
+      if (std::find(row_reductions->begin(), row_reductions->end(), r) != row_reductions->end()) return row_reduction(*r);
+    }
     if (n.op == Op::Scalar) return scalar(n);
     if (n.op == Op::View) {
       const Node& target = *n.inputs[0];
@@ -195,6 +206,8 @@ class BodyBuilder {
   }
 
   static std::array<std::uint64_t, 4> gen_args(const Node& g);
+  std::int16_t row_reduction(const Node& r);
+  std::unordered_map<const Node*, std::int16_t> row_instrs_;  // reduction -> its instruction
 
   // The buffer slot of `key`, added on first use.
   template <class Key>
@@ -230,6 +243,41 @@ std::uint64_t bits_of(T v) {
 }
 
 std::uint64_t float_bits(DType t, double v) { return t == DType::Float32 ? bits_of(float(v)) : bits_of(v); }
+
+// A reduction of a row kernel: its input's body (the same rows, so the same
+// logical shape), then the reduction as one instruction (kernel_plan.hpp).
+// visit() re-enters here: the nesting is as deep as the reductions are.
+std::int16_t BodyBuilder::row_reduction(const Node& r) {
+  if (const auto it = row_instrs_.find(&r); it != row_instrs_.end()) return it->second;
+  Instr in;
+  in.op = r.op;
+  in.dtype = r.dtype;
+  if (row_partials >= 0)
+    in.c = slot(pending_slots_, row_partials, r.inputs[0]->dtype, InputBuffer{nullptr, row_partials});
+  else
+    in.a = visit(r.inputs[0]);
+  in.b = r.reduce().post_sqrt ? 1 : -1;
+  const bool mean = reduce_info(r.op).finish == Finish::Mean;
+  const std::uint64_t divisor = mean ? float_bits(r.inputs[0]->dtype, r.reduce().divisor) : 0;
+  // The same reduction built twice (a layer norm's mean, and var's own) is
+  // one phase; only the divisor's slot tells two otherwise equal ones apart.
+  for (const auto& [node, k] : row_instrs_) {
+    const Instr& o = plan.instrs[std::size_t(k)];
+    if (o.op == in.op && o.dtype == in.dtype && o.a == in.a && o.b == in.b && o.c == in.c &&
+        (!mean || args.scalars[std::size_t(o.slot)] == divisor)) {
+      row_instrs_.emplace(&r, k);
+      return k;
+    }
+  }
+  if (mean) {
+    in.slot = std::int16_t(plan.scalar_dtypes.size());
+    plan.scalar_dtypes.push_back(r.inputs[0]->dtype);
+    args.scalars.push_back(divisor);
+  }
+  const std::int16_t k = add(in);
+  row_instrs_.emplace(&r, k);
+  return k;
+}
 
 std::array<std::uint64_t, 4> BodyBuilder::gen_args(const Node& g) {
   const GenParams& p = g.gen();
@@ -488,6 +536,81 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
     // Partials (render_reduce.cpp): arg-reductions' indices, then the values.
     if (rs.two_stage) b.args.scratch_bytes = std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
   }
+  return {std::move(b.plan), std::move(b.args)};
+}
+
+ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
+                         const DeviceTuning& tuning, const PendingOutputs* pending, const RowPartials* partials) {
+  const Shape& shape = roots.front()->shape;
+  BodyBuilder b(shape, pending);
+  b.row_reductions = &reductions;
+  if (partials) b.row_partials = partials->output;
+  b.plan.kind = codegen::KernelKind::Row;
+  for (const auto& root : roots) b.plan.outputs.push_back(b.visit(body_root(root)));
+
+  // Index space as a reduction's: kept axes first, the row's axes last, never
+  // merged across; the output, in the root's C order, is stored through
+  // strides where that order differs (a row along an outer axis).
+  std::vector<int> perm, group;
+  std::int64_t n = 1, m = 1;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; i < shape.ndim(); ++i) {
+      const bool in_row = std::binary_search(axes.begin(), axes.end(), i);
+      if (in_row != (pass == 1)) continue;
+      perm.push_back(i);
+      group.push_back(pass);
+      (in_row ? m : n) *= shape.dims()[std::size_t(i)];
+    }
+  std::vector<std::int64_t> ost = contiguous_strides(shape);
+  const IndexSpace sp = collapse(b, shape, perm, group, &ost);
+  std::vector<std::int64_t> contiguous(sp.dims.size());
+  std::int64_t acc = 1;
+  for (std::size_t i = sp.dims.size(); i-- > 0;) {
+    contiguous[i] = acc;
+    acc *= sp.dims[i];
+  }
+  const bool out_strided = ost != contiguous;
+  const bool strided = std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) {
+    return codegen::is_strided(i.access) && (i.op == Op::Buffer || i.op == Op::Generate);
+  });
+  b.plan.ndim = strided || out_strided ? std::uint8_t(sp.dims.size()) : 0;
+  if (b.plan.ndim) b.args.dims = sp.dims;
+  if (out_strided) {
+    b.plan.out_strided = true;
+    b.args.out_strides = std::move(ost);
+  }
+  // Work-items step through their row one element each: neighbours read
+  // neighbours (coalesced on a GPU). Each row gets the work-items that give
+  // each about 4 elements, at most a group; short rows share a group, so
+  // that few work-items idle and the trees stay short. Where a work-item has
+  // at most 8 elements they stay in its registers between the phases.
+  b.plan.width = 1;
+  const std::int64_t L = tuning.local_size;
+  std::int64_t per_row = 1;
+  while (per_row < L && per_row * 4 < m) per_row *= 2;
+  std::int64_t rows = L / per_row;
+  while (rows > 1 && rows / 2 >= n) rows /= 2;  // no group larger than the rows there are
+  const std::int64_t chunks = (m + per_row - 1) / per_row;
+  std::int64_t k = 1;
+  while (k < chunks) k *= 2;
+  b.plan.reduce.local_size = std::uint16_t(per_row * rows);
+  b.plan.reduce.rows_per_group = std::uint16_t(rows);
+  b.plan.reduce.row_chunks = std::uint8_t(k <= 8 ? k : 0);
+  b.args.count = m == 0 ? 0 : n;  // rows; empty rows have no elements to store
+  b.args.reduce_count = m;
+  if (partials) {
+    // Grid form: one row, the whole array, over as many groups as fill the
+    // device (each combines the partials first, so not more than that).
+    b.plan.reduce.combine = true;
+    b.plan.reduce.local_size = std::uint16_t(L);
+    b.plan.reduce.rows_per_group = 1;
+    b.plan.reduce.row_chunks = 0;
+    b.args.groups = partials->groups;
+    b.args.count = std::clamp<std::int64_t>((m + L - 1) / L, m == 0 ? 0 : 1, std::int64_t(tuning.target_groups) * 4);
+  }
+  // A row that loops steps through it in vectors where every load is
+  // contiguous or uniform (CPUs gain most from explicit vectors).
+  if (b.plan.reduce.row_chunks == 0 && b.plan.ndim == 0) b.plan.width = std::uint8_t(row_width(b.plan, tuning.vector_bytes));
   return {std::move(b.plan), std::move(b.args)};
 }
 

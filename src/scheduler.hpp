@@ -53,6 +53,9 @@ struct DeviceTuning {
   int local_size = 256;    // work-group size for reductions
   int target_groups = 64;  // work-groups that keep the whole device busy
   std::size_t max_parameter_bytes = 1024;  // CL_DEVICE_MAX_PARAMETER_SIZE
+  // Row kernels: the most bytes of input one row may read (0: no row kernels;
+  // launch.cpp sets the device's local memory size).
+  std::size_t row_bytes = 0;
   // Split reductions: the last work-group finishes (OpenCL C 2.0 atomics) or a second kernel does.
   codegen::SplitFinish split_finish = codegen::SplitFinish::SecondKernel;
   // Tiled transposed reads (tiling.hpp): allowed (FUSECL_TILES), and what the device gives them.
@@ -150,6 +153,23 @@ struct OutLayout {
 /// Nodes in `pending` are loaded from the schedule's outputs.
 ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTuning& tuning,
                                  const OutLayout* out_layout = nullptr, const PendingOutputs* pending = nullptr);
+
+/// One row kernel (KernelKind::Row) for elementwise roots (of one shape)
+/// whose bodies read `reductions` (found by row_fusion.hpp, all over `axes`
+/// of that shape, each broadcast back along them): a work-group per row
+/// computes them and then every root at every element of its row.
+/// With `partials`, the grid form: the root's shape is one row (the one
+/// reduction is of the whole array), which every work-group of the kernel
+/// shares; the reduction's partial results are schedule output `output`
+/// (`groups` of them, from plan_reduce with SplitFinish::Consumer), which
+/// each group combines before it computes its part of the row.
+struct RowPartials {
+  int output = -1;
+  std::int64_t groups = 0;
+};
+ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
+                         const DeviceTuning& tuning, const PendingOutputs* pending = nullptr,
+                         const RowPartials* partials = nullptr);
 
 /// One reduction kernel for a Reduce node.
 ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending = nullptr);

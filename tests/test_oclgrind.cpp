@@ -218,6 +218,43 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
     const auto u = random::uniform<float>({1027}, 42).to_host();
     for (std::size_t i = 0; i < u.size(); ++i) REQUIRE(u[i] == codegen::uniform_f32(i, 42));
   }
+  SECTION("row kernels: rows in loops, in registers, several per group, along an outer axis") {
+    // x - max(x, axis, true) is exact, so the results compare exactly; the
+    // shapes give every group layout (render_row.cpp) on 16 or 256 work-items.
+    auto shifted = [](const HostArray<float>& a, int axis) {
+      const auto mx = h_reduce<float>(a, {axis}, false, true, [](const std::vector<float>& v) {
+        float m = v[0];
+        for (float f : v) m = std::max(m, f);
+        return m;
+      });
+      return h_map2<float>(a, h_broadcast_to(mx, a.shape), [](float p, float q) { return p - q; });
+    };
+    for (const auto& [dims, axis] : {std::pair{Dims{6, 2000}, 1}, std::pair{Dims{30, 17}, 1}, std::pair{Dims{9, 3}, 1},
+                                     std::pair{Dims{70, 5}, 0}}) {
+      const auto a = ints(dims, 14);
+      const auto x = to_device(a);
+      const auto r = x - max(x, axis, true);
+      REQUIRE(kernel_source(r).find("fusecl_row_") != std::string::npos);
+      require_matches(r, shifted(a, axis));
+    }
+    // The whole array, past a row kernel's limit on Oclgrind (32 KiB of
+    // local memory): partial results, then every group combines them.
+    const auto w = ints({20000}, 16);
+    const auto xw = to_device(w);
+    REQUIRE(kernel_source(xw - max(xw)).find("get_num_groups") != std::string::npos);
+    require_matches(xw - max(xw), shifted(w, 0));
+    const auto a = ints({6, 300}, 15);
+    const auto x = to_device(a);
+    const auto e = exp(x - max(x, 1, true));
+    const auto sm = (e / sum(e, 1, true)).to_host();
+    for (std::int64_t i = 0; i < 6; ++i) {
+      double mx = -INFINITY, s = 0;
+      for (std::int64_t j = 0; j < 300; ++j) mx = std::max(mx, double(a.data[std::size_t(i * 300 + j)]));
+      for (std::int64_t j = 0; j < 300; ++j) s += std::exp(double(a.data[std::size_t(i * 300 + j)]) - mx);
+      for (std::int64_t j = 0; j < 300; ++j)
+        REQUIRE(std::fabs(sm[std::size_t(i * 300 + j)] - std::exp(double(a.data[std::size_t(i * 300 + j)]) - mx) / s) <= 1e-6);
+    }
+  }
   SECTION("concatenate") {
     const auto a = ints({5, 7}, 12), b = ints({5, 3}, 13);
     require_matches(concatenate({to_device(a), to_device(b)}, 1), h_concatenate<float>({a, b}, 1));

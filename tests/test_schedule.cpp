@@ -3,6 +3,7 @@
 // order, what they read and why they were cut are checked with no device
 // work at all; then the runner executes one and the values are checked.
 #include "src/device_state.hpp"
+#include "src/launch.hpp"
 #include "src/node.hpp"
 #include "src/schedule.hpp"
 #include "support/bound_guard.hpp"
@@ -12,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -82,6 +84,122 @@ TEST_CASE("schedule: x - mean(x) is two kernels, the reduction first", "[schedul
   CHECK(s.steps[1].reason == CutReason::Root);
   CHECK(s.steps[1].reads == ScheduleStep::OutputList{output_of(s, m.node())});  // the mean, from step 0
   CHECK(s.steps[1].outputs == ScheduleStep::OutputList{output_of(s, d.node())});
+}
+
+TEST_CASE("schedule: reductions read broadcast back along their rows are one row kernel", "[schedule][row]") {
+  auto t = tuning();
+  t.row_bytes = 4 * 100;  // rows of up to 100 floats
+  auto x = reshape(arange<float>(4000), {40, 100});
+  auto e = exp(x - max(x, 1, true));
+  auto softmax = e / sum(e, 1, true);
+  const Schedule s = schedule_of({softmax.node()}, t);
+  REQUIRE(s.steps.size() == 1);
+  CHECK(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
+  CHECK(s.steps[0].reason == CutReason::Root);
+  CHECK(s.steps[0].reads.empty());
+  CHECK(s.steps[0].kernel.args.count == 40);         // a work-group per row
+  CHECK(s.steps[0].kernel.args.reduce_count == 100);  // of 100 elements
+  CHECK(s.outputs.size() == 1);
+
+  // A layer norm: its mean and var's own mean are one phase, then the variance.
+  auto ln = (x - mean(x, 1, true)) / sqrt(var(x, 1, true) + 1e-5f);
+  const Schedule lns = schedule_of({ln.node()}, t);
+  REQUIRE(lns.kernel_count() == 1);
+  const auto& instrs = lns.steps[0].kernel.plan.instrs;
+  CHECK(std::count_if(instrs.begin(), instrs.end(), codegen::is_row_reduction) == 2);
+
+  // Along axis 0, rows of 40: the output is stored through strides.
+  auto c = x - mean(x, 0, true);
+  const Schedule col = schedule_of({c.node()}, t);
+  REQUIRE(col.steps.size() == 1);
+  CHECK(col.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
+  CHECK(col.steps[0].kernel.plan.out_strided);
+  CHECK(col.steps[0].kernel.args.count == 100);
+  CHECK(col.steps[0].kernel.args.reduce_count == 40);
+
+  // One float over the limit: today's kernels, the reductions first.
+  t.row_bytes = 4 * 100 - 1;
+  const Schedule over = schedule_of({softmax.node()}, t);
+  REQUIRE(over.kernel_count() == 3);
+  CHECK(over.steps[0].reason == CutReason::RowTooLong);
+  CHECK(over.steps[0].limit == 399);
+  CHECK(over.steps[1].reason == CutReason::RowTooLong);
+  CHECK(over.steps[2].kernel.plan.kind == codegen::KernelKind::Elementwise);
+  CHECK(over.steps[2].reason == CutReason::Root);
+}
+
+TEST_CASE("schedule: x - mean(x) past a row kernel's limit is two kernels, the second combining the partials",
+          "[schedule][row]") {
+  auto t = tuning();
+  t.row_bytes = 4 * 1000;
+  auto x = arange<float>(100000);
+  auto d = x - mean(x);
+  const Schedule s = schedule_of({d.node()}, t);
+  REQUIRE(s.steps.size() == 2);
+  CHECK(s.steps[0].kernel.plan.kind == codegen::KernelKind::Reduce);
+  CHECK(s.steps[0].kernel.plan.reduce.finish == codegen::SplitFinish::Consumer);
+  CHECK(s.steps[0].reason == CutReason::Partials);
+  REQUIRE(s.steps[0].outputs.size() == 1);
+  const auto partials = std::size_t(s.steps[0].outputs[0]);
+  CHECK(s.outputs[partials].nodes.empty());  // no node holds them: only the next kernel reads them
+  CHECK(s.outputs[partials].elements == s.steps[0].kernel.args.groups);
+  CHECK(s.steps[1].kernel.plan.kind == codegen::KernelKind::Row);
+  CHECK(s.steps[1].kernel.plan.reduce.combine);
+  CHECK(s.steps[1].reads == s.steps[0].outputs);
+  CHECK(s.steps[1].kernel.args.groups == s.steps[0].kernel.args.groups);
+  CHECK(s.steps[1].reason == CutReason::Root);
+  // Within the limit: one kernel, one group.
+  auto small = arange<float>(1000);
+  CHECK(schedule_of({(small - mean(small)).node()}, t).kernel_count() == 1);
+}
+
+TEST_CASE("schedule: a row kernel's group layout follows the row length", "[schedule][row]") {
+  auto t = tuning();
+  t.local_size = 256;
+  t.row_bytes = std::size_t(1) << 20;
+  struct Case {
+    std::int64_t rows, m;
+    int local, rows_per_group, chunks;
+  };
+  for (const Case c : {Case{4096, 1024, 256, 1, 4},  // 256 work-items per row, 4 elements each, in registers
+                       Case{64, 2048, 256, 1, 8},
+                       Case{64, 4099, 256, 1, 0},    // too many per work-item: a loop over the row
+                       Case{1000, 17, 256, 32, 4},   // 8 per row, 32 rows per group
+                       Case{5, 17, 64, 8, 4},        // no more rows per group than there are rows
+                       Case{1000, 3, 256, 256, 4},   // a work-item per row
+                       Case{1000, 1, 256, 256, 1}}) {
+    INFO(c.rows << " rows of " << c.m);
+    auto x = reshape(arange<float>(c.rows * c.m), {c.rows, c.m});
+    const Schedule s = schedule_of({(x - max(x, 1, true)).node()}, t);
+    REQUIRE(s.kernel_count() == 1);
+    const auto& rs = s.steps[0].kernel.plan.reduce;
+    CHECK(rs.local_size == c.local);
+    CHECK(rs.rows_per_group == c.rows_per_group);
+    CHECK(rs.row_chunks == c.chunks);
+    // A row that loops reads it in vectors (16 bytes here), one in registers element by element.
+    CHECK(s.steps[0].kernel.plan.width == (c.chunks == 0 ? 4 : 1));
+  }
+}
+
+TEST_CASE("schedule: what a row kernel cannot compute takes today's kernels", "[schedule][row]") {
+  auto t = tuning();
+  t.row_bytes = std::size_t(1) << 20;
+  auto x = reshape(arange<float>(64), {8, 8});
+  auto kernels = [&](const Array<float>& y) {
+    const Schedule s = schedule_of({y.node()}, t);
+    for (const auto& st : s.steps) CHECK(st.kernel.plan.kind != codegen::KernelKind::Row);
+    return s.kernel_count();
+  };
+  CHECK(kernels(x - mean(x, 0, true) - mean(x, 1, true)) == 3);  // rows along two different axes
+  CHECK(kernels(x + transpose(sum(x, 1, true))) == 2);            // read along its row, not broadcast back
+  CHECK(kernels(x * argmax(x, 1).astype<float>()) == 2);          // an arg-reduction
+  auto cat = concatenate({x, x}, 0);
+  CHECK(kernels(cat - max(cat, 1, true)) == 4);  // a concatenation below (a kernel per input), the max, the root
+  CHECK(kernels(max(x, 1, true) - min(x, 1, true)) == 3);         // the root has the reductions' shape, not the rows'
+  // Row kernels off (row_bytes 0), as for every test above.
+  t.row_bytes = 0;
+  auto e = exp(x - max(x, 1, true));
+  CHECK(schedule_of({(e / sum(e, 1, true)).node()}, t).kernel_count() == 3);
 }
 
 TEST_CASE("schedule: the same reduction built twice runs once", "[schedule]") {
@@ -210,6 +328,10 @@ TEST_CASE("schedule log child: evaluate x - mean(x)", "[.schedule_log_child]") {
   auto x = reshape(arange<float>(12), {3, 4});
   auto d = x - mean(x, 1, true);
   CHECK(d.to_host().size() == 12);
+  // Rows one element longer than a row kernel takes: today's two kernels.
+  const auto cols = std::int64_t(detail::device_tuning().row_bytes / 4 + 1);
+  auto y = reshape(arange<float>(2 * cols), {2, cols});
+  CHECK((y - mean(y, 1, true)).to_host().size() == std::size_t(2 * cols));
 }
 
 TEST_CASE("FUSECL_LOG=schedule prints each schedule before it runs", "[schedule]") {
@@ -218,10 +340,16 @@ TEST_CASE("FUSECL_LOG=schedule prints each schedule before it runs", "[schedule]
   INFO(logged.err);
   CHECK(logged.exit_code == 0);
   CHECK(logged.err.find("fusecl: schedule on ") != std::string::npos);
+  CHECK(logged.err.find("1 step(s), 1 kernel(s)") != std::string::npos);
+  CHECK(logged.err.find("#0 row (3, 4): computes subtract (3, 4) [root]; reads nothing; cut: evaluation root; row "
+                        "kernel: rows of 4, 1 reduction(s) in it, work-groups of ") != std::string::npos);
+  CHECK(logged.err.find(" elements each kept in registers") != std::string::npos);
+  // The rows too long for a row kernel: the reduction first, and why.
+  const auto limit = std::to_string(detail::device_tuning().row_bytes);
   CHECK(logged.err.find("2 step(s), 2 kernel(s)") != std::string::npos);
-  CHECK(logged.err.find("#0 reduce (3, 4): computes mean (3, 1); reads nothing; cut: reduction") != std::string::npos);
-  CHECK(logged.err.find("#1 elementwise (3, 4): computes subtract (3, 4) [root]; reads #0; cut: evaluation root") !=
-        std::string::npos);
+  CHECK(logged.err.find("): computes mean (2, 1); reads nothing; cut: reduction (its reader's rows read over " + limit +
+                        " bytes, the device's local memory: no row kernel)") != std::string::npos);
+  CHECK(logged.err.find("#1 elementwise (2, ") != std::string::npos);
   const auto quiet = run_this_test_binary("-u FUSECL_LOG", "[.schedule_log_child]");
   CHECK(quiet.exit_code == 0);
   CHECK(quiet.err.find("schedule") == std::string::npos);

@@ -1,0 +1,241 @@
+// Row kernels (KernelKind::Row): reduce-then-use in one kernel. Work-items
+// own rows of the index space [kept dims..., row dims...] (flat position
+// p = o * m + r: o the row, r the position in it), T work-items per row and
+// rows_per_group rows per group, and run in phases: each reduction of the
+// body, in instruction order (a reduction's input may read earlier ones), is
+// computed over the row by its work-items (a tree over their segment of
+// local memory) and held in a private variable v<k> of each; then the
+// outputs are computed and stored at every element of the row. Work-items
+// step through the row T apart, so a row's loads are coalesced. With
+// row_chunks each work-item keeps the loads later phases need in registers
+// (the row is read from memory once); otherwise each phase re-reads the row,
+// from cache (the scheduler only picks a row kernel when a row's inputs fit
+// in the device's local memory, a proxy for its cache). The grid form
+// (ReduceSpec::combine) has one row, the whole array, over every group: its
+// one reduction's partial results come from an earlier kernel, and each
+// group combines them before its share of the row.
+//
+// Where every load is contiguous or uniform (rows along the last axes), the
+// loop form steps through the row in vectors of `width` (vloadN: a row
+// starts anywhere), then the tail element by element.
+//
+// Accuracy is that of the reduction kernels (render_reduce.cpp): float sums
+// accumulate per work-item with Kahan compensation, then combine in a tree.
+#include "codegen/body.hpp"
+
+namespace fusecl::codegen {
+
+namespace {
+
+// Which instructions computing `targets` are evaluated at each element: their
+// operands, transitively, stopping at reductions (held per row already, and
+// marked 2). Operands come before their instructions: one backward sweep.
+std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int16_t>& targets) {
+  std::vector<char> need(plan.instrs.size(), 0);
+  for (const auto t : targets)
+    if (t >= 0) need[std::size_t(t)] = 1;  // -1: a grid form's reduction, which has no input here
+  for (std::size_t k = plan.instrs.size(); k-- > 0;) {
+    if (!need[k]) continue;
+    const Instr& in = plan.instrs[k];
+    if (is_row_reduction(in)) {
+      need[k] = 2;
+      continue;
+    }
+    for (const std::int16_t o : {in.a, in.b, in.c})
+      if (o >= 0) need[std::size_t(o)] = 1;
+  }
+  return need;
+}
+
+// How a row kernel's phases are rendered: its group layout and, in the
+// register form (row_chunks > 0), which loads are kept between phases.
+struct RowRender {
+  const KernelPlan& plan;
+  HelperSet& helpers;
+  std::string T, K;           // work-items per row; elements per work-item ("0": a loop)
+  std::vector<char> loaded;   // register form: loads already held in rc<k>[]
+  std::vector<int> phases_of; // by instruction: how many phases compute it (its load is kept if > 1)
+
+  bool registers() const { return plan.reduce.row_chunks > 0; }
+  bool grid() const { return plan.reduce.combine; }
+  int width() const { return plan.width; }
+
+  // The loop over this work-item's elements of its row, at width w (w > 1:
+  // whole vectors; then w == 1 is the tail after them); close with "}".
+  std::string head(const std::string& ind, int w) const {
+    const std::string W = std::to_string(width());
+    std::string s;
+    if (grid()) {  // the whole array is the row: every group takes every L-th block of L
+      const std::string start = "(long)get_group_id(0) * " + T + " + lid", step = "(long)get_num_groups(0) * " + T;
+      if (w > 1)
+        return ind + "for (long q = " + start + "; q < m / " + W + "; q += " + step + ") {\n" + ind + "  const long p = q * " +
+               W + ";\n";
+      const std::string from = width() > 1 ? "m / " + W + " * " + W + " + " : "";
+      return ind + "for (long r = " + from + start + "; r < m; r += " + step + ") {\n" + ind + "  const long p = r;\n" +
+             emit_coordinates(plan, "p", ind + "  ");
+    }
+    if (w > 1)
+      return ind + "for (long q = sl; q < mo / " + W + "; q += " + T + ") {\n" + ind + "  const long p = o * m + q * " + W + ";\n";
+    if (registers())
+      s = ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = sl + (long)k * " + T + ";\n" + ind +
+          "  if (r >= mo) break;\n";
+    else
+      s = ind + "for (long r = " + (width() > 1 ? "mo / " + W + " * " + W + " + " : std::string()) + "sl; r < mo; r += " + T + ") {\n";
+    return s + ind + "  const long p = o * m + r;\n" + emit_coordinates(plan, "p", ind + "  ");
+  }
+
+  // The instructions `need` marks, at element p (w of them): the reductions
+  // it reads as v<k> (r<k> broadcast), then the rest. In the register form a
+  // load that an earlier phase made is taken from its registers, and the
+  // first phase to make a load that later phases need keeps it.
+  std::string body(std::vector<char> need, const std::string& ind, int w) {
+    std::string pre, post;
+    for (std::size_t k = 0; k < need.size(); ++k) {
+      if (need[k] != 2) continue;
+      need[k] = 0;
+      const std::string T_ = cl_type(plan.instrs[k].dtype, w);
+      pre += ind + "const " + T_ + " v" + std::to_string(k) + " = " + (w > 1 ? "(" + T_ + ")(r" + std::to_string(k) + ")" : "r" + std::to_string(k)) + ";\n";
+    }
+    if (registers())
+      for (std::size_t k = 0; k < need.size(); ++k) {
+        if (!need[k] || plan.instrs[k].op != Op::Buffer || phases_of[k] < 2) continue;
+        const std::string v = "v" + std::to_string(k), rc = "rc" + std::to_string(k) + "[k]";
+        if (loaded[k]) {
+          need[k] = 0;
+          pre += ind + "const " + cl_type(plan.instrs[k].dtype) + " " + v + " = " + rc + ";\n";
+        } else {
+          loaded[k] = 1;
+          post += ind + rc + " = " + v + ";\n";
+        }
+      }
+    return pre + emit_body(plan, w, "p", ind, helpers, &need) + post;
+  }
+};
+
+std::string lane(int j) {
+  static const char* hex = "0123456789abcdef";
+  return std::string(".s") + hex[j];
+}
+
+// Phase for reduction instruction k: the value of it over its row, left in
+// r<k> for every work-item of the row.
+std::string reduction_phase(RowRender& rr, std::size_t k) {
+  const KernelPlan& plan = rr.plan;
+  const Instr& red = plan.instrs[k];
+  const ReduceInfo& info = reduce_info(red.op);
+  const DType acc_t = red.dtype;  // the accumulator: the input's dtype (the graph casts it)
+  const std::string A = cl_type(acc_t), ks = std::to_string(k);
+  const std::string sh = "sh" + ks, v = "v" + std::to_string(red.a);
+  const bool kahan = is_float(acc_t) && info.summation == Summation::Kahan;
+  auto combine = [&](const std::string& a, const std::string& b, int w) {
+    return spell(info.combine, acc_t, acc_t, a, b, "", w, rr.helpers);
+  };
+  auto accumulate = [&](const std::string& acc, const std::string& comp, const std::string& type, int w, const std::string& ind) {
+    if (kahan)
+      return ind + "{ const " + type + " y_ = " + v + " - " + comp + "; const " + type + " t_ = " + acc + " + y_; " + comp +
+             " = " + kahan_comp("t_", acc, "y_", type) + "; " + acc + " = t_; }\n";
+    return ind + acc + " = " + combine(acc, v, w) + ";\n";
+  };
+
+  std::string s = "  " + A + " acc" + ks + ";\n  {\n    " + A + " acc = " + reduce_identity(info.identity, acc_t) + ";\n";
+  if (red.a < 0) {
+    // Grid form: the partial results of an earlier kernel (buffer slot c), combined plainly as the trees do.
+    s += "    for (long k = lid; k < groups; k += " + rr.T + ") acc = " + combine("acc", "in" + std::to_string(red.c) + "[k]", 1) + ";\n";
+  } else {
+    if (kahan) s += "    " + A + " comp = (" + A + ")(0);\n";
+    const auto need = per_element(plan, {red.a});
+    const int W = rr.width();
+    if (W > 1) {
+      // Whole vectors first, each lane accumulating on its own, then the lanes into acc.
+      const std::string AW = cl_type(acc_t, W);
+      s += "    {\n      " + AW + " accv = (" + AW + ")(" + reduce_identity(info.identity, acc_t) + ");\n";
+      if (kahan) s += "      " + AW + " compv = (" + AW + ")(0);\n";
+      s += rr.head("      ", W) + rr.body(need, "        ", W) + accumulate("accv", "compv", AW, W, "        ") + "      }\n";
+      for (int j = 0; j < W; ++j)
+        s += kahan ? "      acc += accv" + lane(j) + " - compv" + lane(j) + ";\n" : "      acc = " + combine("acc", "accv" + lane(j), 1) + ";\n";
+      s += "    }\n";
+    }
+    s += rr.head("    ", 1) + rr.body(need, "      ", 1) + accumulate("acc", "comp", A, 1, "      ") + "    }\n";
+    if (kahan) s += "    acc = acc - comp;\n";
+  }
+  if (rr.T == "1") {
+    s += "    acc" + ks + " = acc;\n  }\n";  // a work-item per row: nothing to combine
+  } else {
+    // A tree over the row's work-items (a segment of the group, in local
+    // memory); its last barrier makes the segment's first value final.
+    s += "    " + sh + "[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
+    s += "    for (int s_ = " + rr.T + " / 2; s_ > 0; s_ >>= 1) {\n";
+    s += "      if (sl < s_) " + sh + "[lid] = " + combine(sh + "[lid]", sh + "[lid + s_]", 1) + ";\n";
+    s += "      barrier(CLK_LOCAL_MEM_FENCE);\n    }\n";
+    s += "    acc" + ks + " = " + sh + "[lid - sl];\n  }\n";
+  }
+  std::string value = "acc" + ks;
+  if (info.finish == Finish::Mean) value = "(" + value + ") / s" + std::to_string(red.slot);
+  if (red.b == 1) value = "sqrt(" + value + ")";
+  return s + "  const " + A + " r" + ks + " = " + value + ";\n";
+}
+
+}  // namespace
+
+std::string render_row(const KernelPlan& plan, const std::string& name) {
+  HelperSet helpers;
+  const int local = plan.reduce.local_size, per_row = local / plan.reduce.rows_per_group;
+  RowRender rr{plan, helpers, std::to_string(per_row), std::to_string(plan.reduce.row_chunks), {}, {}};
+  const std::string L = std::to_string(local);
+  std::string sig;
+  const auto ps = params(plan);
+  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+
+  // Phases: each reduction in instruction order, then the outputs.
+  std::vector<std::vector<char>> needs;
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+    if (is_row_reduction(plan.instrs[k])) needs.push_back(per_element(plan, {plan.instrs[k].a}));
+  needs.push_back(per_element(plan, plan.outputs));
+  rr.loaded.assign(plan.instrs.size(), 0);
+  rr.phases_of.assign(plan.instrs.size(), 0);
+  for (const auto& need : needs)
+    for (std::size_t k = 0; k < need.size(); ++k) rr.phases_of[k] += need[k] == 1;
+
+  // Work-item lid computes elements sl, sl + T, ... of row o; rows past the
+  // last (in the last group) compute nothing but take part in its barriers.
+  std::string b = "  const int lid = (int)get_local_id(0);\n";
+  if (rr.grid()) {
+    b += "  const int sl = lid;\n";  // one row, over every group
+  } else {
+    b += "  const int sl = lid % " + rr.T + ";\n";
+    b += "  const long o = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) + " + lid / " + rr.T + ";\n";
+    b += "  const long mo = o < n ? m : 0;\n";
+  }
+  // OpenCL C 1.2 declares __local variables at the kernel's outermost scope.
+  if (per_row > 1)
+    for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+      if (is_row_reduction(plan.instrs[k]))
+        b += "  __local " + cl_type(plan.instrs[k].dtype) + " sh" + std::to_string(k) + "[" + L + "];\n";
+  if (rr.registers())
+    for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+      if (plan.instrs[k].op == Op::Buffer && rr.phases_of[k] > 1)
+        b += "  " + cl_type(plan.instrs[k].dtype) + " rc" + std::to_string(k) + "[" + rr.K + "];\n";
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+    if (is_row_reduction(plan.instrs[k])) b += reduction_phase(rr, k);
+
+  const int W = plan.width;
+  if (W > 1) {
+    b += rr.head("  ", W) + rr.body(needs.back(), "    ", W);
+    for (std::size_t j = 0; j < plan.outputs.size(); ++j)
+      b += "    vstore" + std::to_string(W) + "(v" + std::to_string(plan.outputs[j]) + ", 0, out" + std::to_string(j) + " + p);\n";
+    b += "  }\n";
+  }
+  b += rr.head("  ", 1) + rr.body(needs.back(), "    ", 1);
+  std::string at = "p";
+  if (plan.out_strided) {
+    at = "outoff";
+    for (int d = 0; d < plan.ndim; ++d) at += " + c" + std::to_string(d) + " * ost" + std::to_string(d);
+  }
+  for (std::size_t j = 0; j < plan.outputs.size(); ++j)
+    b += "    out" + std::to_string(j) + "[" + at + "] = v" + std::to_string(plan.outputs[j]) + ";\n";
+  b += "  }\n";
+  return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " +
+         name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+}
+
+}  // namespace fusecl::codegen
