@@ -50,7 +50,7 @@ CaseData<W>& case_data(int log2) {
   data->log2 = log2;
   data->shape = shape_of(info, log2);
   for (std::size_t i = 0; i < info.inputs.size(); ++i) {
-    host::HostArray<float> a(data->shape);
+    host::HostArray<float> a(input_shape_of(info, log2, i));
     fill_uniform(a, info.inputs[i].lo, info.inputs[i].hi, std::uint64_t(log2) << 8 | i);
     data->inputs.push_back(std::move(a));
   }

@@ -38,8 +38,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fusecl_check  # noqa: E402
-from workloads import (ELEMENTWISE, EXPRESSIONS, INPUTS, TOLERANCE, WORKLOADS, as_tuple, cases_like,  # noqa: E402
-                       fusecl_inputs)
+from workloads import (ELEMENTWISE, EXPRESSIONS, INPUTS, ROW_NORM_EPS, TOLERANCE, WORKLOADS, as_tuple,  # noqa: E402
+                       cases_like, fusecl_inputs, numpy_namespace)
 
 
 # ---- frameworks -----------------------------------------------------------------------
@@ -64,10 +64,14 @@ class CupyBase:
         self.cp = cupy
         cp = cupy
         self.ns = type("CupyOps", (), dict(
-            sqrt=staticmethod(cp.sqrt), sin=staticmethod(cp.sin), exp=staticmethod(cp.exp), log=staticmethod(cp.log),
-            abs=staticmethod(cp.abs), where=staticmethod(cp.where),
+            sqrt=staticmethod(cp.sqrt), sin=staticmethod(cp.sin), cos=staticmethod(cp.cos),
+            arcsin=staticmethod(cp.arcsin), exp=staticmethod(cp.exp), log=staticmethod(cp.log),
+            abs=staticmethod(cp.abs), where=staticmethod(cp.where), minimum=staticmethod(cp.minimum),
+            transpose=staticmethod(cp.transpose),
             rowmax=staticmethod(lambda x: x.max(axis=1, keepdims=True)),
             rowsum=staticmethod(lambda x: x.sum(axis=1, keepdims=True)),
+            rowmean=staticmethod(lambda x: x.mean(axis=1, keepdims=True)),
+            rowvar=staticmethod(lambda x: x.var(axis=1, keepdims=True)),
             total=staticmethod(lambda x: x.sum()), mean=staticmethod(lambda x: x.mean()),
             std=staticmethod(lambda x: x.std()), count=staticmethod(lambda c: c.sum())))
 
@@ -106,7 +110,8 @@ class CupyBase:
 
 class CupyFuse(CupyBase):
     """cupy.fuse: elementwise chains become one kernel. A reduction can only end
-    a fused function, so softmax and mean/std are fused in pieces, and Monte
+    a fused function, so softmax, row_norm and mean/std are fused in pieces,
+    transpose_add passes the transposed view into the fused add, and Monte
     Carlo draws its numbers with cupy.random before the fused count."""
     key = "cupy_fuse"
 
@@ -123,7 +128,13 @@ class CupyFuse(CupyBase):
                 return cp.fuse(kernel_name="fusecl_bench_1")(lambda a: expr(ns, a))
             if arity == 2:
                 return cp.fuse(kernel_name="fusecl_bench_2")(lambda a, b: expr(ns, a, b))
-            return cp.fuse(kernel_name="fusecl_bench_3")(lambda a, b, c: expr(ns, a, b, c))
+            if arity == 3:
+                return cp.fuse(kernel_name="fusecl_bench_3")(lambda a, b, c: expr(ns, a, b, c))
+            return cp.fuse(kernel_name="fusecl_bench_10")(lambda a, b, c, d: expr(ns, a, b, c, d))
+        if workload == "transpose_add":
+            # The transpose is taken outside: a strided view, which the fused kernel reads as it is.
+            add = cp.fuse(kernel_name="fusecl_bench_11")(lambda a, b: a + b)
+            return lambda x, y: add(x, y.T)
         if workload == "sum_squares":
             return cp.fuse(kernel_name="fusecl_bench_4")(lambda x: cp.sum(x * x))
         if workload == "softmax":
@@ -133,6 +144,16 @@ class CupyFuse(CupyBase):
             def run(x):
                 m = x.max(axis=1, keepdims=True)
                 return normalize(x, m, sum_exp(x, m)[:, None])
+            return run
+        if workload == "row_norm":
+            row_sum = cp.fuse(kernel_name="fusecl_bench_12")(lambda x: cp.sum(x, axis=1))
+            row_sq_dev = cp.fuse(kernel_name="fusecl_bench_13")(lambda x, m: cp.sum((x - m) * (x - m), axis=1))
+            normalize = cp.fuse(kernel_name="fusecl_bench_14")(lambda x, m, v: (x - m) / cp.sqrt(v + ROW_NORM_EPS))
+
+            def run(x):
+                cols = x.shape[1]
+                m = row_sum(x)[:, None] / cols
+                return normalize(x, m, row_sq_dev(x, m)[:, None] / cols)
             return run
         if workload == "mean_std":
             total = cp.fuse(kernel_name="fusecl_bench_7")(lambda x: cp.sum(x))
@@ -162,13 +183,20 @@ class TorchEager:
             raise Unavailable("torch.cuda.is_available() is False")
         self.torch = torch
         major = int(torch.__version__.split(".")[0])
-        # correction= arrived in 2.0; unbiased=False is the same population std before it.
+        # correction= arrived in 2.0; unbiased=False is the same population std (and var) before it.
         std = (lambda x: x.std(correction=0)) if major >= 2 else (lambda x: x.std(unbiased=False))
+        rowvar = ((lambda x: x.var(dim=1, keepdim=True, correction=0)) if major >= 2
+                  else (lambda x: x.var(dim=1, keepdim=True, unbiased=False)))
         self.ns = type("TorchOps", (), dict(
-            sqrt=staticmethod(torch.sqrt), sin=staticmethod(torch.sin), exp=staticmethod(torch.exp),
+            sqrt=staticmethod(torch.sqrt), sin=staticmethod(torch.sin), cos=staticmethod(torch.cos),
+            arcsin=staticmethod(torch.asin), exp=staticmethod(torch.exp),
             log=staticmethod(torch.log), abs=staticmethod(torch.abs), where=staticmethod(torch.where),
+            # torch.minimum wants two tensors; clamp takes the scalar bound.
+            minimum=staticmethod(lambda x, bound: torch.clamp(x, max=bound)),
+            transpose=staticmethod(lambda x: x.t()),
             rowmax=staticmethod(lambda x: x.amax(dim=1, keepdim=True)),
             rowsum=staticmethod(lambda x: x.sum(dim=1, keepdim=True)),
+            rowmean=staticmethod(lambda x: x.mean(dim=1, keepdim=True)), rowvar=staticmethod(rowvar),
             total=staticmethod(lambda x: x.sum()), mean=staticmethod(lambda x: x.mean()), std=staticmethod(std),
             count=staticmethod(lambda c: c.sum()),
             uniform=staticmethod(lambda k: torch.rand(k, device="cuda", dtype=torch.float32))))
@@ -251,12 +279,7 @@ def numpy_reference(workload, inputs, np):
     """The workload in float64 NumPy (None for Monte Carlo, checked statistically)."""
     if workload == "monte_carlo_pi":
         return None
-    ops = type("NumpyOps", (), dict(
-        sqrt=staticmethod(np.sqrt), sin=staticmethod(np.sin), exp=staticmethod(np.exp), log=staticmethod(np.log),
-        abs=staticmethod(np.abs), where=staticmethod(np.where),
-        rowmax=staticmethod(lambda x: x.max(axis=1, keepdims=True)),
-        rowsum=staticmethod(lambda x: x.sum(axis=1, keepdims=True)),
-        total=staticmethod(lambda x: x.sum()), mean=staticmethod(lambda x: x.mean()), std=staticmethod(lambda x: x.std())))
+    ops = numpy_namespace(np)  # the host harness's functions, here on float64 copies of the inputs
     return [np.asarray(r) for r in as_tuple(EXPRESSIONS[workload](ops, *[a.astype(np.float64) for a in inputs]))]
 
 

@@ -17,6 +17,7 @@
 
 #include <fusecl/shape.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -218,8 +219,33 @@ FUSECL_BENCH_HOST_UNARY(sqrt)
 FUSECL_BENCH_HOST_UNARY(exp)
 FUSECL_BENCH_HOST_UNARY(log)
 FUSECL_BENCH_HOST_UNARY(sin)
+FUSECL_BENCH_HOST_UNARY(cos)
+FUSECL_BENCH_HOST_UNARY(asin)
 FUSECL_BENCH_HOST_UNARY(abs)
 #undef FUSECL_BENCH_HOST_UNARY
+
+/// NumPy's minimum against a scalar (the workloads' inputs hold no NaN).
+inline HostArray<float> minimum(const HostArray<float>& a, float s) {
+  return detail::map<float>(a, [s](float x) { return x < s ? x : s; });
+}
+
+/// The transpose of a 2-D array, as a new array. NumPy's transpose is a view
+/// and the next operation reads it strided; a copy is that strided read plus
+/// a write, which keeps these arrays contiguous at the cost of one extra pass.
+/// Copied in square tiles so that both the reads and the writes stay in cache.
+inline HostArray<float> transpose(const HostArray<float>& a) {
+  if (a.ndim() != 2) throw std::invalid_argument("host arrays transpose 2-D arrays only (got " + a.shape().str() + ")");
+  const std::int64_t rows = a.shape()[0], cols = a.shape()[1];
+  HostArray<float> out(fusecl::Shape{cols, rows});
+  constexpr std::int64_t tile = 32;
+  const float* __restrict in = a.data();
+  float* __restrict o = out.data();
+  for (std::int64_t r0 = 0; r0 < rows; r0 += tile)
+    for (std::int64_t c0 = 0; c0 < cols; c0 += tile)
+      for (std::int64_t r = r0; r < std::min(r0 + tile, rows); ++r)
+        for (std::int64_t c = c0; c < std::min(c0 + tile, cols); ++c) o[c * rows + r] = in[r * cols + c];
+  return out;
+}
 
 /// where(cond, a, b) for arrays of one shape (what the workloads use).
 inline HostArray<float> where(const HostArray<bool>& cond, const HostArray<float>& a, const HostArray<float>& b) {
@@ -265,6 +291,24 @@ inline HostArray<float> max(const HostArray<float>& a, int axis, bool keepdims =
 /// NumPy's float32 mean: a float32 pairwise sum divided by the count.
 inline HostArray<float> mean(const HostArray<float>& a) {
   return detail::scalar_array(detail::pairwise_sum(a.data(), a.size()) / static_cast<float>(a.size()));
+}
+
+/// Row means: a float32 pairwise sum per row divided by the row's length.
+inline HostArray<float> mean(const HostArray<float>& a, int axis, bool keepdims = false) {
+  return detail::reduce_rows(a, axis, keepdims, [](const float* row, std::int64_t n) {
+    return detail::pairwise_sum(row, n) / static_cast<float>(n);
+  });
+}
+
+/// Row variances as NumPy's var computes them: the row means (kept as a
+/// column), the deviations from them (a temporary), their squares (another),
+/// their row sums divided by n - ddof.
+inline HostArray<float> var(const HostArray<float>& a, int axis, bool keepdims = false, int ddof = 0) {
+  const HostArray<float> deviation = a - mean(a, axis, true);
+  const HostArray<float> squared = deviation * deviation;
+  const float count = static_cast<float>(a.shape()[1] - ddof);
+  return detail::reduce_rows(squared, axis, keepdims,
+                             [count](const float* row, std::int64_t n) { return detail::pairwise_sum(row, n) / count; });
 }
 
 /// NumPy's two-pass standard deviation (ddof 0): the mean, the deviations

@@ -22,7 +22,7 @@ recorded as that case's error, and the exit status is 1.
   host_frameworks.py --like RUN.json --check CHECK.jsonl --out HOST.json
       The cases of a fusecl-bench JSON file; JSON for bench/report.py.
   host_frameworks.py --short [--bench build/bench/fusecl-bench]
-      The test: runs fusecl-bench itself (fused_device of all nine workloads at
+      The test: runs fusecl-bench itself (fused_device of all twelve workloads at
       2^10 and 2^14), then NumPy and numexpr on those cases, and checks them
       against fusecl. Prints a table; no timing is judged. Exit 0 when all agree.
 
@@ -44,8 +44,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fusecl_check  # noqa: E402
-from workloads import (EXPRESSIONS, INPUTS, cases_like, POLY, RATE, VOLATILITY, WORKLOADS, as_tuple,  # noqa: E402
-                       fusecl_inputs, numpy_namespace)
+from workloads import (EARTH_RADIUS_KM, EXPRESSIONS, INPUTS, cases_like, POLY, RATE, ROW_NORM_EPS,  # noqa: E402
+                       VOLATILITY, WORKLOADS, as_tuple, fusecl_inputs, numpy_namespace)
 
 SHORT_SIZES = (10, 14)
 
@@ -86,7 +86,8 @@ class NumexprWay:
         self.c = {"two": f32(2), "one": f32(1), "half": f32(0.5), "a": f32(2.5), "vol": f32(VOLATILITY),
                   "mrate": f32(-RATE), "mu": f32(RATE + 0.5 * VOLATILITY * VOLATILITY), "p": f32(0.2316419),
                   "b1": f32(0.319381530), "b2": f32(-0.356563782), "b3": f32(1.781477937), "b4": f32(-1.821255978),
-                  "b5": f32(1.330274429), "isq": f32(0.39894228040143267794), "mhalf": f32(-0.5)}
+                  "b5": f32(1.330274429), "isq": f32(0.39894228040143267794), "mhalf": f32(-0.5),
+                  "diameter": f32(2.0 * EARTH_RADIUS_KM), "eps": f32(ROW_NORM_EPS)}
         self.c.update({f"p{k}": f32(v) for k, v in enumerate(POLY)})
         self.poly = "x * p10 + p9"
         for k in range(8, -1, -1):
@@ -117,6 +118,17 @@ class NumexprWay:
         e = self.ev("exp(x - m)", x=x, m=m)
         return self.ev("e / s", e=e, s=e.sum(axis=1, keepdims=True))
 
+    def haversine(self, lat1, lon1, lat2, lon2):
+        a = self.ev("sin((lat2 - lat1) * half) ** 2 + cos(lat1) * cos(lat2) * sin((lon2 - lon1) * half) ** 2",
+                    lat1=lat1, lon1=lon1, lat2=lat2, lon2=lon2)
+        return self.ev("diameter * arcsin(sqrt(where(a < one, a, one)))", a=a)
+
+    def row_norm(self, x):
+        # Row mean and variance with NumPy (numexpr has no axis reductions), as in softmax.
+        m = x.mean(axis=1, keepdims=True)
+        v = self.ev("(x - m) * (x - m)", x=x, m=m).mean(axis=1, keepdims=True)
+        return self.ev("(x - m) / sqrt(v + eps)", x=x, m=m, v=v)
+
     def mean_std(self, x):
         mean = x.mean()
         return mean, self.np.sqrt(self.ev("(x - m) * (x - m)", x=x, m=mean).mean())
@@ -132,8 +144,12 @@ class NumexprWay:
             "sqrt_sin_exp": lambda x, y: ev("sqrt(x * x + y * y) * sin(x) + exp(-y) * half", x=x, y=y),
             "poly20": lambda x: ev(self.poly, x=x),
             "black_scholes": self.black_scholes,
+            "haversine": self.haversine,
             "saxpy": lambda x, y: ev("a * x + y", x=x, y=y),
+            # numexpr reads the transposed view strided, block by block.
+            "transpose_add": lambda x, y: ev("x + yt", x=x, yt=y.T),
             "softmax": self.softmax,
+            "row_norm": self.row_norm,
             "sum_squares": lambda x: ev("x * x", x=x).sum(),
             "mean_std": self.mean_std,
         }[workload]

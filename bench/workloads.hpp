@@ -42,26 +42,48 @@ struct HostApi {
   }
 };
 
-/// Inputs are drawn uniformly between lo and hi.
+/// How a workload's 2^log2 elements are shaped.
+enum class Layout {
+  flat,          // (n,)
+  rows_of_1024,  // (n / 1024, 1024), for reductions along rows
+  square,        // (2^(log2/2), 2^(log2 - log2/2)): as square as a power of two allows
+};
+
+/// Inputs are drawn uniformly between lo and hi. A transposed input has the
+/// workload's shape reversed (x + transpose(y) needs y of shape (c, r)).
 struct InputRange {
   float lo, hi;
+  bool transposed = false;
 };
 
 struct WorkloadInfo {
   const char* name;                // BM_<name>/<way>/<log2 size>
   const char* formula;             // what is computed, for the results table
   std::vector<InputRange> inputs;  // one per input array
-  bool rows_of_1024 = false;       // shape (n / 1024, 1024) instead of (n,)
+  Layout layout = Layout::flat;
   // A device result passes when every element has |device - host| <= atol + rtol * |host|.
   double rtol = 1e-5, atol = 1e-5;
 };
 
-/// The shape of a workload's arrays at 2^log2 elements.
+/// The shape of a workload's arrays (and of its array results) at 2^log2 elements.
 inline fusecl::Shape shape_of(const WorkloadInfo& info, int log2) {
   const std::int64_t n = std::int64_t(1) << log2;
-  if (!info.rows_of_1024) return fusecl::Shape{n};
-  const std::int64_t cols = n < 1024 ? n : 1024;
-  return fusecl::Shape{n / cols, cols};
+  switch (info.layout) {
+    case Layout::flat: return fusecl::Shape{n};
+    case Layout::rows_of_1024: {
+      const std::int64_t cols = n < 1024 ? n : 1024;
+      return fusecl::Shape{n / cols, cols};
+    }
+    case Layout::square: return fusecl::Shape{std::int64_t(1) << (log2 / 2), std::int64_t(1) << (log2 - log2 / 2)};
+  }
+  return fusecl::Shape{n};
+}
+
+/// The shape of input `i`: the workload's, reversed where the input is transposed.
+inline fusecl::Shape input_shape_of(const WorkloadInfo& info, int log2, std::size_t i) {
+  const fusecl::Shape shape = shape_of(info, log2);
+  if (!info.inputs[i].transposed) return shape;
+  return fusecl::Shape(std::vector<std::int64_t>(shape.dims().rbegin(), shape.dims().rend()));
 }
 
 // The functions below are called unqualified so that argument-dependent
@@ -69,7 +91,7 @@ inline fusecl::Shape shape_of(const WorkloadInfo& info, int log2) {
 
 /// Two operations: the smallest chain that fusion can shorten.
 struct Chain2 {
-  static WorkloadInfo info() { return {"chain2", "x*2 + 1", {{-4, 4}}, false, 1e-6, 1e-6}; }
+  static WorkloadInfo info() { return {"chain2", "x*2 + 1", {{-4, 4}}, Layout::flat, 1e-6, 1e-6}; }
   template <class Api>
   static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
     const auto& x = in[0];
@@ -80,7 +102,7 @@ struct Chain2 {
 /// The README's example: eight operations, three of them transcendental.
 struct SqrtSinExp {
   static WorkloadInfo info() {
-    return {"sqrt_sin_exp", "sqrt(x*x + y*y)*sin(x) + exp(-y)*0.5", {{-4, 4}, {-4, 4}}, false, 1e-5, 1e-5};
+    return {"sqrt_sin_exp", "sqrt(x*x + y*y)*sin(x) + exp(-y)*0.5", {{-4, 4}, {-4, 4}}, Layout::flat, 1e-5, 1e-5};
   }
   template <class Api>
   static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
@@ -93,7 +115,7 @@ struct SqrtSinExp {
 /// A degree-10 polynomial by Horner's rule, written as 10 multiplies and 10
 /// adds (no fma), so that it is 20 operations: the Taylor series of exp.
 struct Poly20 {
-  static WorkloadInfo info() { return {"poly20", "Horner, degree 10: 10 mul + 10 add", {{-1, 1}}, false, 1e-5, 1e-5}; }
+  static WorkloadInfo info() { return {"poly20", "Horner, degree 10: 10 mul + 10 add", {{-1, 1}}, Layout::flat, 1e-5, 1e-5}; }
   template <class Api>
   static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
     // c[k] = 1/k!
@@ -116,7 +138,7 @@ struct BlackScholes {
 
   static WorkloadInfo info() {
     // Prices are at most the spot (30): absolute tolerance in money.
-    return {"black_scholes", "call and put, A&S normal CDF", {{5, 30}, {1, 100}, {0.25f, 10}}, false, 1e-4, 1e-3};
+    return {"black_scholes", "call and put, A&S normal CDF", {{5, 30}, {1, 100}, {0.25f, 10}}, Layout::flat, 1e-4, 1e-3};
   }
 
   template <class A>
@@ -147,12 +169,55 @@ struct BlackScholes {
   }
 };
 
+/// Great-circle distance in km of (lat1, lon1) and (lat2, lon2), in radians,
+/// by the haversine formula: transcendental-heavy, four inputs, one result.
+/// a is clamped to 1 because rounding can push it just past 1 for nearly
+/// antipodal points, and asin(sqrt(a)) would then be NaN on one side only.
+struct Haversine {
+  static constexpr float kEarthRadiusKm = 6371.0f;
+
+  static WorkloadInfo info() {
+    // Near antipodal points asin(sqrt(a)) has an unbounded derivative: a few
+    // ulp of a (about 2.4e-7 near 1) move d by up to 2R*sqrt(2*2.4e-7), about
+    // 9 km, in any float32 implementation (3.8 km measured against float64 at
+    // 2^26). Elsewhere the error is a few ulp of d, hence rtol.
+    return {"haversine", "2R asin(sqrt(min(1, sin(dlat/2)^2 + cos(lat1) cos(lat2) sin(dlon/2)^2))), km",
+            {{-1.5f, 1.5f}, {-3.1f, 3.1f}, {-1.5f, 1.5f}, {-3.1f, 3.1f}}, Layout::flat, 1e-5, 10};
+  }
+  template <class Api>
+  static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
+    using A = typename Api::F32;
+    const A& lat1 = in[0];
+    const A& lon1 = in[1];
+    const A& lat2 = in[2];
+    const A& lon2 = in[3];
+    const A sin_dlat = sin((lat2 - lat1) * 0.5f);
+    const A sin_dlon = sin((lon2 - lon1) * 0.5f);
+    const A a = sin_dlat * sin_dlat + cos(lat1) * cos(lat2) * sin_dlon * sin_dlon;
+    return std::tuple{(2.0f * kEarthRadiusKm) * asin(sqrt(minimum(a, 1.0f)))};
+  }
+};
+
 /// BLAS's y = a*x + y (out of place).
 struct Saxpy {
-  static WorkloadInfo info() { return {"saxpy", "a*x + y", {{-4, 4}, {-4, 4}}, false, 1e-6, 1e-6}; }
+  static WorkloadInfo info() { return {"saxpy", "a*x + y", {{-4, 4}, {-4, 4}}, Layout::flat, 1e-6, 1e-6}; }
   template <class Api>
   static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
     return std::tuple{2.5f * in[0] + in[1]};
+  }
+};
+
+/// An elementwise add where one operand is read transposed: no arithmetic to
+/// speak of, only the access pattern (one of x and y is read across rows).
+struct TransposeAdd {
+  static WorkloadInfo info() {
+    // One rounding, the same on every side: exact up to flushed denormals.
+    return {"transpose_add", "x + transpose(y), x (r, c) and y (c, r), as square as 2^n allows",
+            {{-4, 4}, {-4, 4, true}}, Layout::square, 1e-6, 1e-6};
+  }
+  template <class Api>
+  static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
+    return std::tuple{in[0] + transpose(in[1])};
   }
 };
 
@@ -160,7 +225,7 @@ struct Saxpy {
 /// elementwise pass.
 struct RowSoftmax {
   static WorkloadInfo info() {
-    return {"softmax", "exp(x - max(x,1,keepdims)) / sum(...,1,keepdims), rows of 1024", {{-4, 4}}, true, 1e-4, 1e-7};
+    return {"softmax", "exp(x - max(x,1,keepdims)) / sum(...,1,keepdims), rows of 1024", {{-4, 4}}, Layout::rows_of_1024, 1e-4, 1e-7};
   }
   template <class Api>
   static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
@@ -170,9 +235,28 @@ struct RowSoftmax {
   }
 };
 
+/// Layer norm without the affine part, over rows of 1024: two row reductions
+/// (mean, and the population variance) feeding one elementwise pass.
+struct RowNorm {
+  static WorkloadInfo info() {
+    // Results are at most 1.74 in magnitude (uniform rows): a subtraction, a
+    // sqrt (3 ulp) and a division (2.5 ulp) after the row's mean and variance,
+    // float32 sums of 1024 terms in different orders on the host and the
+    // device (about 1e-7 relative; 2.5e-7 measured against float64 at 2^14).
+    // atol for results near 0, where the mean's rounding dominates.
+    return {"row_norm", "(x - mean(x,1,keepdims)) / sqrt(var(x,1,keepdims) + 1e-5), rows of 1024", {{-4, 4}},
+            Layout::rows_of_1024, 1e-5, 1e-5};
+  }
+  template <class Api>
+  static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
+    const auto& x = in[0];
+    return std::tuple{(x - mean(x, 1, true)) / sqrt(var(x, 1, true, 0) + 1e-5f)};
+  }
+};
+
 /// A reduction fused with its producer.
 struct SumSquares {
-  static WorkloadInfo info() { return {"sum_squares", "sum(x*x)", {{-1, 1}}, false, 1e-4, 1e-6}; }
+  static WorkloadInfo info() { return {"sum_squares", "sum(x*x)", {{-1, 1}}, Layout::flat, 1e-4, 1e-6}; }
   template <class Api>
   static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
     return std::tuple{sum(in[0] * in[0])};
@@ -181,7 +265,7 @@ struct SumSquares {
 
 /// Two reductions of one array, as people write them.
 struct MeanStd {
-  static WorkloadInfo info() { return {"mean_std", "mean(x), std(x)", {{1, 3}}, false, 1e-4, 1e-6}; }
+  static WorkloadInfo info() { return {"mean_std", "mean(x), std(x)", {{1, 3}}, Layout::flat, 1e-4, 1e-6}; }
   template <class Api>
   static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
     return std::tuple{mean(in[0]), stddev(in[0])};
@@ -194,7 +278,7 @@ struct MonteCarloPi {
   static WorkloadInfo info() {
     // Counts: the device may contract u*u + v*v into an fma, which can move a
     // point lying on the circle to the other side.
-    return {"monte_carlo_pi", "count(u*u + v*v <= 1), u, v uniform", {}, false, 1e-6, 2};
+    return {"monte_carlo_pi", "count(u*u + v*v <= 1), u, v uniform", {}, Layout::flat, 1e-6, 2};
   }
   template <class Api>
   static auto compute(const fusecl::Shape& shape, const std::vector<typename Api::F32>&) {
@@ -208,8 +292,8 @@ struct MonteCarloPi {
 template <class F>
 void for_each_workload(F&& f) {
   [&]<class... W>(std::tuple<W...>*) { (f.template operator()<W>(), ...); }(
-      static_cast<std::tuple<Chain2, SqrtSinExp, Poly20, BlackScholes, Saxpy, RowSoftmax, SumSquares, MeanStd,
-                             MonteCarloPi>*>(nullptr));
+      static_cast<std::tuple<Chain2, SqrtSinExp, Poly20, BlackScholes, Haversine, Saxpy, TransposeAdd, RowSoftmax,
+                             RowNorm, SumSquares, MeanStd, MonteCarloPi>*>(nullptr));
 }
 
 }  // namespace fusecl_bench
