@@ -66,6 +66,23 @@ void run_device_resident(benchmark::State& state, int log2, bool fused) {
   report_counters(state, before, std::int64_t(1) << log2, ideal_bytes(c));
 }
 
+// Runs `once` (which fills `out` from host data), checks that result against
+// the reference, then times it.
+template <class W, class Ref, class Out, class Once>
+void time_checked(benchmark::State& state, int log2, CaseData<W>& c, const Ref& ref, const Out& out, Once&& once) {
+  once();
+  if (const std::string problem = compare_results(out, ref, W::info()); !problem.empty()) {
+    state.SkipWithError(problem.c_str());
+    return;
+  }
+  const fusecl::Stats before = fusecl::stats();
+  for (auto _ : state) {
+    once();
+    benchmark::ClobberMemory();
+  }
+  report_counters(state, before, std::int64_t(1) << log2, ideal_bytes(c));
+}
+
 // Everything a program with host data pays: upload the inputs, evaluate all
 // results in one go (so that results sharing work share a kernel), download
 // each into a host vector. The vectors are allocated once, outside the timing,
@@ -83,18 +100,7 @@ void run_fused_e2e(benchmark::State& state, int log2) {
     download_all(results, out);  // blocking: the last download waits for the kernel
   };
 
-  once();
-  if (const std::string problem = compare_results(out, ref, W::info()); !problem.empty()) {
-    state.SkipWithError(problem.c_str());
-    return;
-  }
-
-  const fusecl::Stats before = fusecl::stats();
-  for (auto _ : state) {
-    once();
-    benchmark::ClobberMemory();
-  }
-  report_counters(state, before, std::int64_t(1) << log2, ideal_bytes(c));
+  time_checked<W>(state, log2, c, ref, out, once);
 }
 
 // The inputs as host views of the host vectors (made once: a view copies
@@ -113,18 +119,7 @@ void run_host_view(benchmark::State& state, int log2) {
     download_all(results, out);
   };
 
-  once();
-  if (const std::string problem = compare_results(out, ref, W::info()); !problem.empty()) {
-    state.SkipWithError(problem.c_str());
-    return;
-  }
-
-  const fusecl::Stats before = fusecl::stats();
-  for (auto _ : state) {
-    once();
-    benchmark::ClobberMemory();
-  }
-  report_counters(state, before, std::int64_t(1) << log2, ideal_bytes(c));
+  time_checked<W>(state, log2, c, ref, out, once);
 }
 
 }  // namespace

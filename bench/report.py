@@ -544,6 +544,28 @@ def cmd_stamp(args):
         f.write("\n")
 
 
+def cmd_busplot(args):
+    """End-to-end throughput against the bus rate by size: for each workload,
+    the pinned bus's time for the bytes moved over the time taken (the
+    `of_bus` counter), host to host through from_host/to_host and through
+    host views."""
+    doc = load(args.file)
+    panels = {"fused_e2e (from_host, to_host): share of the pinned bus": {},
+              "host_view (streamed in chunks): share of the pinned bus": {}}
+    ways = {"fused_e2e": list(panels)[0], "host_view": list(panels)[1]}
+    for b in doc.get("benchmarks", []):
+        m = re.match(r"BM_([a-z0-9_]+)/([a-z0-9_]+)/(\d+)", b.get("name", ""))
+        if not m or m.group(2) not in ways or "of_bus" not in b or b.get("error_occurred"):
+            continue
+        panels[ways[m.group(2)]].setdefault(m.group(1), []).append((int(m.group(3)), float(b["of_bus"])))
+    ctx = doc.get("context", {})
+    rates = (f"pinned write {float(ctx.get('fusecl_bus_pinned_write_Bps', 'nan')) / 1e9:.1f} GB/s, "
+             f"read {float(ctx.get('fusecl_bus_pinned_read_Bps', 'nan')) / 1e9:.1f} GB/s")
+    if not report_plot.plot(panels, f"{ctx.get('date', '')[:10]}, {rates}", args.out, heading="host to host",
+                            ylabel="share of the pinned bus rate", reference="the pinned bus rate", logscale=False):
+        sys.exit(1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -553,6 +575,10 @@ def main():
     p.add_argument("--plot-dir", help="write speedup_<slug>.png charts here")
     p.add_argument("--summary-only", action="store_true", help="only the header and the largest-size summary")
     p.set_defaults(run=cmd_table)
+    p = sub.add_parser("busplot", help="chart of end-to-end throughput against the bus rate by size")
+    p.add_argument("file")
+    p.add_argument("--out", required=True, help="the PNG to write")
+    p.set_defaults(run=cmd_busplot)
     p = sub.add_parser("slug", help="device slug of a fusecl-bench result file")
     p.add_argument("file")
     p.set_defaults(run=cmd_slug)

@@ -11,9 +11,10 @@ import sys
 import tempfile
 
 
-def plot(panels, title, png_path):
-    """panels: {panel title: {workload: [(log2, speedup)]}} (two panels).
-    Returns False when gnuplot is missing."""
+def plot(panels, title, png_path, heading="fusecl speedup", ylabel="speedup (×)", reference="1× (same speed)",
+         logscale=True):
+    """panels: {panel title: {workload: [(log2, value)]}} (two panels), a
+    dashed line at 1 labelled `reference`. Returns False when gnuplot is missing."""
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
         print("report.py: gnuplot not found; no chart (scripts/setup.sh --bench installs it)", file=sys.stderr)
@@ -30,20 +31,20 @@ def plot(panels, title, png_path):
                 f.write("\n\n\n".join(blocks) + "\n")  # two blank lines separate gnuplot "index" blocks
             curves = ", ".join(f"'{data}' index {i} using 1:2 with linespoints title '{w}'"
                                for i, w in enumerate(series))
-            plots.append(f"set title '{panel_title}'\nplot {curves}, 1 with lines dt 2 lc rgb 'gray' title '1× (same speed)'")
+            plots.append(f"set title '{panel_title}'\nplot {curves}, 1 with lines dt 2 lc rgb 'gray' title '{reference}'")
         title = title.replace('"', "'")
         script = f"""
 set terminal pngcairo size 1400,560 font ',10' noenhanced
 set output '{png_path}'
-set multiplot layout 1,2 title "fusecl speedup — {title}"
-set logscale y
+set multiplot layout 1,2 title "{heading} — {title}"
+{"set logscale y" if logscale else "set yrange [0:*]"}
 set grid
 set xlabel 'elements (log2)'
 set xtics 1
 set offsets 0.2, 0.2, 0, 0
 set key left top
 set ytics nomirror
-set ylabel 'speedup (×)'
+set ylabel '{ylabel}'
 {chr(10).join(plots)}
 unset multiplot
 """

@@ -8,6 +8,8 @@
 #include "runtime/transfer.hpp"
 #include "src/stream.hpp"
 
+#include "support/memory_limit.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -68,16 +70,6 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& want,
     if (std::isinf(want[i])) REQUIRE(got[i] == want[i]);
     else REQUIRE(std::abs(double(got[i]) - double(want[i])) <= tolerance(want[i]));
   }
-}
-
-fusecl::Device open_with_limit(const char* limit) {
-  const char* before = std::getenv("FUSECL_DEVICE_MEMORY_LIMIT");
-  const std::string saved = before ? before : "";
-  ::setenv("FUSECL_DEVICE_MEMORY_LIMIT", limit, 1);
-  fusecl::Device d = fusecl::open_device(fusecl::default_device().info().id());
-  if (before) ::setenv("FUSECL_DEVICE_MEMORY_LIMIT", saved.c_str(), 1);
-  else ::unsetenv("FUSECL_DEVICE_MEMORY_LIMIT");
-  return d;
 }
 
 }  // namespace
@@ -303,7 +295,7 @@ TEST_CASE("an unaligned caller buffer, and a fault in the middle of a pipeline",
 }
 
 TEST_CASE("3 x 128 MiB of host views through a device with a 64M limit", "[host_view][memory_limit][devices]") {
-  const fusecl::Device dev = open_with_limit("64M");
+  const fusecl::Device dev = fusecl_test::open_with_limit("64M");
   const std::size_t n = 128 * MiB / 4;
   const std::int64_t cols = 1024, rows = std::int64_t(n) / cols;
   std::vector<float> a(n), b(n), c(n);

@@ -4,6 +4,8 @@
 // out-of-resources failure; the device is still usable afterwards.
 #include <fusecl/fusecl.hpp>
 
+#include "support/memory_limit.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -17,22 +19,10 @@ namespace {
 
 constexpr std::uint64_t MiB = 1024 * 1024;
 
-// A device opened while FUSECL_DEVICE_MEMORY_LIMIT is `limit` (each
-// open_device reads it; the variable is restored at once).
-fusecl::Device open_with_limit(const char* limit) {
-  const char* before = std::getenv("FUSECL_DEVICE_MEMORY_LIMIT");
-  const std::string saved = before ? before : "";
-  ::setenv("FUSECL_DEVICE_MEMORY_LIMIT", limit, 1);
-  fusecl::Device d = fusecl::open_device(fusecl::default_device().info().id());
-  if (before) ::setenv("FUSECL_DEVICE_MEMORY_LIMIT", saved.c_str(), 1);
-  else ::unsetenv("FUSECL_DEVICE_MEMORY_LIMIT");
-  return d;
-}
-
 }  // namespace
 
 TEST_CASE("a device with a 64M limit computes what fits and refuses the rest clearly", "[memory_limit][devices]") {
-  const fusecl::Device dev = open_with_limit("64M");
+  const fusecl::Device dev = fusecl_test::open_with_limit("64M");
   fusecl::reset_stats();
   const std::uint64_t held_elsewhere = fusecl::stats().peak_device_bytes;
 
@@ -75,6 +65,6 @@ TEST_CASE("a device with a 64M limit computes what fits and refuses the rest cle
 
 TEST_CASE("a malformed FUSECL_DEVICE_MEMORY_LIMIT warns and leaves the device's memory as the limit", "[memory_limit][devices]") {
   // Only that it opens and works: the warning's text is checked in [pool].
-  const fusecl::Device dev = open_with_limit("lots");
+  const fusecl::Device dev = fusecl_test::open_with_limit("lots");
   CHECK((fusecl::ones<float>({1000}, dev) * 2.0f).to_host()[999] == 2.0f);
 }
