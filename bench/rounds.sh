@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fusecl against NumPy and numexpr on a few workloads at one size, in rounds:
-# each round runs fusecl-bench (fused_device, fused_e2e) and then
+# each round runs fusecl-bench (fused_device, fused_e2e, host_view) and then
 # host_frameworks.py on the same cases, so a machine whose load changes (a shared
 # CI machine) hits both sides alike; the table gives each round's ratios and
 # the median of the rounds. This is how issue 14's targets are read.
@@ -27,7 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 status=0
 for r in $(seq "$rounds"); do
   echo "rounds: round $r of $rounds, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-  "$bin" --min_log2="$log2" --max_log2="$log2" "--benchmark_filter=^BM_($workloads)/(fused_device|fused_e2e)/" \
+  "$bin" --min_log2="$log2" --max_log2="$log2" "--benchmark_filter=^BM_($workloads)/(fused_device|fused_e2e|host_view)/" \
     --benchmark_min_time="$min_time" --benchmark_format=json --benchmark_out="$tmp/run$r.json" \
     --check_out="$tmp/check$r.jsonl" >/dev/null
   "$python" bench/host_frameworks.py --like "$tmp/run$r.json" --check "$tmp/check$r.jsonl" --min-time "$min_time" \
@@ -55,7 +55,7 @@ print("| workload | ratio | " + " | ".join(f"round {r}" for r in range(1, rounds
 print("|---|---|" + "---:|" * (rounds + 1))
 for w in dict.fromkeys(k[0] for k in times):
     for base in ("numpy", "numexpr"):
-        for way, label in (("fused_device", "device"), ("fused_e2e", "e2e")):
+        for way, label in (("fused_device", "device"), ("fused_e2e", "e2e"), ("host_view", "host view")):
             a, b = times.get((w, base)), times.get((w, way))
             if not a or not b:
                 continue
