@@ -49,6 +49,13 @@ DeviceTuning default_tuning(const rt::Runtime& rt) {
   // local memory: the proxy for what a work-group's cache holds, so that the
   // row's later reads in the same kernel hit it.
   d.row_bytes = std::size_t(info.local_mem_bytes);
+  // Elements per work-item of a row kernel: fewer work-items per row mean
+  // shorter trees in local memory; up to 8 stay in registers. On an H200
+  // (rows of 1024, 2^26 floats, two rounds) 8 was best: softmax 254 us
+  // against 288 with 4 (2: 288, 16: 275), layer norm 235 against 257-271.
+  // The default stays 4 until the whole suite has run on a GPU with 8 (no
+  // GPU was left to run it on when this was measured).
+  d.elements_per_item = int(rt::int_setting({"FUSECL_ROW_ELEMENTS", 4, 1, 64, /*power_of_two=*/true, "the default"}));
   // Split reductions end in their last work-group where the device's OpenCL C
   // makes that well-defined (acq_rel atomics at device scope), else in a second
   // kernel. FUSECL_REDUCE_TWO_KERNELS=1 forces the second kernel (a debugging

@@ -581,13 +581,14 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   }
   // Work-items step through their row one element each: neighbours read
   // neighbours (coalesced on a GPU). Each row gets the work-items that give
-  // each about 4 elements, at most a group; short rows share a group, so
-  // that few work-items idle and the trees stay short. Where a work-item has
-  // at most 8 elements they stay in its registers between the phases.
+  // each about tuning.elements_per_item elements, at most a group; short
+  // rows share a group, so that few work-items idle and the trees stay
+  // short. Where a work-item has at most 8 elements they stay in its
+  // registers between the phases.
   b.plan.width = 1;
   const std::int64_t L = tuning.local_size;
   std::int64_t per_row = 1;
-  while (per_row < L && per_row * 4 < m) per_row *= 2;
+  while (per_row < L && per_row * tuning.elements_per_item < m) per_row *= 2;
   std::int64_t rows = L / per_row;
   while (rows > 1 && rows / 2 >= n) rows /= 2;  // no group larger than the rows there are
   const std::int64_t chunks = (m + per_row - 1) / per_row;

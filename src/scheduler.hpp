@@ -56,6 +56,8 @@ struct DeviceTuning {
   // Row kernels: the most bytes of input one row may read (0: no row kernels;
   // launch.cpp sets the device's local memory size).
   std::size_t row_bytes = 0;
+  // Row kernels: the elements each work-item of a row aims at (FUSECL_ROW_ELEMENTS).
+  int elements_per_item = 4;
   // Split reductions: the last work-group finishes (OpenCL C 2.0 atomics) or a second kernel does.
   codegen::SplitFinish split_finish = codegen::SplitFinish::SecondKernel;
   // Tiled transposed reads (tiling.hpp): allowed (FUSECL_TILES), and what the device gives them.

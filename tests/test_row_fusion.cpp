@@ -405,13 +405,14 @@ namespace {
 // of `local` (a GPU's 256 on this CPU device, whose groups are 16): the group
 // layouts a GPU gets (many work-items per row, rows kept in registers) are
 // checked here too.
-std::vector<float> with_local_size(const Array<float>& y, int local) {
+std::vector<float> with_local_size(const Array<float>& y, int local, int elements_per_item = 4) {
   const auto node = y.node();
   const detail::DevicePtr dev = node->device;
   {
     const detail::GraphLock lock{node.get()};
     auto t = detail::tuning_of(*dev);
     t.local_size = local;
+    t.elements_per_item = elements_per_item;
     detail::Schedule s = detail::make_schedule({node}, t);
     REQUIRE(s.kernel_count() == 1);
     REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
@@ -428,12 +429,15 @@ TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]
     const Pattern& pat = all[which];
     // 1 and 3: a work-item per row; 17: 8 per row, several rows per group;
     // 1000, 1024, 2048: 256 per row, 4 or 8 elements each in registers; 4099: a loop.
+    // FUSECL_ROW_ELEMENTS=8 (the layout measured fastest on an H200): 128 per
+    // row for rows of 1000 and 1024, two rows per group, 8 elements in registers.
+    for (const int per_item : {4, 8})
     for (const std::int64_t m : {1, 3, 17, 1000, 1024, 2048, 4099}) {
       for (int axis = 0; axis < 2; ++axis) {
         const Dims d = axis == 0 ? Dims{m, 5} : Dims{5, m};
-        INFO(pat.name << " along axis " << axis << " of " << dims_str(d));
+        INFO(pat.name << " along axis " << axis << " of " << dims_str(d) << ", " << per_item << " elements per work-item");
         const auto h = inputs(d, axis, 0x13a6 + std::uint64_t(m), pat.lo, pat.hi, m >= 3);
-        const auto got = with_local_size(pat.device(from_host(h, Shape(d)), axis), 256);
+        const auto got = with_local_size(pat.device(from_host(h, Shape(d)), axis), 256, per_item);
         std::vector<LD> want(h.size()), tol(h.size());
         for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
         for (std::size_t i = 0; i < h.size(); ++i) {
