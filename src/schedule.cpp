@@ -87,7 +87,7 @@ class Scheduler {
   // A new output holding n's value. Added to pending_ by the caller only
   // after the kernel computing it is planned, so that plan computes n.
   int new_output(const NodePtr& n) {
-    schedule.outputs.push_back({{n}, n->dtype, n->shape.size(), false});
+    schedule.outputs.push_back({{n}, n->dtype, n->shape.size(), false, nullptr});
     return int(schedule.outputs.size() - 1);
   }
 
@@ -234,7 +234,7 @@ class Scheduler {
     t.split_finish = codegen::SplitFinish::Consumer;
     auto red = plan_reduce(r, t, &pending_);
     if (!red.plan.reduce.two_stage || !fits(red) || red.plan.instrs.size() > kMaxBodyInstructions) return false;
-    schedule.outputs.push_back({{}, red.plan.reduce.acc, red.args.count * red.args.groups, false});
+    schedule.outputs.push_back({{}, red.plan.reduce.acc, red.args.count * red.args.groups, false, nullptr});
     const RowPartials partials{int(schedule.outputs.size() - 1), red.args.groups};
     auto k = plan_row({&root, 1}, rf.reductions, rf.axes, tuning_, &pending_, &partials);
     if (!fits(k) || k.plan.instrs.size() > kMaxBodyInstructions) {
