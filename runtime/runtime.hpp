@@ -84,10 +84,10 @@ std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size
 /// A buffer kernels write straight into host memory (CL_MEM_USE_HOST_PTR),
 /// on the same terms as wrap_host but with `data` itself aligned to 128
 /// bytes (a kernel's output starts at its buffer's start); null otherwise.
-/// The values are in `data` once host_sync has returned. Counts one download.
+/// The values are in `data` once host_sync has returned.
 std::shared_ptr<DeviceBuffer> wrap_host_out(Runtime& rt, void* data, std::size_t bytes);
 /// Waits for the work writing `buf` (from wrap_host_out) and makes its
-/// values visible in the host memory it wraps.
+/// values visible in the host memory it wraps. Counts one download.
 void host_sync(Runtime& rt, const DeviceBuffer& buf);
 
 /// Enqueues a copy of `bytes` from `src` at `src_offset` to `dst` at

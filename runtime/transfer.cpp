@@ -324,46 +324,49 @@ void wait(const Event& e) {
   if (e && e->ev) check(clWaitForEvents(1, &e->ev), "clWaitForEvents");
 }
 
-std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size_t bytes, std::size_t* pad) {
-  const TransferMode mode = transfer_mode();
-  if (!rt.dev.info.host_unified_memory || bytes == 0 || !data) return nullptr;
-  if (mode != TransferMode::Auto && mode != TransferMode::Mapped) return nullptr;
-  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(data);
-  *pad = std::size_t(at % 128);
-  void* start = reinterpret_cast<void*>(at - *pad);
-  cl_int err = CL_SUCCESS;
-  // The device only reads it; OpenCL takes a non-const pointer for both uses.
-  cl_mem mem = clCreateBuffer(rt.ctx, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes + *pad, start, &err);
-  if (err != CL_SUCCESS || !mem) return nullptr;  // the driver declines: upload instead
-  counters().uploads += 1;
-  counters().bytes_uploaded += bytes;
-  // Not the pool's: it holds no device memory, and goes when its last user does.
-  return std::shared_ptr<DeviceBuffer>(new DeviceBuffer{mem, bytes + *pad, bytes + *pad}, [](DeviceBuffer* b) {
-    static_cast<void>(clReleaseMemObject(b->mem));
-    delete b;
-  });
-}
+namespace {
 
-std::shared_ptr<DeviceBuffer> wrap_host_out(Runtime& rt, void* data, std::size_t bytes) {
+// A buffer over host memory the device uses in place (CL_MEM_USE_HOST_PTR),
+// where that copies nothing: on devices sharing the host's memory, when
+// transfers may map. Null where not, or where the driver declines.
+std::shared_ptr<DeviceBuffer> in_place(Runtime& rt, void* start, std::size_t bytes, cl_mem_flags access) {
   const TransferMode mode = transfer_mode();
-  if (!rt.dev.info.host_unified_memory || bytes == 0 || !data) return nullptr;
+  if (!rt.dev.info.host_unified_memory || bytes == 0 || !start) return nullptr;
   if (mode != TransferMode::Auto && mode != TransferMode::Mapped) return nullptr;
-  if (reinterpret_cast<std::uintptr_t>(data) % 128 != 0) return nullptr;
   cl_int err = CL_SUCCESS;
-  cl_mem mem = clCreateBuffer(rt.ctx, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR, bytes, data, &err);
+  cl_mem mem = clCreateBuffer(rt.ctx, access | CL_MEM_USE_HOST_PTR, bytes, start, &err);
   if (err != CL_SUCCESS || !mem) return nullptr;
-  counters().downloads += 1;
-  counters().bytes_downloaded += bytes;
+  // Not the pool's: it holds no device memory, and goes when its last user does.
   return std::shared_ptr<DeviceBuffer>(new DeviceBuffer{mem, bytes, bytes}, [](DeviceBuffer* b) {
     static_cast<void>(clReleaseMemObject(b->mem));
     delete b;
   });
 }
 
+}  // namespace
+
+std::shared_ptr<DeviceBuffer> wrap_host(Runtime& rt, const void* data, std::size_t bytes, std::size_t* pad) {
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(data);
+  *pad = std::size_t(at % 128);
+  // The device only reads it; OpenCL takes a non-const pointer for both uses.
+  auto buf = in_place(rt, reinterpret_cast<void*>(at - *pad), bytes ? bytes + *pad : 0, CL_MEM_READ_ONLY);
+  if (!buf) return nullptr;  // upload instead
+  counters().uploads += 1;
+  counters().bytes_uploaded += bytes;
+  return buf;
+}
+
+std::shared_ptr<DeviceBuffer> wrap_host_out(Runtime& rt, void* data, std::size_t bytes) {
+  if (reinterpret_cast<std::uintptr_t>(data) % 128 != 0) return nullptr;
+  return in_place(rt, data, bytes, CL_MEM_WRITE_ONLY);
+}
+
 void host_sync(Runtime& rt, const DeviceBuffer& buf) {
   // A blocking map waits for the kernels writing it and, where the driver
   // kept a copy of its own, brings the values to the host memory it wraps.
-  const Mapping m(rt.queue, buf.mem, 0, buf.bytes, CL_MAP_READ);
+  { const Mapping m(rt.queue, buf.mem, 0, buf.bytes, CL_MAP_READ); }
+  counters().downloads += 1;
+  counters().bytes_downloaded += buf.bytes;
 }
 
 void copy_buffer(Runtime& rt, const DeviceBuffer& src, std::size_t src_offset, const DeviceBuffer& dst,

@@ -440,8 +440,6 @@ void stream_to_host(const NodePtr& root, void* dst) {
         const std::size_t bytes = std::size_t(c->shape.size()) * es;
         if (auto in_place = rt::wrap_host_out(r, to, bytes)) {
           if (evaluate_into(c, in_place)) return rt::host_sync(r, *in_place);
-          rt::counters().downloads -= 1;  // not written in place after all: downloaded below
-          rt::counters().bytes_downloaded -= bytes;
         }
         evaluate({c});
         download_all(r, *c, to);
