@@ -25,6 +25,8 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
 std::string param_declaration(const KernelPlan& plan, const Param& p);
 std::string program_prelude(const KernelPlan& plan);
 std::string render_reduce(const KernelPlan& plan, const std::string& name);
+/// A reduction plan with reduce.moment (render_moment.cpp).
+std::string render_moment(const KernelPlan& plan, const std::string& name);
 std::string render_row(const KernelPlan& plan, const std::string& name);
 
 /// A reduction's start value in its accumulator dtype t (render_reduce.cpp).

@@ -7,6 +7,7 @@ bool KernelPlan::uses_fp64() const {
     if (i.dtype == DType::Float64) return true;
   for (auto d : buffer_dtypes)
     if (d == DType::Float64) return true;
+  if (kind == KernelKind::Reduce && reduce.moment) return true;  // float64 accumulators
   if (kind == KernelKind::Reduce && (reduce.acc == DType::Float64 || reduce.out == DType::Float64)) return true;
   return false;
 }
@@ -35,6 +36,7 @@ KernelPlan combine_plan(const KernelPlan& p) {
   if (reduce_info(p.reduce.op).finish == Finish::Mean) {
     c.reduce.divisor = 0;
     c.scalar_dtypes.push_back(p.scalar_dtypes.at(std::size_t(p.reduce.divisor)));
+    if (p.reduce.moment == 2) c.scalar_dtypes.push_back(p.scalar_dtypes.at(std::size_t(p.reduce.divisor + 1)));
   }
   return c;
 }
@@ -68,7 +70,7 @@ int gen_param_count(GenKind kind) {
 ParamList params(const KernelPlan& p) {
   ParamList out;
   const bool reduce = p.kind == KernelKind::Reduce;
-  const std::size_t n_outputs = reduce ? 1 : p.outputs.size();
+  const std::size_t n_outputs = reduce ? (p.reduce.moment == 2 ? 2 : 1) : p.outputs.size();
   for (std::size_t i = 0; i < n_outputs; ++i) out.push_back({ParamRole::Output, std::int16_t(i)});
   for (std::size_t i = 0; i < p.buffer_dtypes.size(); ++i) out.push_back({ParamRole::Input, std::int16_t(i)});
   for (std::size_t i = 0; i < p.scalar_dtypes.size(); ++i) out.push_back({ParamRole::Scalar, std::int16_t(i)});

@@ -124,6 +124,18 @@ struct ReduceSpec {
   // the row is read from memory once; 0: it loops over the row, re-reading it.
   std::uint16_t rows_per_group = 1;
   std::uint8_t row_chunks = 0;
+  // Row kernels: how a row's work-items combine their partial results. 0: a
+  // binary tree in local memory, a barrier per level; F: two levels, the
+  // first F work-items of the row each combining every F-th partial, then
+  // every work-item all F of them (or all of the row's, where it has at most
+  // 2F work-items): two barriers or one, whatever the row's work-items.
+  std::uint8_t row_fanin = 0;
+  // Moment kernels (render_moment.cpp; GroupPerOutput and ThreadPerOutput
+  // only): 0, a plain reduction; 1, the variance of float32 `input` in one
+  // pass, divided by scalar `divisor` (float64, n - ddof), its square root
+  // with post_sqrt; 2, also the mean of `input` into out1, divided by scalar
+  // divisor + 1 (float32, n). op is Mean, acc and out Float32.
+  std::uint8_t moment = 0;
 };
 
 /// Work-items of one tiled work-group: tile x (kTileWorkItems / tile), each
@@ -219,7 +231,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 // field can never be left out of the key and silently reuse a stale kernel.
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
-                        finish, combine, local_size, rows_per_group, row_chunks);
+                        finish, combine, local_size, rows_per_group, row_chunks, row_fanin, moment);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

@@ -98,7 +98,7 @@ std::string render_elementwise(const KernelPlan& plan, const std::string& name) 
 }
 
 std::string render(const KernelPlan& plan, const std::string& name) {
-  if (plan.kind == KernelKind::Reduce) return render_reduce(plan, name);
+  if (plan.kind == KernelKind::Reduce) return plan.reduce.moment ? render_moment(plan, name) : render_reduce(plan, name);
   if (plan.kind == KernelKind::Row) return render_row(plan, name);
   if (plan.tile) return render_tiled(plan, name);
   return render_elementwise(plan, name);

@@ -158,8 +158,25 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
     s += rr.head("    ", 1) + rr.body(need, "      ", 1) + accumulate("acc", "comp", A, 1, "      ") + "    }\n";
     if (kahan) s += "    acc = acc - comp;\n";
   }
-  if (rr.T == "1") {
+  const int T = std::stoi(rr.T), F = plan.reduce.row_fanin;
+  if (T == 1) {
     s += "    acc" + ks + " = acc;\n  }\n";  // a work-item per row: nothing to combine
+  } else if (F > 0) {
+    // Two levels (ReduceSpec::row_fanin): fewer barriers than a tree, each
+    // level a short sequence of reads from local memory (the second level's
+    // the same addresses for every work-item of the row: broadcasts).
+    s += "    " + sh + "[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
+    int count = T;
+    if (T > 2 * F) {
+      s += "    if (sl < " + std::to_string(F) + ") {\n      " + A + " a_ = " + sh + "[lid];\n";
+      s += "      for (int j = 1; j < " + std::to_string(T / F) + "; ++j) a_ = " +
+           combine("a_", sh + "[lid + j * " + std::to_string(F) + "]", 1) + ";\n";
+      s += "      " + sh + "[lid] = a_;\n    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
+      count = F;
+    }
+    s += "    acc = " + sh + "[lid - sl];\n";
+    s += "    for (int j = 1; j < " + std::to_string(count) + "; ++j) acc = " + combine("acc", sh + "[lid - sl + j]", 1) + ";\n";
+    s += "    acc" + ks + " = acc;\n  }\n";
   } else {
     // A tree over the row's work-items (a segment of the group, in local
     // memory); its last barrier makes the segment's first value final.

@@ -269,17 +269,21 @@ GraphLock::~GraphLock() {
 namespace {
 std::atomic<int> vector_bytes_override{0};    // set_vector_bytes; 0: none
 std::atomic<bool> two_kernels_override{false};  // set_reduce_two_kernels
+std::atomic<bool> two_pass_override{false};     // set_two_pass_moments
 }  // namespace
 
 void set_vector_bytes(int bytes) { vector_bytes_override.store(bytes > 0 ? std::clamp(bytes, 1, 128) : 0); }
 
 void set_reduce_two_kernels(bool on) { two_kernels_override.store(on); }
 
+void set_two_pass_moments(bool on) { two_pass_override.store(on); }
+
 DeviceTuning tuning_of(DeviceState& dev) {
   if (!dev.tuning) dev.tuning = default_tuning(dev.runtime());
   DeviceTuning t = *dev.tuning;
   if (const int v = vector_bytes_override.load(std::memory_order_relaxed)) t.vector_bytes = v;
   if (two_kernels_override.load(std::memory_order_relaxed)) t.split_finish = codegen::SplitFinish::SecondKernel;
+  if (two_pass_override.load(std::memory_order_relaxed)) t.one_pass_moments = false;
   return t;
 }
 

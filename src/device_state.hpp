@@ -70,7 +70,7 @@ DevicePtr common_device(const std::vector<NodePtr>& inputs, std::string_view wha
 void check_one_device(std::initializer_list<const Node*> inputs, std::string_view what);
 
 /// The tuning of `dev` (the caller holds its lock) with the process-wide overrides for tests and
-/// benchmarks (set_vector_bytes, set_reduce_two_kernels) applied.
+/// benchmarks (set_vector_bytes, set_reduce_two_kernels, set_two_pass_moments) applied.
 DeviceTuning tuning_of(DeviceState& dev);
 
 /// Holds, for its scope, the locks of every device whose nodes the graphs of

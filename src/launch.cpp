@@ -44,6 +44,10 @@ DeviceTuning default_tuning(const rt::Runtime& rt) {
   static const bool column_blocks = rt::switch_setting("FUSECL_COLUMN_BLOCKS", true);
   d.column_blocks = column_blocks;
   d.max_work_group_size = info.max_work_group_size;
+  // FUSECL_ONE_PASS_MOMENTS=0 computes var/std in two passes, as the graph
+  // defines them (to compare the two; devices without float64 always do).
+  static const bool moments = rt::switch_setting("FUSECL_ONE_PASS_MOMENTS", true);
+  d.one_pass_moments = moments && info.fp64;
   d.local_mem_bytes = info.local_mem_bytes;
   // Row kernels (reduce-then-use in one kernel) while a row's inputs fit in
   // local memory: the proxy for what a work-group's cache holds, so that the
@@ -53,9 +57,14 @@ DeviceTuning default_tuning(const rt::Runtime& rt) {
   // shorter trees in local memory; up to 8 stay in registers. On an H200
   // (rows of 1024, 2^26 floats, two rounds) 8 was best: softmax 254 us
   // against 288 with 4 (2: 288, 16: 275), layer norm 235 against 257-271.
-  // The default stays 4 until the whole suite has run on a GPU with 8 (no
-  // GPU was left to run it on when this was measured).
-  d.elements_per_item = int(rt::int_setting({"FUSECL_ROW_ELEMENTS", 4, 1, 64, /*power_of_two=*/true, "the default"}));
+  // CPUs keep 4: a CPU work-group's work-items are a loop on one core, and
+  // PoCL's groups are small (16) already.
+  d.elements_per_item = int(rt::int_setting({"FUSECL_ROW_ELEMENTS", cpu ? 4 : 8, 1, 64, /*power_of_two=*/true,
+                                              cpu ? "the default on CPUs" : "the default on GPUs"}));
+  // A row's work-items combine their partials in two levels of 16 (two
+  // barriers) instead of a binary tree (a barrier per level: 7 for 128
+  // work-items); FUSECL_ROW_FANIN=0 keeps the tree, to compare.
+  d.row_fanin = int(rt::int_setting({"FUSECL_ROW_FANIN", 16, 0, 64, /*power_of_two=*/true, "the default (0: a binary tree)"}));
   // Split reductions end in their last work-group where the device's OpenCL C
   // makes that well-defined (acq_rel atomics at device scope), else in a second
   // kernel. FUSECL_REDUCE_TWO_KERNELS=1 forces the second kernel (a debugging
@@ -100,6 +109,7 @@ ScheduledKernel combine_kernel(const ScheduledKernel& sk) {
   c.args.groups = sk.args.groups;
   c.args.scratch_bytes = sk.args.scratch_bytes;
   if (sk.plan.reduce.op == Op::Mean) c.args.scalars.push_back(sk.args.scalars.at(std::size_t(sk.plan.reduce.divisor)));
+  if (sk.plan.reduce.moment == 2) c.args.scalars.push_back(sk.args.scalars.at(std::size_t(sk.plan.reduce.divisor + 1)));
   return c;
 }
 

@@ -32,6 +32,11 @@ void set_vector_bytes(int bytes);
 /// restores the devices' defaults (FUSECL_REDUCE_TWO_KERNELS, then the device).
 void set_reduce_two_kernels(bool on);
 
+/// Computes later var/std in two passes, as the graph defines them, even where
+/// a device would compute them in one (tests compare both); false restores
+/// the devices' defaults (FUSECL_ONE_PASS_MOMENTS, then float64).
+void set_two_pass_moments(bool on);
+
 /// Renders the program text of a plan for `rt`'s device (what the cache hashes and builds).
 rt::KernelSource kernel_source(const rt::Runtime& rt, const codegen::KernelPlan& plan);
 

@@ -52,6 +52,25 @@ struct MadeReduction {
   int output;
 };
 
+// Whether `view` only broadcasts its input, a reduction over `axes` with
+// kept dimensions, back along them (as x - mean(x, axes, true) reads it).
+bool broadcast_back(const Node& view, const std::vector<int>& axes) {
+  const Node& in = *view.inputs[0];
+  const ViewData& vd = view.view();
+  if (vd.offset != 0 || in.shape.ndim() != view.shape.ndim()) return false;
+  const auto strides = contiguous_strides(in.shape);
+  for (int i = 0; i < view.shape.ndim(); ++i) {
+    const auto k = std::size_t(i);
+    const std::int64_t vdim = view.shape.dims()[k], idim = in.shape.dims()[k];
+    if (std::binary_search(axes.begin(), axes.end(), i)) {
+      if (idim != 1 || (vdim != 1 && vd.strides[k] != 0)) return false;
+    } else if (idim != vdim || (vdim != 1 && vd.strides[k] != strides[k])) {
+      return false;
+    }
+  }
+  return true;
+}
+
 class Scheduler {
   // Short lists made for every evaluation: held in place (scheduler.hpp).
   using Nodes = SmallVector<NodePtr, 4>;
@@ -248,12 +267,90 @@ class Scheduler {
     return true;
   }
 
+  // The float32 x of `v`, a var/std as make_moment builds it (the mean of
+  // (x - m) * (x - m), m the mean of x over the same axes), where one moment
+  // kernel computes it in one pass (plan_moment): the device has float64,
+  // the body has that form and the kernel would read x along its rows.
+  // Decided the same way wherever it is asked (evaluate skips m's kernel).
+  const NodePtr* moment_input(const Node& v) {
+    if (!tuning_.one_pass_moments || v.op != Op::Mean || !is_fused(*v.inputs[0], &pending_)) return nullptr;
+    const NodePtr& sq = v.inputs[0];
+    if (sq->op != Op::Mul || sq->inputs[0] != sq->inputs[1] || !is_fused(*sq->inputs[0], &pending_)) return nullptr;
+    const NodePtr& d = sq->inputs[0];
+    if (d->op != Op::Sub || d->dtype != DType::Float32) return nullptr;
+    const NodePtr& x = d->inputs[0];
+    const Node* mp = d->inputs[1].get();
+    if (mp->op == Op::View) {
+      if (!broadcast_back(*mp, v.reduce().axes)) return nullptr;
+      mp = mp->inputs[0].get();
+    }
+    const Node& m = *mp;
+    if (m.op != Op::Mean || m.inputs.empty() || m.inputs[0] != x || m.reduce().axes != v.reduce().axes || m.reduce().post_sqrt)
+      return nullptr;
+    for (const auto& [node, ok] : moment_ok_)
+      if (node == &v) return ok ? &x : nullptr;
+    const bool ok = plan_moment(v, x, nullptr, tuning_, &pending_) != std::nullopt;
+    moment_ok_.emplace_back(&v, ok);
+    return ok ? &x : nullptr;
+  }
+
+  // Computes `first` with one moment kernel where it is a var/std that has
+  // one (moment_input), or a mean that one in `todo` can compute too; every
+  // mean of the same array over the same axes in `todo` is its second
+  // output. Takes them out of `todo`; true if it did.
+  bool schedule_moment(const NodePtr& first, Nodes& todo, CutReason cut) {
+    NodePtr var;
+    const NodePtr* x = moment_input(*first);
+    if (x) {
+      var = first;
+    } else if (first->op == Op::Mean && !first->reduce().post_sqrt) {
+      for (const auto& t : todo) {
+        if (t.get() == first.get() || op_class(t->op) != OpClass::Reduce || done(*t)) continue;
+        const NodePtr* tx = moment_input(*t);
+        if (tx && first->inputs[0] == *tx && first->reduce().axes == t->reduce().axes) {
+          var = t;
+          x = tx;
+          break;
+        }
+      }
+    }
+    if (!var) return false;
+    Nodes means;
+    for (const auto& t : todo)
+      if (t->op == Op::Mean && !done(*t) && !t->reduce().post_sqrt && !t->inputs.empty() && t->inputs[0] == *x &&
+          t->reduce().axes == var->reduce().axes && t->shape.size() == var->shape.size())
+        means.push_back(t);
+    auto k = plan_moment(*var, *x, means.empty() ? nullptr : means.front().get(), tuning_, &pending_);
+    if (!k || !fits(*k)) {
+      // Too many arguments for one kernel (moment_input said yes, so
+      // evaluate did not schedule var's mean): the two-pass kernels, the mean first.
+      for (const auto& b : todo_of(unevaluated_barriers(var, &pending_))) evaluate({b}, CutReason::Reduction);
+      return false;
+    }
+    Outputs outs{new_output(var)};
+    if (!means.empty()) {
+      schedule.outputs.push_back({{}, means.front()->dtype, means.front()->shape.size(), false, nullptr});
+      for (const auto& mn : means) schedule.outputs.back().nodes.push_back(mn);
+      outs.push_back(int(schedule.outputs.size() - 1));
+    }
+    add_kernel(std::move(*k), (*x)->shape, outs, cut);
+    auto made = [&](const NodePtr& n, int out) {
+      made_.push_back({n->inputs[0], n->op, n->dtype, n->shape, n->reduce().axes, n->reduce().divisor, n->reduce().post_sqrt, out});
+      pending_.add(*n, out);
+    };
+    made(var, outs[0]);
+    for (const auto& mn : means) made(mn, outs[1]);
+    todo.erase(std::remove_if(todo.begin(), todo.end(), [&](const NodePtr& t) { return done(*t); }), todo.end());
+    return true;
+  }
+
   bool too_long(const Node& n) const { return std::find(too_long_.begin(), too_long_.end(), &n) != too_long_.end(); }
 
   DeviceTuning tuning_;
   PendingOutputs pending_;
   std::vector<MadeReduction> made_;
   std::vector<const Node*> too_long_;  // reductions whose readers' rows were too long for a row kernel
+  std::vector<std::pair<const Node*, bool>> moment_ok_;  // moment_input's answers, asked again in run
 };
 
 void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
@@ -273,7 +370,9 @@ void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
     if (f.next < f.todo.size()) {
       const NodePtr& r = f.todo[f.next++];  // not used once a frame is pushed
       if (done(*r)) continue;  // scheduled below an earlier root
-      auto deps = todo_of(unevaluated_barriers(r, &pending_));
+      // A var/std computed in one pass needs what its input needs, not its mean.
+      const NodePtr* mx = moment_input(*r);
+      auto deps = todo_of(mx ? unevaluated_barriers_below(*mx, &pending_) : unevaluated_barriers(r, &pending_));
       if (deps.empty()) continue;
       // Its reductions inside; with the frame's later roots where they can share the kernel.
       if (schedule_row(r, f.barriers ? barrier_reason(*r) : reason,
@@ -320,6 +419,7 @@ void Scheduler::run(Nodes& todo, std::optional<CutReason> reason) {
         todo.erase(todo.begin());
         continue;
       }
+      if (schedule_moment(first, todo, cut)) continue;
       split_oversized({&first->inputs[0], 1});
       auto k = plan_reduce_fitting(first);
       const int out = new_output(first);

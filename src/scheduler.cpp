@@ -20,38 +20,6 @@ using codegen::Instr;
 
 const NodePtr& body_root(const NodePtr& root) { return root->op == Op::Contiguous ? root->inputs[0] : root; }
 
-std::vector<NodePtr> unevaluated_barriers(const NodePtr& root, const PendingOutputs* pending) {
-  std::vector<NodePtr> out;
-  if (root->op == Op::Transfer) return out;  // its input is another device's, evaluated there
-  const std::uint32_t epoch = next_walk_epoch();
-  // Pointers to the graph's own references: the graph does not change during
-  // the walk (the caller holds its lock), and no reference count is touched
-  // for each node of every body of every evaluation.
-  SmallVector<const NodePtr*, 16> stack;
-  if (op_class(root->op) == OpClass::Reduce || root->op == Op::Concat)
-    for (const auto& in : root->inputs) stack.push_back(&in);
-  else
-    stack.push_back(&body_root(root));
-  while (!stack.empty()) {
-    const NodePtr& n = *stack.back();
-    stack.pop_back();
-    if (n->mark == epoch) continue;
-    n->mark = epoch;
-    if (pending && pending->find(*n) >= 0) continue;  // an earlier kernel of the schedule computes it
-    if (is_barrier(*n)) {
-      out.push_back(n);
-      continue;
-    }
-    if (n->op == Op::View && is_barrier(*n->inputs[0]) && !is_evaluated(*n->inputs[0], pending)) {
-      out.push_back(n->inputs[0]);
-      continue;
-    }
-    if (is_elementwise(n->op))
-      for (const auto& in : n->inputs) stack.push_back(&in);
-  }
-  return out;
-}
-
 namespace {
 
 // Walks a kernel body once, producing hash-consed instructions and the
@@ -441,21 +409,37 @@ ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTun
   return {std::move(b.plan), std::move(b.args), tiling};
 }
 
-ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending) {
-  const NodePtr& x = root->inputs[0];
+namespace {
+
+// A reduction kernel for `root` over `x`: root's input, or for a moment
+// kernel (moment 1 or 2, see codegen::ReduceSpec) the float32 array whose
+// var/std root is (and, with moment 2, whose mean `mean` is).
+ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, const Node* mean, const DeviceTuning& tuning,
+                               const PendingOutputs* pending) {
   const Shape& logical = x->shape;
   BodyBuilder b(logical, pending);
   auto& rs = b.plan.reduce;
   b.plan.kind = codegen::KernelKind::Reduce;
-  rs.op = root->op;
+  rs.op = root.op;
   rs.acc = x->dtype;
-  rs.out = root->dtype;
+  rs.out = root.dtype;
   rs.input = b.visit(x);
-  rs.post_sqrt = root->reduce().post_sqrt;
-  if (reduce_info(root->op).finish == Finish::Mean) {
+  rs.post_sqrt = root.reduce().post_sqrt;
+  rs.moment = std::uint8_t(moment);
+  if (moment) {
+    // The variance's divisor in float64 (it divides the float64 sum of squares),
+    // the mean's as the mean kernel has it.
+    rs.divisor = std::int16_t(b.plan.scalar_dtypes.size());
+    b.plan.scalar_dtypes.push_back(DType::Float64);
+    b.args.scalars.push_back(float_bits(DType::Float64, root.reduce().divisor));
+    if (moment == 2) {
+      b.plan.scalar_dtypes.push_back(rs.acc);
+      b.args.scalars.push_back(float_bits(rs.acc, mean->reduce().divisor));
+    }
+  } else if (reduce_info(root.op).finish == Finish::Mean) {
     rs.divisor = std::int16_t(b.plan.scalar_dtypes.size());
     b.plan.scalar_dtypes.push_back(rs.acc);
-    b.args.scalars.push_back(float_bits(rs.acc, root->reduce().divisor));
+    b.args.scalars.push_back(float_bits(rs.acc, root.reduce().divisor));
   }
 
   // Index space: kept axes first, reduced axes last, never merged across.
@@ -463,7 +447,7 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
   std::int64_t n = 1, m = 1;
   for (int pass = 0; pass < 2; ++pass)
     for (int i = 0; i < logical.ndim(); ++i) {
-      const bool reduced = std::binary_search(root->reduce().axes.begin(), root->reduce().axes.end(), i);
+      const bool reduced = std::binary_search(root.reduce().axes.begin(), root.reduce().axes.end(), i);
       if (reduced != (pass == 1)) continue;
       perm.push_back(i);
       group.push_back(pass);
@@ -533,10 +517,25 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
     rs.two_stage = g > 1;
     if (rs.two_stage) rs.finish = tuning.split_finish;
     b.args.groups = g;
-    // Partials (render_reduce.cpp): arg-reductions' indices, then the values.
-    if (rs.two_stage) b.args.scratch_bytes = std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
+    // Partials (render_reduce.cpp): arg-reductions' indices, then the values;
+    // a moment's (render_moment.cpp): a count and three float64s each.
+    if (rs.two_stage)
+      b.args.scratch_bytes = moment ? std::size_t(n * g * 32) : std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
   }
   return {std::move(b.plan), std::move(b.args)};
+}
+
+}  // namespace
+
+ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending) {
+  return plan_reduction(*root, root->inputs[0], 0, nullptr, tuning, pending);
+}
+
+std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, const Node* mean, const DeviceTuning& tuning,
+                                           const PendingOutputs* pending) {
+  auto k = plan_reduction(var, x, mean ? 2 : 1, mean, tuning, pending);
+  if (k.plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock) return std::nullopt;
+  return k;
 }
 
 ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
@@ -597,6 +596,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   b.plan.reduce.local_size = std::uint16_t(per_row * rows);
   b.plan.reduce.rows_per_group = std::uint16_t(rows);
   b.plan.reduce.row_chunks = std::uint8_t(k <= 8 ? k : 0);
+  b.plan.reduce.row_fanin = std::uint8_t(tuning.row_fanin);
   b.args.count = m == 0 ? 0 : n;  // rows; empty rows have no elements to store
   b.args.reduce_count = m;
   if (partials) {

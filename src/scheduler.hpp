@@ -10,6 +10,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include <array>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <utility>
@@ -58,6 +59,8 @@ struct DeviceTuning {
   std::size_t row_bytes = 0;
   // Row kernels: the elements each work-item of a row aims at (FUSECL_ROW_ELEMENTS).
   int elements_per_item = 4;
+  // Row kernels: the fan-in of their two-level combine, 0 for a binary tree (FUSECL_ROW_FANIN).
+  int row_fanin = 16;
   // Split reductions: the last work-group finishes (OpenCL C 2.0 atomics) or a second kernel does.
   codegen::SplitFinish split_finish = codegen::SplitFinish::SecondKernel;
   // Tiled transposed reads (tiling.hpp): allowed (FUSECL_TILES), and what the device gives them.
@@ -65,6 +68,9 @@ struct DeviceTuning {
   bool column_blocks = true;  // ReduceStrategy::ColumnBlock allowed (FUSECL_COLUMN_BLOCKS)
   std::size_t max_work_group_size = 256;
   std::uint64_t local_mem_bytes = 32768;
+  // var/std of float32 in one pass (moment kernels): the device has float64
+  // and FUSECL_ONE_PASS_MOMENTS is not 0.
+  bool one_pass_moments = false;
 };
 
 struct ScheduledKernel {
@@ -175,5 +181,17 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
 
 /// One reduction kernel for a Reduce node.
 ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending = nullptr);
+
+/// One moment kernel (codegen ReduceSpec::moment) for `var`, a var or std
+/// node as make_moment builds it, computed from `x` (its float32 input) in
+/// one pass; with `mean`, a mean of x over the same axes, that too (out1).
+/// nullopt where the reduction would read x across rows (ColumnBlock): then
+/// the two-pass graph computes it.
+std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, const Node* mean, const DeviceTuning& tuning,
+                                           const PendingOutputs* pending = nullptr);
+
+/// Nodes below the kernel body `body` (itself included, if it is one) that
+/// must be evaluated before a kernel reading it.
+std::vector<NodePtr> unevaluated_barriers_below(const NodePtr& body, const PendingOutputs* pending = nullptr);
 
 }  // namespace fusecl::detail

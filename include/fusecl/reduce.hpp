@@ -54,7 +54,9 @@ Array<std::int64_t> argmax(const Array<T>& a, int axis, bool keepdims = false) {
 }
 
 /// Variance, NumPy's two-pass definition: mean(|x - mean(x)|^2) * n / (n - ddof).
-/// Two kernels: the mean, then the mean of squared deviations.
+/// For float32 on a device with float64, computed in one pass over x in
+/// float64 (README: "Variance in one pass"); otherwise two kernels: the mean,
+/// then the mean of squared deviations.
 #define FUSECL_MOMENT(NAME, SQRT)                                                                       \
   template <class T>                                                                                    \
   Array<type_of_t<moment_dtype(dtype_of_v<T>)>> NAME(const Array<T>& a) {                               \

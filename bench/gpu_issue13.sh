@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Issue 13 on a lent NVIDIA GPU machine, from the repository root, with a bundle
+# made by scripts/make_bundle.sh in carry/new:
+#   bash bench/gpu_issue13.sh tests    the whole suite on the GPU, then the knobs
+#                                      side by side at 2^26: one-pass var/std
+#                                      against two passes, row kernels with 4
+#                                      and 8 elements per work-item (3 rounds)
+#   bash bench/gpu_issue13.sh table    fusecl at 2^16, 2^21, 2^26 on the
+#                                      reduction workloads, then CuPy, cupy.fuse,
+#                                      torch and torch.compile on the same inputs,
+#                                      each checked against fusecl's results
+# Everything goes under $OUT; each step has a time limit.
+set -u
+bundle=$PWD/carry/new
+mkdir -p /etc/OpenCL/vendors
+echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+export FUSECL_DEVICE=${GPU_DEVICE:-nvidia} LD_LIBRARY_PATH=$bundle/lib FUSECL_CACHE_DIR=/tmp/kc-issue13
+{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; "$bundle/bin/fusecl-info"; } > "$OUT/env.txt" 2>&1
+bench() { timeout "$1" "$bundle/bin/fusecl-bench" "${@:2}"; }
+if [ "${1:-}" = tests ]; then
+  (cd "$bundle/bin" && FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
+     timeout 300 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
+  tail -3 "$OUT/tests.txt"
+  for r in 1 2 3; do
+    for v in "one_pass" "two_pass FUSECL_ONE_PASS_MOMENTS=0" "row4 FUSECL_ROW_ELEMENTS=4" "row8 FUSECL_ROW_ELEMENTS=8"; do
+      set -- $v
+      env ${2:-} "$bundle/bin/fusecl-bench" --benchmark_filter='BM_(mean_std|softmax|row_norm)/fused_device/26/' \
+        --min_log2=26 --max_log2=26 --benchmark_min_time=0.2 --benchmark_format=json > "$OUT/knob_${1}_$r.json" 2> "$OUT/knob_${1}_$r.err"
+      echo "$1 round $r: $?"
+    done
+  done
+  exit 0
+fi
+run=$OUT/run.json check=$OUT/check.jsonl
+bench 150 --min_log2=16 --max_log2=26 --log2_step=5 \
+  '--benchmark_filter=^BM_(copy/|(mean_std|softmax|row_norm|sum_squares|transpose_add|haversine|black_scholes)/(fused_device|device_eager)/)' \
+  --benchmark_min_time=0.05 --benchmark_out_format=json --benchmark_out="$run" --check_out="$check" > "$OUT/fusecl-bench.txt" 2>&1
+echo "fusecl-bench: $?"
+timeout 300 python3 bench/gpu_frameworks.py --like "$run" --check "$check" --min-time 0.05 --out "$OUT/frameworks.json" \
+  > "$OUT/gpu_frameworks.txt" 2>&1
+echo "gpu_frameworks: $?"
+tail -5 "$OUT/gpu_frameworks.txt"

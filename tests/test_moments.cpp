@@ -1,0 +1,249 @@
+// var and std of float32 in one pass (moment kernels, codegen/render_moment.cpp):
+// Welford per work-item and Chan's combination in float64, the mean a second
+// output where the same evaluation asks for it. Checked against the long
+// double two-pass reference and against the two-pass kernels on the same
+// device (set_two_pass_moments), on every strategy a moment kernel has, with
+// both finishes of split reductions, edge values and different values in
+// every lane; and the kernel counts.
+#include "src/launch.hpp"
+#include "support/host_array.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fusecl/fusecl.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace fusecl;
+using namespace fusecl::test;
+
+namespace {
+
+// Restores the devices' defaults when a test ends, passed or not.
+struct Modes {
+  Modes(bool two_pass, bool two_kernels) {
+    detail::set_two_pass_moments(two_pass);
+    detail::set_reduce_two_kernels(two_kernels);
+  }
+  ~Modes() {
+    detail::set_two_pass_moments(false);
+    detail::set_reduce_two_kernels(false);
+  }
+  Modes(const Modes&) = delete;
+  Modes& operator=(const Modes&) = delete;
+};
+
+bool device_has_fp64() { return default_device().info().fp64; }
+
+// NumPy's var: two passes, here in long double; NaN where n <= ddof as NumPy
+// gives (0/0) or inf (positive / 0).
+long double ref_var(const std::vector<float>& xs, int ddof) {
+  long double mean = 0, ss = 0;
+  for (float x : xs) mean += x;
+  mean /= static_cast<long double>(xs.size());
+  for (float x : xs) ss += (x - mean) * (x - mean);
+  return ss / static_cast<long double>(std::max<long double>(0, static_cast<long double>(xs.size()) - ddof));
+}
+
+// f of each row of `len` values of h (one result per row).
+template <class F>
+std::vector<long double> per_row(const std::vector<float>& h, std::int64_t len, F f) {
+  std::vector<long double> out;
+  for (std::size_t r = 0; r < h.size() / std::size_t(len); ++r)
+    out.push_back(f(std::vector<float>(h.begin() + std::ptrdiff_t(r * std::size_t(len)), h.begin() + std::ptrdiff_t((r + 1) * std::size_t(len)))));
+  return out;
+}
+
+// Equal to `want` within `ulps` of float32 relative, or both NaN, or the same infinity.
+void check_close(float got, long double want, double ulps) {
+  INFO("got " << got << ", want " << double(want));
+  const float w = float(want);
+  if (std::isnan(w)) {
+    CHECK(std::isnan(got));
+  } else if (std::isinf(w)) {
+    CHECK(got == w);
+  } else {
+    CHECK(std::fabs(double(got) - double(want)) <= ulps * FLT_EPSILON * std::fabs(double(want)) + FLT_MIN);
+  }
+}
+
+// Noise around `centre`, a different value in every lane.
+std::vector<float> noisy(std::size_t n, float centre, float spread, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-spread, spread);
+  std::vector<float> h(n);
+  for (auto& v : h) v = centre + u(rng);
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("var and std in one pass: kernel counts", "[reduce][moments]") {
+  if (!device_has_fp64()) {
+    WARN("the device has no float64: var and std take two passes there");
+    return;
+  }
+  const auto h = noisy(std::size_t(1) << 20, 3.0f, 2.0f, 1);
+  const auto x = from_host(h);
+  for (bool two_kernels : {false, true}) {
+    INFO((two_kernels ? "split reductions finished by a second kernel" : "the device's finish"));
+    Modes modes(false, two_kernels);
+    reset_stats();
+    auto m = mean(x);
+    auto s = stddev(x);
+    eval(m, s);
+    // One pass computes both: one kernel, two where the partials need a second.
+    const auto one_pass = stats().kernels_launched;
+    CHECK(one_pass <= 2);
+    if (two_kernels) CHECK(one_pass == 2);
+    reset_stats();
+    (void)var(x).to_host();
+    CHECK(stats().kernels_launched == one_pass);
+    {
+      Modes two_pass(true, two_kernels);
+      reset_stats();
+      auto m2 = mean(x);
+      auto s2 = stddev(x);
+      eval(m2, s2);
+      CHECK(stats().kernels_launched > one_pass);  // the mean, then the squared deviations
+      check_close(m.to_host()[0], m2.to_host()[0], 1);
+      check_close(s.to_host()[0], s2.to_host()[0], 16);
+    }
+  }
+  SECTION("a layer norm over rows too long for a row kernel: the mean and var in one kernel, then the expression") {
+    // A row twice the device's local memory: too long for a row kernel.
+    const std::int64_t cols = std::max<std::int64_t>(1 << 14, std::int64_t(default_device().info().local_mem_bytes / 2));
+    const auto hx = noisy(std::size_t(4 * cols), 1.0f, 1.0f, 2);
+    const auto y = from_host(hx, {4, cols});
+    // The moment kernel is split over groups where 4 rows do not fill the
+    // device: one kernel or two, as a split var of the whole array takes.
+    reset_stats();
+    (void)var(x).to_host();
+    const auto moment_kernels = stats().kernels_launched;
+    reset_stats();
+    const auto ln = ((y - mean(y, 1, true)) / sqrt(var(y, 1, true) + 1e-5f)).to_host();
+    CHECK(stats().kernels_launched == moment_kernels + 1);
+    for (std::int64_t r = 0; r < 4; ++r) {
+      const std::vector<float> row(hx.begin() + r * cols, hx.begin() + (r + 1) * cols);
+      long double mu = 0;
+      for (float v : row) mu += v;
+      mu /= cols;
+      const long double sd = std::sqrt(ref_var(row, 0) + 1e-5L);
+      // x - mean rounds at the scale of |x| and |mean|, however small the difference.
+      for (std::int64_t j = 0; j < cols; j += 997) {
+        const long double xj = row[std::size_t(j)], want = (xj - mu) / sd;
+        INFO("row " << r << ", element " << j);
+        CHECK(std::fabs(double(ln[std::size_t(r * cols + j)]) - double(want)) <=
+              8 * FLT_EPSILON * double((std::fabs(xj) + std::fabs(mu)) / sd + std::fabs(want)));
+      }
+    }
+  }
+}
+
+TEST_CASE("var and std in one pass against the long double reference", "[reduce][moments]") {
+  if (!device_has_fp64()) {
+    WARN("the device has no float64: var and std take two passes there");
+    return;
+  }
+  // Row lengths: a work-item per row (up to 16), a group per row with and
+  // without a vector tail, and whole arrays split over groups.
+  for (const std::int64_t len : {1, 3, 16, 17, 1000, 4099, 100003, 1 << 20}) {
+    for (const float centre : {0.0f, 1e4f, -3e6f}) {
+      const std::int64_t rows = len > 5000 ? 1 : 7;
+      const auto h = noisy(std::size_t(rows * len), centre, 1.5f, std::uint64_t(len) + std::uint64_t(centre));
+      const auto x = from_host(h, {rows, len});
+      for (bool two_kernels : {false, true}) {
+        Modes modes(false, two_kernels);
+        for (int ddof : {0, 1}) {
+          INFO("rows of " << len << " around " << centre << ", ddof " << ddof << (two_kernels ? ", second kernel" : ""));
+          auto v = var(x, 1, false, ddof);
+          auto s = stddev(x, 1, true, ddof);
+          auto m = mean(x, 1);
+          eval(v, s, m);
+          const auto gv = v.to_host(), gs = s.to_host(), gm = m.to_host();
+          const auto want = per_row(h, len, [&](const std::vector<float>& r) { return ref_var(r, ddof); });
+          const auto want_mean = per_row(h, len, [](const std::vector<float>& r) {
+            long double a = 0;
+            for (float f : r) a += f;
+            return a / static_cast<long double>(r.size());
+          });
+          REQUIRE(gv.size() == want.size());
+          for (std::size_t i = 0; i < gv.size(); ++i) {
+            // Float64 throughout, rounded once: an ulp or two, where the
+            // float32 two-pass kernels lose digits to a mean far from 0.
+            check_close(gv[i], want[i], 2);
+            check_close(gs[i], std::sqrt(want[i]), 2);
+            check_close(gm[i], want_mean[i], 2);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("var and std in one pass: edge values as NumPy has them", "[reduce][moments]") {
+  if (!device_has_fp64()) {
+    WARN("the device has no float64: var and std take two passes there");
+    return;
+  }
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  struct Case {
+    const char* what;
+    std::vector<float> values;
+    float var, mean;
+  };
+  const float big = 3e38f, tiny = 1e-40f;  // tiny: a denormal
+  const std::vector<Case> cases = {
+      {"an inf: deviations inf - inf", {1, 2, inf, 4, 5, 6, 7, 8, 9}, nan, inf},
+      {"-inf and inf", {-inf, 1, 2, inf}, nan, nan},
+      {"a NaN", {1, 2, 3, nan, 5, 6, 7, 8, 9, 10, 11}, nan, nan},
+      {"-0 and 0", {-0.0f, 0.0f, -0.0f, 0.0f, -0.0f}, 0.0f, 0.0f},
+      {"one value", {42.0f}, 0.0f, 42.0f},
+      {"extremes: the variance overflows float32", {big, -big, big, -big, big, -big, big, -big}, inf, 0.0f},
+      {"denormals", {tiny, -tiny, tiny, -tiny}, float(double(tiny) * double(tiny)), 0.0f},
+  };
+  for (bool two_kernels : {false, true}) {
+    Modes modes(false, two_kernels);
+    for (const auto& c : cases) {
+      for (const std::size_t copies : {std::size_t(1), std::size_t(40000)}) {  // alone; and split, the value in many lanes
+        INFO(c.what << " x" << copies << (two_kernels ? ", second kernel" : ""));
+        std::vector<float> h;
+        for (std::size_t k = 0; k < copies; ++k) h.insert(h.end(), c.values.begin(), c.values.end());
+        const auto x = from_host(h);
+        auto v = var(x);
+        auto m = mean(x);
+        eval(v, m);
+        const float gv = v.to_host()[0], gm = m.to_host()[0];
+        if (std::isnan(c.var)) CHECK(std::isnan(gv));
+        else check_close(gv, c.var, 2);
+        if (std::isnan(c.mean)) CHECK(std::isnan(gm));
+        else if (c.mean == 0) CHECK(std::fabs(gm) <= 1e-30f);
+        else check_close(gm, c.mean, 1);
+      }
+    }
+  }
+  SECTION("empty and n <= ddof: NaN and inf, as NumPy") {
+    const auto e = from_host(std::vector<float>{}, {0});
+    CHECK(std::isnan(var(e).to_host()[0]));
+    CHECK(std::isnan(mean(e).to_host()[0]));
+    const auto one = from_host(std::vector<float>{3.0f, 5.0f}, {2, 1});
+    for (float v : var(one, 1, false, 1).to_host()) CHECK(std::isnan(v));  // 0 / 0
+  }
+}
+
+TEST_CASE("var over a leading axis stays two-pass and correct", "[reduce][moments]") {
+  // A column reduction reads across rows (ColumnBlock): the moment kernel does
+  // not take it; the two-pass kernels do, with the same answers.
+  const std::int64_t rows = 3000, cols = 64;
+  const auto h = noisy(std::size_t(rows * cols), 2.0f, 1.0f, 7);
+  const auto x = from_host(h, {rows, cols});
+  const auto got = var(x, 0).to_host();
+  for (std::int64_t c = 0; c < cols; ++c) {
+    std::vector<float> col;
+    for (std::int64_t r = 0; r < rows; ++r) col.push_back(h[std::size_t(r * cols + c)]);
+    check_close(got[std::size_t(c)], ref_var(col, 0), 16);
+  }
+}
