@@ -276,7 +276,11 @@ void set_vector_bytes(int bytes) { vector_bytes_override.store(bytes > 0 ? std::
 void set_reduce_two_kernels(bool on) { two_kernels_override.store(on); }
 
 DeviceTuning tuning_of(DeviceState& dev) {
-  if (!dev.tuning) dev.tuning = default_tuning(dev.runtime());
+  if (!dev.tuning) {
+    DeviceTuning t = default_tuning(dev.runtime());
+    start_tuning(rt::info(dev.runtime()), dev.tune, t);
+    dev.tuning = t;
+  }
   DeviceTuning t = *dev.tuning;
   if (const int v = vector_bytes_override.load(std::memory_order_relaxed)) t.vector_bytes = v;
   if (two_kernels_override.load(std::memory_order_relaxed)) t.split_finish = codegen::SplitFinish::SecondKernel;
