@@ -2,6 +2,7 @@
 
 #include "fusecl/fusecl.hpp"
 #include "runtime/env_settings.hpp"
+#include "runtime/stats_counters.hpp"
 #include "src/device_state.hpp"
 #include "src/schedule.hpp"
 #include "src/tuning.hpp"
@@ -159,6 +160,7 @@ rt::TunedValues measure_class(DeviceState& dev, rt::TuneClass c, const DeviceTun
   rt::TunedValues out;
   if (knobs.empty()) return out;
 
+  const rt::UncountedScope uncounted;  // the uploads, builds and launches below are not the program's
   const Device device(dev.shared_from_this());
   const std::int64_t n = synthetic_elements(info, c);
   Synthetic syn;

@@ -298,6 +298,8 @@ void child_workload(bool all_classes) {
       const auto e = fusecl::exp(x - fusecl::max(x, 1, true));
       for (const float v : (e / fusecl::sum(e, 1, true)).to_host()) out << ' ' << v;
     }
+    // The tuner's own kernels are not counted: the program sees only its own.
+    out << "\nkernels " << fusecl::stats().kernels_launched << " uploads " << fusecl::stats().uploads;
     if (round == 1) std::cout << "<<" << out.str() << ">>\n";
   }
 }
@@ -424,6 +426,8 @@ TEST_CASE("FUSECL_TUNE=0 measures and writes nothing and gives the same results,
   const std::string a = results_of(off), b = results_of(on);
   CHECK(numbers_after(a, "ew") == numbers_after(b, "ew"));
   CHECK(numbers_after(a, "sum").at(0) == Approx(numbers_after(b, "sum").at(0)).epsilon(1e-5));
+  CHECK(numbers_after(a, "kernels") == numbers_after(b, "kernels"));
+  CHECK_FALSE(numbers_after(b, "kernels").empty());
   const auto sa = numbers_after(a, "softmax"), sb = numbers_after(b, "softmax");
   REQUIRE(sa.size() == sb.size());
   for (std::size_t i = 0; i < sa.size(); ++i) CHECK(sa[i] == Approx(sb[i]).margin(1e-6));
