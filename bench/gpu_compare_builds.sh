@@ -18,7 +18,8 @@ LD_LIBRARY_PATH=$root/new/lib $root/new/bin/fusecl-info >> $OUT/env.txt 2>&1
 if [ "${1:-}" = tests ]; then
 # The suite (every Catch2 case; the install test is a ctest-only build test).
 cd $root/new/bin
-export FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$root/.. FUSECL_CACHE_DIR=/tmp/kc-tests
+# FUSECL_TUNE=0 as ctest runs the suite: kernel layouts pinned by tests are the defaults.
+export FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$root/.. FUSECL_CACHE_DIR=/tmp/kc-tests
 t0=$(date +%s)
 LD_LIBRARY_PATH=$root/new/lib timeout 420 ./fusecl_tests --reporter compact > $OUT/tests.txt 2>&1
 echo "rc=$? seconds=$(( $(date +%s) - t0 ))" >> $OUT/tests.txt

@@ -4,7 +4,9 @@
 #   bash bench/gpu_issue13.sh tests    the whole suite on the GPU, then the knobs
 #                                      side by side at 2^26: one-pass var/std
 #                                      against two passes, row kernels with 4
-#                                      and 8 elements per work-item (3 rounds)
+#                                      and 8 elements per work-item, two-level
+#                                      combine against the tree, measured tuning
+#                                      against the defaults (3 rounds)
 #   bash bench/gpu_issue13.sh table    fusecl at 2^16, 2^21, 2^26 on the
 #                                      reduction workloads, then CuPy, cupy.fuse,
 #                                      torch and torch.compile on the same inputs,
@@ -18,14 +20,15 @@ export FUSECL_DEVICE=${GPU_DEVICE:-nvidia} LD_LIBRARY_PATH=$bundle/lib FUSECL_CA
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; "$bundle/bin/fusecl-info"; } > "$OUT/env.txt" 2>&1
 bench() { timeout "$1" "$bundle/bin/fusecl-bench" "${@:2}"; }
 if [ "${1:-}" = tests ]; then
-  (cd "$bundle/bin" && FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
+  (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
      timeout 300 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
   tail -3 "$OUT/tests.txt"
   for r in 1 2 3; do
-    for v in "one_pass" "two_pass FUSECL_ONE_PASS_MOMENTS=0" "row4 FUSECL_ROW_ELEMENTS=4" "row8 FUSECL_ROW_ELEMENTS=8"; do
+    for v in "default" "two_pass FUSECL_ONE_PASS_MOMENTS=0" "row4 FUSECL_ROW_ELEMENTS=4" "row8 FUSECL_ROW_ELEMENTS=8" \
+             "tree FUSECL_ROW_FANIN=0" "untuned FUSECL_TUNE=0"; do
       set -- $v
-      env ${2:-} "$bundle/bin/fusecl-bench" --benchmark_filter='BM_(mean_std|softmax|row_norm)/fused_device/26/' \
-        --min_log2=26 --max_log2=26 --benchmark_min_time=0.2 --benchmark_format=json > "$OUT/knob_${1}_$r.json" 2> "$OUT/knob_${1}_$r.err"
+      env ${2:-} FUSECL_LOG=tune "$bundle/bin/fusecl-bench" --benchmark_filter='BM_(mean_std|softmax|row_norm|haversine)/fused_device/(21|26)/' \
+        --min_log2=21 --max_log2=26 --log2_step=5 --benchmark_min_time=0.2 --benchmark_format=json > "$OUT/knob_${1}_$r.json" 2> "$OUT/knob_${1}_$r.err"
       echo "$1 round $r: $?"
     done
   done

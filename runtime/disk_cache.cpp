@@ -253,6 +253,20 @@ void DiskCache::store(const CacheKey& key, const EntryMetadata& meta, std::span<
   }
 }
 
+bool DiskCache::store_text(const fs::path& path, std::string_view text) {
+  if (!writable()) return false;
+  try {
+    if (!ensure_folder(path.parent_path())) return false;
+    if (!write_atomically(path, {reinterpret_cast<const unsigned char*>(text.data()), text.size()})) return false;
+    log("stored " + path.string());
+    return true;
+  } catch (const std::exception& e) {
+    warn_once(Trouble::WriteFailed, "could not store " + path.string() + ": " + e.what() +
+                                        " (later store failures in this run are not reported)");
+    return false;
+  }
+}
+
 std::vector<CacheFile> DiskCache::scan() const {
   std::vector<CacheFile> out;
   if (s_.dir.empty()) return out;

@@ -79,6 +79,13 @@ class DiskCache {
   void store(const CacheKey& key, const EntryMetadata& meta, std::span<const unsigned char> binary,
              std::string_view source);
 
+  /// Writes `text` to `path`, a file in a subfolder of the cache folder that
+  /// is not a key prefix (tuning/), as entries are written: atomically, 0600,
+  /// the subfolder made 0700. Does nothing unless writable(). Never throws;
+  /// false when nothing was written. Eviction, verify and clear leave such
+  /// files alone (they are not kernels, and are a few hundred bytes).
+  bool store_text(const std::filesystem::path& path, std::string_view text);
+
   /// Every entry, source and temporary file in the subfolders; other files are ignored.
   /// An absent folder is an empty cache. Never creates anything.
   std::vector<CacheFile> scan() const;

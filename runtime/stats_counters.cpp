@@ -5,19 +5,32 @@
 
 namespace fusecl::rt {
 
-Counters& counters() {
+Counters& process_counters() {
   // Atomics of integers are trivially destructible, so code running during
   // static destruction (a buffer released late) can still bump them safely.
   static Counters c;
   return c;
 }
 
+namespace {
+thread_local Counters* uncounted = nullptr;  // set by an UncountedScope
+}  // namespace
+
+Counters& counters() { return uncounted ? *uncounted : process_counters(); }
+
+UncountedScope::UncountedScope() : previous_(uncounted) {
+  static thread_local Counters scratch;
+  uncounted = &scratch;
+}
+
+UncountedScope::~UncountedScope() { uncounted = previous_; }
+
 }  // namespace fusecl::rt
 
 namespace fusecl {
 
 Stats stats() {
-  const rt::Counters& c = rt::counters();
+  const rt::Counters& c = rt::process_counters();
   Stats s;
   s.uploads = c.uploads.load();
   s.downloads = c.downloads.load();
@@ -36,7 +49,7 @@ Stats stats() {
 }
 
 void reset_stats() {
-  rt::Counters& c = rt::counters();
+  rt::Counters& c = rt::process_counters();
   for (auto* counter : {&c.uploads, &c.downloads, &c.bytes_uploaded, &c.bytes_downloaded, &c.kernels_launched,
                         &c.programs_built, &c.programs_loaded, &c.memory_cache_hits, &c.disk_cache_hits,
                         &c.disk_cache_misses, &c.auto_evaluations, &c.streamed_chunks})

@@ -15,6 +15,25 @@ struct Counters {
   std::atomic<std::uint64_t> streamed_chunks{0};
 };
 
+/// The counters this thread's work bumps: the process's, which stats()
+/// reads, or, inside an UncountedScope, a set of its own that nobody reads.
 Counters& counters();
+
+/// The process's counters, which stats() reads and reset_stats() resets.
+Counters& process_counters();
+
+/// Work this thread does while one is alive does not count in stats(): the
+/// tuner's synthetic kernels (src/tuner.hpp) are not the program's work, and
+/// programs that check their kernel counts must not see them.
+class UncountedScope {
+ public:
+  UncountedScope();
+  ~UncountedScope();
+  UncountedScope(const UncountedScope&) = delete;
+  UncountedScope& operator=(const UncountedScope&) = delete;
+
+ private:
+  Counters* previous_;
+};
 
 }  // namespace fusecl::rt

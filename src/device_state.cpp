@@ -279,7 +279,11 @@ void set_reduce_two_kernels(bool on) { two_kernels_override.store(on); }
 void set_two_pass_moments(bool on) { two_pass_override.store(on); }
 
 DeviceTuning tuning_of(DeviceState& dev) {
-  if (!dev.tuning) dev.tuning = default_tuning(dev.runtime());
+  if (!dev.tuning) {
+    DeviceTuning t = default_tuning(dev.runtime());
+    start_tuning(rt::info(dev.runtime()), dev.tune, t);
+    dev.tuning = t;
+  }
   DeviceTuning t = *dev.tuning;
   if (const int v = vector_bytes_override.load(std::memory_order_relaxed)) t.vector_bytes = v;
   if (two_kernels_override.load(std::memory_order_relaxed)) t.split_finish = codegen::SplitFinish::SecondKernel;

@@ -17,6 +17,7 @@
 #include "fusecl/device.hpp"
 #include "runtime/runtime.hpp"
 #include "src/scheduler.hpp"
+#include "src/tuning.hpp"
 
 #include <initializer_list>
 #include <memory>
@@ -27,7 +28,7 @@
 
 namespace fusecl::detail {
 
-struct DeviceState {
+struct DeviceState : std::enable_shared_from_this<DeviceState> {
   /// The process default: opened on first use of runtime(), so that making an
   /// empty Array or reading a setting does not start OpenCL.
   DeviceState();
@@ -40,8 +41,10 @@ struct DeviceState {
 
   // Guards this device's nodes and runtime (see the top of this file).
   std::recursive_mutex mutex;
-  // Under `mutex`: default_tuning() of this device, computed on first use.
+  // Under `mutex`: default_tuning() of this device, computed on first use,
+  // with what tuning.hpp has loaded or measured for it since.
   std::optional<DeviceTuning> tuning;
+  TuningState tune;  // under `mutex`: where `tuning`'s tuned values came from
   const int serial;  // 0: the process default; N: the Nth open_device
 
  private:

@@ -4,6 +4,7 @@
 #include "fusecl/error.hpp"
 #include "runtime/env_settings.hpp"
 #include "src/device_state.hpp"
+#include "src/tuning.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,23 +20,16 @@ std::string build_options(const rt::Runtime& rt) {
   return o;
 }
 
-DeviceTuning default_tuning(const rt::Runtime& rt) {
-  const auto& info = rt::info(rt);
+DeviceTuning default_tuning(const DeviceInfo& info) {
   const bool cpu = info.type == "CPU";
   DeviceTuning d;
-  // CPUs (PoCL) gain most from explicit wide vectors (one AVX-512 register,
-  // or two AVX2 ones); GPUs want 16-byte loads per work-item. Read per device
-  // (each has its own default), once per device (device_state.cpp caches it).
-  d.vector_bytes = int(rt::int_setting(
-      {"FUSECL_VECTOR_BYTES", cpu ? 64 : 16, 1, 128, /*power_of_two=*/true, cpu ? "the default on CPUs" : "the default on GPUs"}));
-  // CPU work-groups run as loops on one core: small groups, one or two per core.
-  d.local_size = int(std::min<std::size_t>(cpu ? 16 : 256, info.max_work_group_size));
-  int pow2 = 1;
-  while (pow2 * 2 <= d.local_size) pow2 *= 2;
-  d.local_size = pow2;
-  // GPUs: 4 groups of 256 per multiprocessor. 8 (full occupancy) measured no
-  // better on an H200 (sum of 2^26 floats: 81.4 us against 77.6 us).
-  d.target_groups = int(std::max(1u, info.compute_units)) * (cpu ? 2 : 4);
+  // The knobs tuning.hpp measures start at the device's defaults (what they
+  // are and why: tuning_file.cpp's default_values).
+  const rt::TunedValues defaults = rt::default_values(info);
+  for (std::size_t k = 0; k < rt::knob_count; ++k) set_knob(d, rt::Knob(k), *defaults.v[k], info);
+  // Read per device (each has its own default), once per device (device_state.cpp caches it).
+  d.vector_bytes = int(rt::int_setting({"FUSECL_VECTOR_BYTES", d.vector_bytes, 1, 128, /*power_of_two=*/true,
+                                        cpu ? "the default on CPUs" : "the default on GPUs"}));
   d.max_parameter_bytes = std::max<std::size_t>(256, info.max_parameter_size);
   // FUSECL_TILES=0 reads transposed operands in place (to compare the two paths).
   static const bool tiles = rt::switch_setting("FUSECL_TILES", true);
@@ -44,27 +38,27 @@ DeviceTuning default_tuning(const rt::Runtime& rt) {
   static const bool column_blocks = rt::switch_setting("FUSECL_COLUMN_BLOCKS", true);
   d.column_blocks = column_blocks;
   d.max_work_group_size = info.max_work_group_size;
+  d.local_mem_bytes = info.local_mem_bytes;
   // FUSECL_ONE_PASS_MOMENTS=0 computes var/std in two passes, as the graph
   // defines them (to compare the two; devices without float64 always do).
   static const bool moments = rt::switch_setting("FUSECL_ONE_PASS_MOMENTS", true);
   d.one_pass_moments = moments && info.fp64;
-  d.local_mem_bytes = info.local_mem_bytes;
   // Row kernels (reduce-then-use in one kernel) while a row's inputs fit in
   // local memory: the proxy for what a work-group's cache holds, so that the
   // row's later reads in the same kernel hit it.
   d.row_bytes = std::size_t(info.local_mem_bytes);
   // Elements per work-item of a row kernel: fewer work-items per row mean
-  // shorter trees in local memory; up to 8 stay in registers. On an H200
-  // (rows of 1024, 2^26 floats, two rounds) 8 was best: softmax 254 us
-  // against 288 with 4 (2: 288, 16: 275), layer norm 235 against 257-271.
-  // CPUs keep 4: a CPU work-group's work-items are a loop on one core, and
-  // PoCL's groups are small (16) already.
-  d.elements_per_item = int(rt::int_setting({"FUSECL_ROW_ELEMENTS", cpu ? 4 : 8, 1, 64, /*power_of_two=*/true,
-                                              cpu ? "the default on CPUs" : "the default on GPUs"}));
+  // shorter trees in local memory; up to 8 stay in registers.
+  d.elements_per_item = int(rt::int_setting({"FUSECL_ROW_ELEMENTS", d.elements_per_item, 1, 64, /*power_of_two=*/true, "the default"}));
   // A row's work-items combine their partials in two levels of 16 (two
   // barriers) instead of a binary tree (a barrier per level: 7 for 128
   // work-items); FUSECL_ROW_FANIN=0 keeps the tree, to compare.
   d.row_fanin = int(rt::int_setting({"FUSECL_ROW_FANIN", 16, 0, 64, /*power_of_two=*/true, "the default (0: a binary tree)"}));
+  return d;
+}
+
+DeviceTuning default_tuning(const rt::Runtime& rt) {
+  DeviceTuning d = default_tuning(rt::info(rt));
   // Split reductions end in their last work-group where the device's OpenCL C
   // makes that well-defined (acq_rel atomics at device scope), else in a second
   // kernel. FUSECL_REDUCE_TWO_KERNELS=1 forces the second kernel (a debugging
@@ -109,7 +103,6 @@ ScheduledKernel combine_kernel(const ScheduledKernel& sk) {
   c.args.groups = sk.args.groups;
   c.args.scratch_bytes = sk.args.scratch_bytes;
   if (sk.plan.reduce.op == Op::Mean) c.args.scalars.push_back(sk.args.scalars.at(std::size_t(sk.plan.reduce.divisor)));
-  if (sk.plan.reduce.moment == 2) c.args.scalars.push_back(sk.args.scalars.at(std::size_t(sk.plan.reduce.divisor + 1)));
   return c;
 }
 
@@ -189,7 +182,10 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::sh
     rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
                       rt::NDRange{2, {blocks * std::size_t(a.groups) * B, R, 1}, {B, R, 1}});
   } else {
-    std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
+    // Elementwise: the device's measured (or default) group size; tuning.hpp
+    // sets it, and the tuner's candidates, in the device's tuning.
+    std::size_t local = std::min<std::size_t>(dev.tuning ? std::size_t(std::max(1, dev.tuning->elementwise_local_size)) : 256,
+                                              std::max<std::size_t>(1, info.max_work_group_size));
     std::size_t global;
     if (plan.kind == codegen::KernelKind::Row) {  // a work-group per rows_per_group rows (grid form: count groups)
       local = plan.reduce.local_size;

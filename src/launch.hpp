@@ -18,6 +18,9 @@ std::string build_options(const rt::Runtime& rt);
 /// FUSECL_VECTOR_BYTES / FUSECL_REDUCE_TWO_KERNELS (device_state.hpp's
 /// tuning_of adds the overrides below).
 DeviceTuning default_tuning(const rt::Runtime& rt);
+/// The same without an opened device (fusecl-info): all but what only an
+/// opened device tells (how split reductions finish).
+DeviceTuning default_tuning(const DeviceInfo& info);
 
 /// The default device's tuning (tests).
 DeviceTuning device_tuning();

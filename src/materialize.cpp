@@ -6,6 +6,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "src/stream.hpp"
+#include "src/tuning.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -36,7 +37,7 @@ void evaluate_host(const NodePtr& r) {
 void evaluate_on(DeviceState& dev, const std::vector<NodePtr>& roots) {
   for (const auto& r : roots)
     if (r->host) evaluate_host(r);
-  Schedule s = make_schedule(roots, tuning_of(dev));
+  Schedule s = tuned_schedule(dev, roots);
   if (s.steps.empty() && s.outputs.empty()) return;
   if (log_schedules()) std::cerr << describe(s, describe(dev)) << std::flush;
   run_schedule(dev, s);
@@ -71,7 +72,7 @@ void evaluate(const std::vector<NodePtr>& roots) {
 bool evaluate_into(const NodePtr& root, std::shared_ptr<rt::DeviceBuffer> dst) {
   if (root->op == Op::Buffer || !root->device) return false;
   DeviceState& dev = *root->device;
-  Schedule s = make_schedule({root}, tuning_of(dev));
+  Schedule s = tuned_schedule(dev, {root});
   const int k = s.output_of(*root);
   if (k < 0 || s.outputs[std::size_t(k)].nodes.size() != 1) return false;
   const bool written = std::any_of(s.steps.begin(), s.steps.end(), [&](const ScheduleStep& st) {
@@ -94,7 +95,7 @@ std::string kernel_source_of(const NodePtr& x) {
            " through host memory: no kernel\n";
   }
   DeviceState& dev = *x->device;
-  Schedule s = make_schedule({x}, tuning_of(dev));
+  Schedule s = tuned_schedule(dev, {x});
   // x's own kernels are shown, not run; the steps before them run, so that
   // the source shown is the one evaluation would launch.
   const int own = s.output_of(*x);

@@ -92,4 +92,7 @@ std::string describe(const Schedule& s, const std::string& device);
 /// Whether FUSECL_LOG asks for schedules (read once; an unknown value warns).
 bool log_schedules();
 
+/// Whether FUSECL_LOG asks for tuning measurements (tuning.hpp).
+bool log_tuning();
+
 }  // namespace fusecl::detail

@@ -1,5 +1,6 @@
 // FUSECL_LOG=schedule: each schedule, one line per step, on stderr before it
-// runs, to see where kernels begin and end and why.
+// runs, to see where kernels begin and end and why. Also where FUSECL_LOG is
+// read (tune is the other log: tuning.hpp's measurements).
 #include "src/schedule.hpp"
 
 #include "runtime/env_settings.hpp"
@@ -81,16 +82,39 @@ std::string describe(const Schedule& s, const std::string& device) {
   return out;
 }
 
-bool log_schedules() {
-  static const bool on = [] {
-    const std::string_view v = rt::trim(rt::env_value("FUSECL_LOG"));
-    if (v.empty()) return false;
-    if (v == "schedule") return true;
-    rt::write_to_stderr("fusecl: warning: FUSECL_LOG='" + std::string(v) +
-                        "' is not a known log (the one there is: schedule); using no log");
-    return false;
+namespace {
+
+enum LogBits : unsigned { kLogSchedule = 1, kLogTune = 2 };
+
+// FUSECL_LOG: a comma-separated list of the logs wanted, read once. Unknown
+// words get one warning; the known ones still count.
+unsigned log_bits() {
+  static const unsigned bits = [] {
+    const std::string_view raw = rt::env_value("FUSECL_LOG");
+    unsigned on = 0;
+    std::string unknown;
+    std::string_view rest = raw;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      const std::string_view word = rt::trim(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      if (word == "schedule") on |= kLogSchedule;
+      else if (word == "tune") on |= kLogTune;
+      else if (!word.empty()) unknown += (unknown.empty() ? "" : ", ") + std::string(word);
+    }
+    if (!unknown.empty())
+      rt::write_to_stderr("fusecl: warning: FUSECL_LOG='" + std::string(raw) + "' asks for an unknown log (" + unknown +
+                          "; the logs are schedule and tune, comma-separated); " +
+                          (on ? "using the known ones" : "using no log"));
+    return on;
   }();
-  return on;
+  return bits;
 }
+
+}  // namespace
+
+bool log_schedules() { return log_bits() & kLogSchedule; }
+
+bool log_tuning() { return log_bits() & kLogTune; }
 
 }  // namespace fusecl::detail

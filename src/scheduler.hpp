@@ -52,6 +52,7 @@ struct KernelArgs {
 struct DeviceTuning {
   int vector_bytes = 16;   // preferred bytes per vector load
   int local_size = 256;    // work-group size for reductions
+  int elementwise_local_size = 256;  // work-group size of (untiled) elementwise kernels: launch.cpp reads it
   int target_groups = 64;  // work-groups that keep the whole device busy
   std::size_t max_parameter_bytes = 1024;  // CL_DEVICE_MAX_PARAMETER_SIZE
   // Row kernels: the most bytes of input one row may read (0: no row kernels;

@@ -1,9 +1,16 @@
 // fusecl-info: lists the OpenCL devices fusecl can see and which one it would
-// use. It only discovers and chooses; it creates no context, so a driver that
-// fails to set up a device cannot hide the others from the listing.
+// use, and that device's launch settings (tuning) and where they come from.
+// It only discovers and chooses; it creates no context (unless --tune asks
+// for measuring), so a driver that fails to set up a device cannot hide the
+// others from the listing.
 #include "fusecl/error.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/device_discovery.hpp"
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/tuning.hpp"
+
+#include <fusecl/device.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,10 +22,15 @@
 namespace {
 
 constexpr const char* kUsage =
-    "Usage: fusecl-info [--help]\n"
+    "Usage: fusecl-info [--tune] [--help]\n"
     "\n"
     "Lists every OpenCL device on this machine with what fusecl knows about it,\n"
-    "and marks with '*' the one fusecl would use.\n"
+    "marks with '*' the one fusecl would use, and prints that device's launch\n"
+    "settings (tuning) and where each comes from: stored by an earlier run,\n"
+    "the defaults (not measured yet), or an environment variable.\n"
+    "\n"
+    "  --tune   open that device and measure every kernel class not measured yet\n"
+    "           (as fusecl does when a class first runs), then print the settings.\n"
     "\n"
     "Environment:\n"
     "  FUSECL_DEVICE          which device fusecl uses: cpu, gpu or accelerator (the\n"
@@ -26,7 +38,11 @@ constexpr const char* kUsage =
     "                         as listed here), or part of a platform or device name\n"
     "                         (case-insensitive). Unset: the first GPU, else the first CPU.\n"
     "  FUSECL_POOL_MAX_BYTES  most bytes of unused device buffers fusecl keeps for\n"
-    "                         reuse (never more than a quarter of the device's memory).\n";
+    "                         reuse (never more than a quarter of the device's memory).\n"
+    "  FUSECL_TUNE            1 (default): measure each kernel class's launch settings\n"
+    "                         once per device and store them beside the kernel cache;\n"
+    "                         0: the defaults; again: measure anew and replace them.\n"
+    "  FUSECL_CACHE, FUSECL_CACHE_DIR  the kernel cache folder, where tuning is stored.\n";
 
 using fusecl::DeviceInfo;
 using fusecl::VectorWidths;
@@ -65,10 +81,51 @@ void print_device(const DeviceInfo& d, bool chosen) {
   std::printf("\n");
 }
 
+void print_tuning(const DeviceInfo& d, const fusecl::detail::TuningState& st, const fusecl::detail::DeviceTuning& t) {
+  const char* mode = st.auto_off                                   ? "unset: not measured on CPU devices"
+                     : st.mode == fusecl::detail::TuneMode::Off     ? "0, off"
+                     : st.mode == fusecl::detail::TuneMode::Again ? "again"
+                                                                  : "1";
+  std::printf("Tuning of %s (FUSECL_TUNE=%s):\n", d.id().c_str(), mode);
+  for (const auto& r : fusecl::detail::tuning_report(d, st, t))
+    std::printf("  %-26s%6d  %s\n", r.name.c_str(), r.value, r.source.c_str());
+}
+
+// The chosen device's tuning without opening it: what its first use would
+// start from. With --tune, the device is opened and every class measured.
+int report_tuning(const DeviceInfo& d, bool tune) {
+  using namespace fusecl::detail;
+  try {
+    if (!tune) {
+      DeviceTuning t = default_tuning(d);
+      TuningState st;
+      start_tuning(d, st, t);
+      print_tuning(d, st, t);
+      return 0;
+    }
+    // The default device is the one listed as chosen: both follow FUSECL_DEVICE.
+    const fusecl::Device dev = fusecl::default_device();
+    DeviceState& state = *dev.state();
+    const GraphLock lock(state);
+    settle_all(state);
+    print_tuning(dev.info(), state.tune, *state.tuning);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "fusecl-info: tuning: %s\n", e.what());
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  bool tune = false;
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--tune") == 0) {
+      tune = true;
+      continue;
+    }
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       std::fputs(kUsage, stdout);
       return 0;
@@ -113,6 +170,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fusecl-info: %s\n", choice_error.c_str());
     return 1;
   }
-  std::printf("fusecl uses %s: %s\n", devices[choice->index].id().c_str(), choice->reason.c_str());
-  return 0;
+  std::printf("fusecl uses %s: %s\n\n", devices[choice->index].id().c_str(), choice->reason.c_str());
+  std::fflush(stdout);
+  return report_tuning(devices[choice->index], tune);
 }
