@@ -14,6 +14,10 @@
 # Everything goes under $OUT; each step has a time limit.
 set -u
 bundle=$PWD/carry/new
+# Everything is packed into $OUT/issue13.tgz at the end (the device tool brings
+# back a limited number of files).
+pack() { (cd "$OUT" && tar czf /tmp/issue13.tgz --exclude=issue13.tgz . && find . -type f ! -name issue13.tgz -delete && mv /tmp/issue13.tgz .); }
+trap pack EXIT
 mkdir -p /etc/OpenCL/vendors
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 export FUSECL_DEVICE=${GPU_DEVICE:-nvidia} LD_LIBRARY_PATH=$bundle/lib FUSECL_CACHE_DIR=/tmp/kc-issue13
@@ -22,7 +26,10 @@ bench() { timeout "$1" "$bundle/bin/fusecl-bench" "${@:2}"; }
 if [ "${1:-}" = tests ]; then
   (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
      timeout 300 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
-  tail -3 "$OUT/tests.txt"
+  grep -E "FAILED|failed|passed" "$OUT/tests.txt" | head -40
+  # What a Python module build would find here (issue 15's CuPy comparison).
+  { command -v g++ c++ cmake; python3 -c 'import sys, sysconfig; print(sys.version, sysconfig.get_paths()["include"])';
+    python3 -c 'import pybind11; print("pybind11", pybind11.__version__)'; } > "$OUT/python_probe.txt" 2>&1
   for r in 1 2 3; do
     for v in "default" "two_pass FUSECL_ONE_PASS_MOMENTS=0" "row4 FUSECL_ROW_ELEMENTS=4" "row8 FUSECL_ROW_ELEMENTS=8" \
              "tree FUSECL_ROW_FANIN=0" "untuned FUSECL_TUNE=0"; do

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -213,6 +214,33 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
                       for (float f : v) m = std::max(m, f);
                       return m;
                     }));
+  }
+  SECTION("var and mean in one pass: a work-item per output, a group per output, split over groups") {
+    // Moment kernels (render_moment.cpp): four arrays of partials in local
+    // memory, a tree over them, partials of a split in scratch. Small integers:
+    // exact sums; the variance within an ulp of float64's.
+    if (device().fp64) {
+      auto check = [&](const HostArray<float>& a, int axis) {
+        const auto x = to_device(a);
+        auto v = axis < 0 ? var(x) : var(x, axis);
+        auto m = axis < 0 ? mean(x) : mean(x, axis);
+        REQUIRE(kernel_source(v).find("fcl_chan") != std::string::npos);
+        eval(v, m);
+        const auto gv = v.to_host(), gm = m.to_host();
+        const std::int64_t len = axis < 0 ? std::int64_t(a.data.size()) : a.shape.back();
+        for (std::size_t o = 0; o < gv.size(); ++o) {
+          double s = 0, q = 0;
+          for (std::int64_t i = 0; i < len; ++i) s += a.data[o * std::size_t(len) + std::size_t(i)];
+          const double mu = s / double(len);
+          for (std::int64_t i = 0; i < len; ++i) q += (a.data[o * std::size_t(len) + std::size_t(i)] - mu) * (a.data[o * std::size_t(len) + std::size_t(i)] - mu);
+          CHECK(std::fabs(double(gv[o]) - q / double(len)) <= FLT_EPSILON * q / double(len));
+          CHECK(gm[o] == float(s) / float(len));
+        }
+      };
+      check(ints({300, 13}, 18), 1);
+      check(ints({8, 2003}, 19), 1);
+      check(ints({20001}, 20), -1);
+    }
   }
   SECTION("random") {
     const auto u = random::uniform<float>({1027}, 42).to_host();
