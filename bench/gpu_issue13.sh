@@ -41,6 +41,29 @@ if [ "${1:-}" = tests ]; then
   done
   exit 0
 fi
+# The Python module, built here against this machine's Python and pybind11
+# (the headers fusecl's public headers need from Boost in carry/pyhdr, the
+# library in carry/pylib), then its overhead beside CuPy's (issue 15).
+if [ -f carry/pylib/libfusecl.a ]; then
+  mkdir -p /tmp/py/fusecl /tmp/pyobj
+  export PYBIND_INC=$(python3 -c 'import pybind11; print(pybind11.get_include())')
+  export PY_INC=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  suffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+  ls python/src/*.cpp | xargs -P 16 -I{} sh -c \
+    'g++ -std=c++20 -O2 -fPIC -w -Iinclude -Icarry/pyhdr -I"$PY_INC" -I"$PYBIND_INC" -c {} -o /tmp/pyobj/$(basename {} .cpp).o' \
+    > "$OUT/python_build.txt" 2>&1
+  g++ -shared -o "/tmp/py/fusecl/_core$suffix" /tmp/pyobj/*.o carry/pylib/libfusecl.a -L"$bundle/lib" -lOpenCL -lpthread >> "$OUT/python_build.txt" 2>&1
+  cp python/fusecl/*.py /tmp/py/fusecl/
+  PYTHONPATH=/tmp/py timeout 120 python3 bench/python_overhead.py > "$OUT/python_overhead.txt" 2>&1
+  echo "python_overhead: $?"; cat "$OUT/python_overhead.txt"; tail -5 "$OUT/python_build.txt"
+fi
+for r in 1 2 3; do
+  for v in "default" "two_pass FUSECL_ONE_PASS_MOMENTS=0"; do
+    set -- $v
+    env ${2:-} "$bundle/bin/fusecl-bench" --benchmark_filter='BM_mean_std/fused_device/(21|26)/' --min_log2=21 --max_log2=26 \
+      --log2_step=5 --benchmark_min_time=0.2 --benchmark_format=json > "$OUT/moments_${1}_$r.json" 2> "$OUT/moments_${1}_$r.err"
+  done
+done
 run=$OUT/run.json check=$OUT/check.jsonl
 bench 150 --min_log2=16 --max_log2=26 --log2_step=5 \
   '--benchmark_filter=^BM_(copy/|(mean_std|softmax|row_norm|sum_squares|transpose_add|haversine|black_scholes)/(fused_device|device_eager)/)' \

@@ -146,20 +146,32 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   b += init;
   if (W > 1) {
     // A running (count, mean, M2) per lane; every lane has seen the same
-    // number of values, so one count and one reciprocal serve them all.
+    // number of values, so one count and one reciprocal serve them all. Two
+    // such sets, for vectors q and q + L: each update is a chain of
+    // dependent float64 operations, and two independent chains keep two
+    // loads in flight per work-item (a reduction over a long range is
+    // bound by the loads a device has in flight).
     const std::string DW = "double" + Ws;
-    b += "  {\n    " + DW + " vm = (" + DW + ")(0), vq = (" + DW + ")(0), vs = (" + DW + ")(0);\n    long c = 0;\n";
+    b += "  {\n    " + DW + " vm0 = (" + DW + ")(0), vq0 = (" + DW + ")(0), vm1 = (" + DW + ")(0), vq1 = (" + DW + ")(0), vs = (" + DW +
+         ")(0);\n    long c0 = 0, c1 = 0;\n";
     b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
-    b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";
-    b += "      const long p = o * m + r_begin + q * " + Ws + ";\n";
-    b += emit_coordinates(plan, "p", "      ");
-    b += emit_body(plan, W, "p", "      ", helpers);
-    b += "      const " + DW + " x_ = convert_" + DW + "(" + v + ");\n";
-    b += "      c += 1;\n      const double inv_ = 1.0 / (double)c;\n";
-    b += "      const " + DW + " d_ = x_ - vm;\n      vm += d_ * inv_;\n      vq += d_ * (x_ - vm);\n      vs += x_;\n";
+    b += "    for (long q0 = lid; q0 < nvec; q0 += 2 * " + L + ") {\n";
+    for (int u = 0; u < 2; ++u) {
+      const std::string U = std::to_string(u);
+      b += u == 0 ? "      {\n        const long q = q0;\n" : "      if (q0 + " + L + " < nvec) {\n        const long q = q0 + " + L + ";\n";
+      b += "        const long p = o * m + r_begin + q * " + Ws + ";\n";
+      b += emit_coordinates(plan, "p", "        ");
+      b += emit_body(plan, W, "p", "        ", helpers);
+      b += "        const " + DW + " x_ = convert_" + DW + "(" + v + ");\n";
+      b += "        c" + U + " += 1;\n        const double inv_ = 1.0 / (double)c" + U + ";\n";
+      b += "        const " + DW + " d_ = x_ - vm" + U + ";\n        vm" + U + " += d_ * inv_;\n        vq" + U + " += d_ * (x_ - vm" + U +
+           ");\n        vs += x_;\n      }\n";
+    }
     b += "    }\n";
-    for (int j = 0; j < W; ++j)
-      b += "    fcl_chan(&cn, &cm, &cq, c, vm" + lane(j) + ", vq" + lane(j) + "); cs += vs" + lane(j) + ";\n";
+    for (int u = 0; u < 2; ++u)
+      for (int j = 0; j < W; ++j)
+        b += "    fcl_chan(&cn, &cm, &cq, c" + std::to_string(u) + ", vm" + std::to_string(u) + lane(j) + ", vq" + std::to_string(u) + lane(j) + ");\n";
+    for (int j = 0; j < W; ++j) b += "    cs += vs" + lane(j) + ";\n";
     b += "    for (long r = r_begin + nvec * " + Ws + " + lid; r < r_end; r += " + L + ") {\n" + e.scalar_step("      ") + "    }\n  }\n";
   } else {
     b += "  for (long r = r_begin + lid; r < r_end; r += " + L + ") {\n" + e.scalar_step("    ") + "  }\n";

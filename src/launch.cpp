@@ -103,6 +103,8 @@ ScheduledKernel combine_kernel(const ScheduledKernel& sk) {
   c.args.groups = sk.args.groups;
   c.args.scratch_bytes = sk.args.scratch_bytes;
   if (sk.plan.reduce.op == Op::Mean) c.args.scalars.push_back(sk.args.scalars.at(std::size_t(sk.plan.reduce.divisor)));
+  // A moment kernel's mean output has its divisor in the next slot (combine_plan keeps both).
+  if (sk.plan.reduce.moment == 2) c.args.scalars.push_back(sk.args.scalars.at(std::size_t(sk.plan.reduce.divisor + 1)));
   return c;
 }
 
@@ -136,7 +138,7 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::sh
         break;
       }
       case codegen::ParamRole::Scalar:
-        args.push_back(KernelArg::of_bits(a.scalars[idx], size_of(plan.scalar_dtypes[idx])));
+        args.push_back(KernelArg::of_bits(a.scalars.at(idx), size_of(plan.scalar_dtypes[idx])));
         break;
       case codegen::ParamRole::Count: args.push_back(long_arg(a.count)); break;
       case codegen::ParamRole::ReduceCount: args.push_back(long_arg(a.reduce_count)); break;
