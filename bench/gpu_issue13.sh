@@ -7,6 +7,13 @@
 #                                      and 8 elements per work-item, two-level
 #                                      combine against the tree, measured tuning
 #                                      against the defaults (3 rounds)
+#   bash bench/gpu_issue13.sh final    the whole suite, then mean and std (one
+#                                      pass against two, 3 rounds), then mean
+#                                      and std, softmax and row normalization
+#                                      beside CuPy and torch.compile
+#   BASE=carry/base bash bench/gpu_issue13.sh rows
+#                                      the whole suite, then softmax and row
+#                                      normalization against the BASE bundle
 #   bash bench/gpu_issue13.sh table    fusecl at 2^16, 2^21, 2^26 on the
 #                                      reduction workloads, then CuPy, cupy.fuse,
 #                                      torch and torch.compile on the same inputs,
@@ -23,14 +30,35 @@ echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.
 export FUSECL_DEVICE=${GPU_DEVICE:-nvidia} LD_LIBRARY_PATH=$bundle/lib FUSECL_CACHE_DIR=/tmp/kc-issue13
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; "$bundle/bin/fusecl-info"; } > "$OUT/env.txt" 2>&1
 bench() { timeout "$1" "$bundle/bin/fusecl-bench" "${@:2}"; }
-if [ "${1:-}" = tests ]; then
+mode=${1:-table}
+if [ "$mode" = rows ]; then
+  # The whole suite, then row kernels of this bundle against another's
+  # (BASE, a bundle folder; its env in BASE_ENV), interleaved, 3 rounds.
+  (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
+     timeout 300 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
+  tail -3 "$OUT/tests.txt"
+  for r in 1 2 3; do
+    for b in new base; do
+      dir=$bundle e=
+      [ "$b" = base ] && dir=$PWD/$BASE e=${BASE_ENV:-}
+      env $e LD_LIBRARY_PATH=$dir/lib "$dir/bin/fusecl-bench" --benchmark_filter='BM_(softmax|row_norm)/fused_device/(21|26)/' \
+        --min_log2=21 --max_log2=26 --log2_step=5 --benchmark_min_time=0.2 --benchmark_format=json > "$OUT/rows_${b}_$r.json" \
+        2> "$OUT/rows_${b}_$r.err"
+      echo "$b round $r: $?"
+    done
+  done
+  exit 0
+fi
+if [ "$mode" = tests ] || [ "$mode" = final ]; then
   (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
      timeout 300 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
   grep -E "FAILED|failed|passed" "$OUT/tests.txt" | head -40
   # What a Python module build would find here (issue 15's CuPy comparison).
   { command -v g++ c++ cmake; python3 -c 'import sys, sysconfig; print(sys.version, sysconfig.get_paths()["include"])';
     python3 -c 'import pybind11; print("pybind11", pybind11.__version__)'; } > "$OUT/python_probe.txt" 2>&1
+  [ "$mode" = final ] && WORKLOADS='mean_std|softmax|row_norm'
   for r in 1 2 3; do
+    [ "$mode" = final ] && break
     for v in "default" "two_pass FUSECL_ONE_PASS_MOMENTS=0" "row4 FUSECL_ROW_ELEMENTS=4" "row8 FUSECL_ROW_ELEMENTS=8" \
              "tree FUSECL_ROW_FANIN=0" "untuned FUSECL_TUNE=0"; do
       set -- $v
@@ -39,12 +67,12 @@ if [ "${1:-}" = tests ]; then
       echo "$1 round $r: $?"
     done
   done
-  exit 0
+  [ "$mode" = final ] || exit 0
 fi
 # The Python module, built here against this machine's Python and pybind11
 # (the headers fusecl's public headers need from Boost in carry/pyhdr, the
 # library in carry/pylib), then its overhead beside CuPy's (issue 15).
-if [ -f carry/pylib/libfusecl.a ]; then
+if [ -f carry/pylib/libfusecl.a ] && [ "$mode" = table ]; then
   mkdir -p /tmp/py/fusecl /tmp/pyobj
   export PYBIND_INC=$(python3 -c 'import pybind11; print(pybind11.get_include())')
   export PY_INC=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
@@ -66,7 +94,7 @@ for r in 1 2 3; do
 done
 run=$OUT/run.json check=$OUT/check.jsonl
 bench 150 --min_log2=16 --max_log2=26 --log2_step=5 \
-  '--benchmark_filter=^BM_(copy/|(mean_std|softmax|row_norm|sum_squares|transpose_add|haversine|black_scholes)/(fused_device|device_eager)/)' \
+  "--benchmark_filter=^BM_(copy/|(${WORKLOADS:-mean_std|softmax|row_norm|sum_squares|transpose_add|haversine|black_scholes})/(fused_device|device_eager)/)" \
   --benchmark_min_time=0.05 --benchmark_out_format=json --benchmark_out="$run" --check_out="$check" > "$OUT/fusecl-bench.txt" 2>&1
 echo "fusecl-bench: $?"
 timeout 300 python3 bench/gpu_frameworks.py --like "$run" --check "$check" --min-time 0.05 --out "$OUT/frameworks.json" \

@@ -8,7 +8,8 @@
 // outputs are computed and stored at every element of the row. Work-items
 // step through the row T apart, so a row's loads are coalesced. With
 // row_chunks each work-item keeps the loads later phases need in registers
-// (the row is read from memory once); otherwise each phase re-reads the row,
+// (the row is read from memory once), and the transcendental results
+// (kept() below); otherwise each phase re-reads the row,
 // from cache (the scheduler only picks a row kernel when a row's inputs fit
 // in the device's local memory, a proxy for its cache). The grid form
 // (ReduceSpec::combine) has one row, the whole array, over every group: its
@@ -22,6 +23,7 @@
 // Accuracy is that of the reduction kernels (render_reduce.cpp): float sums
 // accumulate per work-item with Kahan compensation, then combine in a tree.
 #include "codegen/body.hpp"
+#include "fusecl/result_type.hpp"
 
 namespace fusecl::codegen {
 
@@ -46,6 +48,13 @@ std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int
   }
   return need;
 }
+
+// What the register form keeps between phases, where more than one phase
+// computes it: loads (the row is read once), and the results of
+// transcendental functions (softmax's exp(x - max) is computed once, for the
+// sum and again for the output, where a GPU's full-precision exp is some
+// twenty instructions); cheaper values are computed again from kept ones.
+bool kept(const Instr& in) { return in.op == Op::Buffer || is_transcendental(in.op); }
 
 // How a row kernel's phases are rendered: its group layout and, in the
 // register form (row_chunks > 0), which loads are kept between phases.
@@ -98,7 +107,7 @@ struct RowRender {
     }
     if (registers())
       for (std::size_t k = 0; k < need.size(); ++k) {
-        if (!need[k] || plan.instrs[k].op != Op::Buffer || phases_of[k] < 2) continue;
+        if (!need[k] || !kept(plan.instrs[k]) || phases_of[k] < 2) continue;
         const std::string v = "v" + std::to_string(k), rc = "rc" + std::to_string(k) + "[k]";
         if (loaded[k]) {
           need[k] = 0;
@@ -230,7 +239,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
         b += "  __local " + cl_type(plan.instrs[k].dtype) + " sh" + std::to_string(k) + "[" + L + "];\n";
   if (rr.registers())
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
-      if (plan.instrs[k].op == Op::Buffer && rr.phases_of[k] > 1)
+      if (kept(plan.instrs[k]) && rr.phases_of[k] > 1)
         b += "  " + cl_type(plan.instrs[k].dtype) + " rc" + std::to_string(k) + "[" + rr.K + "];\n";
   for (std::size_t k = 0; k < plan.instrs.size(); ++k)
     if (is_row_reduction(plan.instrs[k])) b += reduction_phase(rr, k);

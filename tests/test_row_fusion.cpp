@@ -9,6 +9,7 @@
 // The host reference rounds the elementwise steps the device rounds
 // exactly (x - max, x - mean in float) the same way, and computes the rest
 // (exp, sums, divisions) in long double; tolerances are stated per pattern.
+#include "codegen/render.hpp"
 #include "src/device_state.hpp"
 #include "src/launch.hpp"  // device_tuning
 #include "src/schedule.hpp"
@@ -454,6 +455,33 @@ TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]
       }
     }
   }
+}
+
+TEST_CASE("row fusion: a row in registers keeps its exp for the output phase", "[row]") {
+  // Softmax's exp(x - max) is summed in one phase and divided in the next:
+  // in the register form it is computed once per element and kept (a GPU's
+  // full-precision exp is some twenty instructions); in the loop form each
+  // phase computes it again from the row it re-reads.
+  const auto x = from_host(std::vector<float>(5 * 1024, 1.0f), {5, 1024});
+  const auto e = exp(x - max(x, 1, true));
+  const auto y = e / sum(e, 1, true);
+  auto t = detail::tuning_of(*y.node()->device);
+  auto count_exp = [&](int local) {
+    t.local_size = local;
+    t.elements_per_item = 8;
+    const detail::GraphLock lock{y.node().get()};
+    const detail::Schedule s = detail::make_schedule({y.node()}, t);
+    REQUIRE(s.kernel_count() == 1);
+    const auto& plan = s.steps[0].kernel.plan;
+    const std::string src = codegen::render(plan, codegen::kernel_name(plan));
+    std::size_t n = 0;
+    for (std::size_t at = src.find("exp("); at != std::string::npos; at = src.find("exp(", at + 1)) ++n;
+    return std::pair{int(plan.reduce.row_chunks), n};
+  };
+  CHECK(count_exp(256) == std::pair{8, std::size_t(1)});  // 128 work-items per row, 8 elements each in registers
+  const auto [chunks, n] = count_exp(16);                  // 16 per row: a loop
+  CHECK(chunks == 0);
+  CHECK(n >= 2);
 }
 
 TEST_CASE("row fusion: bodies that may pass the instruction limit take today's kernels", "[row]") {
