@@ -43,6 +43,7 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // defines them (to compare the two; devices without float64 always do).
   static const bool moments = rt::switch_setting("FUSECL_ONE_PASS_MOMENTS", true);
   d.one_pass_moments = moments && info.fp64;
+  d.moment_width = cpu ? 16 : 2;
   // Row kernels (reduce-then-use in one kernel) while a row's inputs fit in
   // local memory: the proxy for what a work-group's cache holds, so that the
   // row's later reads in the same kernel hit it.

@@ -533,7 +533,9 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
 
 std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, const Node* mean, const DeviceTuning& tuning,
                                            const PendingOutputs* pending) {
-  auto k = plan_reduction(var, x, mean ? 2 : 1, mean, tuning, pending);
+  DeviceTuning t = tuning;  // the width rule applies to the loads; moment_width caps it (scheduler.hpp says why)
+  t.vector_bytes = std::min(t.vector_bytes, 4 * std::max(1, tuning.moment_width));
+  auto k = plan_reduction(var, x, mean ? 2 : 1, mean, t, pending);
   if (k.plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock) return std::nullopt;
   return k;
 }

@@ -5,7 +5,9 @@
 // device (set_two_pass_moments), on every strategy a moment kernel has, with
 // both finishes of split reductions, edge values and different values in
 // every lane; and the kernel counts.
+#include "src/device_state.hpp"
 #include "src/launch.hpp"
+#include "src/schedule.hpp"
 #include "support/host_array.hpp"
 
 #include <catch2/catch.hpp>
@@ -31,6 +33,7 @@ struct Modes {
   ~Modes() {
     detail::set_two_pass_moments(false);
     detail::set_reduce_two_kernels(false);
+    detail::set_vector_bytes(0);
   }
   Modes(const Modes&) = delete;
   Modes& operator=(const Modes&) = delete;
@@ -155,10 +158,15 @@ TEST_CASE("var and std in one pass against the long double reference", "[reduce]
       const std::int64_t rows = len > 5000 ? 1 : 7;
       const auto h = noisy(std::size_t(rows * len), centre, 1.5f, std::uint64_t(len) + std::uint64_t(centre));
       const auto x = from_host(h, {rows, len});
+      // The device's vector width, and 8 bytes: float2 loads and double2
+      // accumulators, what GPUs get (DeviceTuning::moment_width).
+      for (const int vector_bytes : {0, 8})
       for (bool two_kernels : {false, true}) {
         Modes modes(false, two_kernels);
+        detail::set_vector_bytes(vector_bytes);
         for (int ddof : {0, 1}) {
-          INFO("rows of " << len << " around " << centre << ", ddof " << ddof << (two_kernels ? ", second kernel" : ""));
+          INFO("rows of " << len << " around " << centre << ", ddof " << ddof << (two_kernels ? ", second kernel" : "")
+                          << (vector_bytes ? ", 8-byte vectors" : ""));
           auto v = var(x, 1, false, ddof);
           auto s = stddev(x, 1, true, ddof);
           auto m = mean(x, 1);
@@ -245,5 +253,28 @@ TEST_CASE("var over a leading axis stays two-pass and correct", "[reduce][moment
     std::vector<float> col;
     for (std::int64_t r = 0; r < rows; ++r) col.push_back(h[std::size_t(r * cols + c)]);
     check_close(got[std::size_t(c)], ref_var(col, 0), 16);
+  }
+}
+
+TEST_CASE("var and std in one pass: the accumulators' width follows DeviceTuning::moment_width", "[reduce][moments]") {
+  if (!device_has_fp64()) return;
+  const auto x = from_host(std::vector<float>(1 << 16, 1.0f), {1 << 16});
+  const auto s = stddev(x);
+  const auto m = mean(x);
+  auto t = detail::tuning_of(*s.node()->device);
+  t.one_pass_moments = true;
+  t.vector_bytes = 16;
+  for (const auto& [cap, width] : {std::pair{16, 4}, std::pair{2, 2}, std::pair{1, 1}}) {
+    INFO("moment_width " << cap);
+    t.moment_width = cap;
+    const detail::GraphLock lock{s.node().get()};
+    const detail::Schedule sch = detail::make_schedule({s.node(), m.node()}, t);
+    int moments = 0;
+    for (const auto& st : sch.steps)
+      if (st.kernel.plan.reduce.moment != 0) {
+        ++moments;
+        if (!st.kernel.plan.reduce.combine) CHECK(int(st.kernel.plan.width) == width);
+      }
+    CHECK(moments >= 1);
   }
 }
