@@ -5,9 +5,10 @@
 // is measured is stored beside the kernel cache (runtime/tuning_file.hpp)
 // and loaded by later processes; tuner.hpp does the measuring.
 //
-// FUSECL_TUNE: 1 (default) measure once per device and store; 0 the defaults,
-// nothing measured, read or written; `again` measure anew, ignoring what is
-// stored, and replace it. FUSECL_VECTOR_BYTES and FUSECL_ROW_ELEMENTS win
+// FUSECL_TUNE: unset (Auto below) measures on GPUs and keeps the defaults on
+// CPU devices; 1 measure once per device and store; 0 the defaults, nothing
+// measured, read or written; `again` measure anew, ignoring what is stored,
+// and replace it. FUSECL_VECTOR_BYTES and FUSECL_ROW_ELEMENTS win
 // over measured and stored values (their knobs are not measured).
 #pragma once
 
