@@ -51,9 +51,10 @@ std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int
 
 // What the register form keeps between phases, where more than one phase
 // computes it: loads (the row is read once), and the results of
-// transcendental functions (softmax's exp(x - max) is computed once, for the
-// sum and again for the output, where a GPU's full-precision exp is some
-// twenty instructions); cheaper values are computed again from kept ones.
+// transcendental functions (softmax's exp(x - max), which its sum and its
+// output both read, is computed once per element: a GPU's full-precision exp
+// is some ten instructions); cheaper values are computed again from kept
+// ones.
 bool kept(const Instr& in) { return in.op == Op::Buffer || is_transcendental(in.op); }
 
 // How a row kernel's phases are rendered: its group layout and, in the
