@@ -460,7 +460,7 @@ TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]
 TEST_CASE("row fusion: a row in registers keeps its exp for the output phase", "[row]") {
   // Softmax's exp(x - max) is summed in one phase and divided in the next:
   // in the register form it is computed once per element and kept (a GPU's
-  // full-precision exp is some twenty instructions); in the loop form each
+  // full-precision exp is some ten instructions); in the loop form each
   // phase computes it again from the row it re-reads.
   const auto x = from_host(std::vector<float>(5 * 1024, 1.0f), {5, 1024});
   const auto e = exp(x - max(x, 1, true));
