@@ -31,11 +31,15 @@ export FUSECL_DEVICE=${GPU_DEVICE:-nvidia} LD_LIBRARY_PATH=$bundle/lib FUSECL_CA
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; "$bundle/bin/fusecl-info"; } > "$OUT/env.txt" 2>&1
 bench() { timeout "$1" "$bundle/bin/fusecl-bench" "${@:2}"; }
 mode=${1:-table}
+# The whole suite on this GPU, into $OUT/tests.txt.
+suite() {
+  (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
+     timeout 300 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
+}
 if [ "$mode" = rows ]; then
   # The whole suite, then row kernels of this bundle against another's
   # (BASE, a bundle folder; its env in BASE_ENV), interleaved, 3 rounds.
-  (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
-     timeout 300 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
+  suite
   tail -3 "$OUT/tests.txt"
   for r in 1 2 3; do
     for b in new base; do
@@ -50,8 +54,7 @@ if [ "$mode" = rows ]; then
   exit 0
 fi
 if [ "$mode" = tests ] || [ "$mode" = final ]; then
-  (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
-     timeout 300 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
+  suite
   grep -E "FAILED|failed|passed" "$OUT/tests.txt" | head -40
   # What a Python module build would find here (issue 15's CuPy comparison).
   { command -v g++ c++ cmake; python3 -c 'import sys, sysconfig; print(sys.version, sysconfig.get_paths()["include"])';
