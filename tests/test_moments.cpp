@@ -26,9 +26,10 @@ namespace {
 
 // Restores the devices' defaults when a test ends, passed or not.
 struct Modes {
-  Modes(bool two_pass, bool two_kernels) {
+  Modes(bool two_pass, bool two_kernels, int vector_bytes = 0) {
     detail::set_two_pass_moments(two_pass);
     detail::set_reduce_two_kernels(two_kernels);
+    detail::set_vector_bytes(vector_bytes);
   }
   ~Modes() {
     detail::set_two_pass_moments(false);
@@ -162,8 +163,7 @@ TEST_CASE("var and std in one pass against the long double reference", "[reduce]
       // accumulators, what GPUs get (DeviceTuning::moment_width).
       for (const int vector_bytes : {0, 8})
       for (bool two_kernels : {false, true}) {
-        Modes modes(false, two_kernels);
-        detail::set_vector_bytes(vector_bytes);
+        Modes modes(false, two_kernels, vector_bytes);
         for (int ddof : {0, 1}) {
           INFO("rows of " << len << " around " << centre << ", ddof " << ddof << (two_kernels ? ", second kernel" : "")
                           << (vector_bytes ? ", 8-byte vectors" : ""));
