@@ -96,24 +96,23 @@ namespace {
 
 rt::KernelArg long_arg(std::int64_t v) { return rt::KernelArg::of_bits(std::uint64_t(v), 8); }
 
-// The second kernel of a split reduction whose partials `sk` leaves in scratch.
-ScheduledKernel combine_kernel(const ScheduledKernel& sk) {
-  ScheduledKernel c{codegen::combine_plan(sk.plan), {}};
-  c.args.count = sk.args.count;
-  c.args.reduce_count = sk.args.groups;
-  c.args.groups = sk.args.groups;
-  c.args.scratch_bytes = sk.args.scratch_bytes;
-  if (sk.plan.reduce.op == Op::Mean) c.args.scalars.push_back(sk.args.scalars.at(std::size_t(sk.plan.reduce.divisor)));
+// The second kernel of a split reduction whose partials a kernel of `plan` with `args` leaves in scratch.
+ScheduledKernel combine_kernel(const codegen::KernelPlan& plan, const KernelArgs& args) {
+  ScheduledKernel c{codegen::combine_plan(plan), {}};
+  c.args.count = args.count;
+  c.args.reduce_count = args.groups;
+  c.args.groups = args.groups;
+  c.args.scratch_bytes = args.scratch_bytes;
+  if (plan.reduce.op == Op::Mean) c.args.scalars.push_back(args.scalars.at(std::size_t(plan.reduce.divisor)));
   // A moment kernel's mean output has its divisor in the next slot (combine_plan keeps both).
-  if (sk.plan.reduce.moment == 2) c.args.scalars.push_back(sk.args.scalars.at(std::size_t(sk.plan.reduce.divisor + 1)));
+  if (plan.reduce.moment == 2) c.args.scalars.push_back(args.scalars.at(std::size_t(plan.reduce.divisor + 1)));
   return c;
 }
 
 }  // namespace
 
-void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs) {
-  const auto& plan = sk.plan;
-  const auto& a = sk.args;
+void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs& a,
+            std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs) {
   if (a.count == 0) return;  // nothing to compute; outputs are empty
   rt::Runtime& rt = dev.runtime();
   const DeviceInfo& info = rt::info(rt);
@@ -208,7 +207,7 @@ void launch(DeviceState& dev, const ScheduledKernel& sk, std::span<const std::sh
   }
   if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.two_stage && !plan.reduce.combine &&
       plan.reduce.finish == codegen::SplitFinish::SecondKernel)
-    launch(dev, combine_kernel(sk), outputs);
+    launch(dev, combine_kernel(plan, a), outputs);
 }
 
 }  // namespace fusecl::detail

@@ -45,6 +45,10 @@ rt::KernelSource kernel_source(const rt::Runtime& rt, const codegen::KernelPlan&
 
 /// Enqueues the kernel on `dev` writing into `outputs` (one per plan output).
 /// The caller holds the device's lock.
-void launch(DeviceState& dev, const ScheduledKernel& k, std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs);
+void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs& args,
+            std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs);
+inline void launch(DeviceState& dev, const ScheduledKernel& k, std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs) {
+  launch(dev, k.plan, k.args, outputs);
+}
 
 }  // namespace fusecl::detail

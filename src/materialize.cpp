@@ -16,6 +16,8 @@ namespace fusecl::detail {
 
 namespace {
 
+thread_local std::uint64_t evaluations = 0;
+
 std::atomic<bool>& fusion_flag() {
   static std::atomic<bool> on{rt::switch_setting("FUSECL_FUSION", true)};
   return on;
@@ -45,10 +47,13 @@ void evaluate_on(DeviceState& dev, const std::vector<NodePtr>& roots) {
 
 }  // namespace
 
+std::uint64_t evaluations_on_this_thread() { return evaluations; }
+
 bool fusion_enabled() { return fusion_flag().load(std::memory_order_relaxed); }
 void set_fusion_enabled(bool on) { fusion_flag().store(on); }
 
 void evaluate(const std::vector<NodePtr>& roots) {
+  ++evaluations;
   // Roots on one device are the common case: no grouping needed.
   DeviceState* first = nullptr;
   bool one_device = true;
@@ -71,6 +76,7 @@ void evaluate(const std::vector<NodePtr>& roots) {
 
 bool evaluate_into(const NodePtr& root, std::shared_ptr<rt::DeviceBuffer> dst) {
   if (root->op == Op::Buffer || !root->device) return false;
+  ++evaluations;
   DeviceState& dev = *root->device;
   Schedule s = tuned_schedule(dev, {root});
   const int k = s.output_of(*root);
@@ -87,6 +93,7 @@ bool evaluate_into(const NodePtr& root, std::shared_ptr<rt::DeviceBuffer> dst) {
 
 std::string kernel_source_of(const NodePtr& x) {
   if (x->op == Op::Buffer || x->op == Op::Scalar) return "";
+  ++evaluations;
   if (x->host && refresh_host(*x) && chunkable(*x))
     return "// streamed over host views: every chunk of rows runs this kernel\n" + kernel_source_of(first_chunk(x));
   if (x->op == Op::Transfer) {

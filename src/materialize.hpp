@@ -4,6 +4,7 @@
 
 #include "src/node.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ bool evaluate_into(const NodePtr& root, std::shared_ptr<rt::DeviceBuffer> dst);
 /// The OpenCL C source of the kernel that would compute x (its dependencies,
 /// such as reductions it reads, are evaluated first so the source is the final one).
 std::string kernel_source_of(const NodePtr& x);
+
+/// Evaluations this thread has started (evaluate, evaluate_into,
+/// kernel_source_of): fuse() tells by it whether a function evaluated
+/// anything while it ran.
+std::uint64_t evaluations_on_this_thread();
 
 /// Fusion on/off (FUSECL_FUSION=0 or set_fusion(false)): off, every operation
 /// is evaluated as soon as it is made — one kernel each, like an eager library.

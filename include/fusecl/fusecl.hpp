@@ -6,6 +6,7 @@
 #include "fusecl/device.hpp"
 #include "fusecl/dtype.hpp"
 #include "fusecl/error.hpp"
+#include "fusecl/fuse.hpp"
 #include "fusecl/generate.hpp"
 #include "fusecl/reduce.hpp"
 #include "fusecl/shape.hpp"

@@ -1,0 +1,322 @@
+// fusecl::fuse (include/fusecl/fuse.hpp): plans kept per argument signature
+// and replayed. A plan is the schedule of the first call's graph with each
+// kernel input that read an argument's buffer marked by the argument's
+// index, so a later call only fills in its own buffers and launches: the
+// graph is not built, scheduled or hashed again.
+#include "fusecl/fuse.hpp"
+
+#include "fusecl/error.hpp"
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/materialize.hpp"
+#include "src/schedule.hpp"
+#include "src/tuning.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <mutex>
+#include <unordered_set>
+
+namespace fusecl::detail {
+
+namespace {
+
+// What a plan depends on in its arguments: a later call with the same
+// signature gets the same schedule from the same graph.
+struct ArgKey {
+  DType dtype;
+  Shape shape;
+  int alias;  // the first argument with the same buffer (itself if none)
+  friend bool operator==(const ArgKey&, const ArgKey&) = default;
+};
+
+struct ReplayStep {
+  ScheduledKernel kernel;       // argument slots' buffers left empty
+  SmallVector<int, 4> arg_of;   // by input slot: the argument it reads, or -1
+  ScheduleStep::OutputList outputs, reads;
+};
+
+struct Replay {
+  std::vector<ReplayStep> steps;
+  struct Output {
+    DType dtype;
+    std::int64_t elements = 0;
+    int last_use = -1;   // the last step reading or writing it
+    bool root = false;   // returned: kept past its last use
+  };
+  std::vector<Output> outputs;
+  struct Root {
+    int output;
+    DType dtype;
+    Shape shape;
+  };
+  std::vector<Root> roots;
+};
+
+struct Entry {
+  std::vector<ArgKey> key;
+  std::shared_ptr<DeviceState> device;  // held: no other device can take its address
+  std::shared_ptr<const Replay> replay;  // null: this signature is not replayed (reason says why)
+  std::string reason;
+  std::uint64_t used = 0;
+};
+
+bool is_random(const Node& n) {
+  return n.op == Op::Generate && (n.gen().kind == GenKind::Uniform || n.gen().kind == GenKind::Normal);
+}
+
+// Why the graph below `roots` cannot be replayed with other arguments, or "".
+std::string graph_obstacle(const std::vector<NodePtr>& roots, const std::vector<NodePtr>& args, const DeviceState* dev) {
+  std::unordered_set<const Node*> seen, arg_nodes;
+  std::unordered_set<const rt::DeviceBuffer*> arg_buffers;
+  for (const auto& a : args) {
+    arg_nodes.insert(a.get());
+    arg_buffers.insert(a->buffer().get());
+  }
+  std::vector<const Node*> stack;
+  for (const auto& r : roots) {
+    if (r->device.get() != dev) return "a result lives on another device than the arguments";
+    if (r->op == Op::Buffer) return "a result is an argument or an array evaluated before the call, not computed by it";
+    stack.push_back(r.get());
+  }
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second) continue;
+    if (is_random(*n)) return "it draws random numbers, which a replay would repeat";
+    if (n->host || n->op == Op::HostView) return "it reads a host view, which is streamed in chunks";
+    if (n->op == Op::Transfer) return "it copies an array from another device";
+    if (n->op == Op::Buffer && !arg_nodes.count(n) && n->buffer() && arg_buffers.count(n->buffer().get()))
+      return "it reads an argument's memory through another array, which a replay could not tell apart";
+    for (const auto& in : n->inputs) stack.push_back(in.get());
+  }
+  return "";
+}
+
+// The replay of `s` (made for `roots` from `args`), or why there is none.
+std::shared_ptr<const Replay> make_replay(const Schedule& s, const std::vector<NodePtr>& roots,
+                                          const std::vector<NodePtr>& args, std::string& reason) {
+  auto rp = std::make_shared<Replay>();
+  for (const auto& o : s.outputs) {
+    if (o.preset) {
+      reason = "internal: a schedule output is preset";
+      return nullptr;
+    }
+    rp->outputs.push_back({o.dtype, o.elements});
+  }
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    const ScheduleStep& st = s.steps[i];
+    if (st.kind != ScheduleStep::Kind::Kernel) {
+      reason = "it copies an array from another device";
+      return nullptr;
+    }
+    ReplayStep r{st.kernel, {}, st.outputs, st.reads};
+    for (auto& in : r.kernel.args.inputs) {
+      int arg = -1;
+      if (in.pending < 0)
+        for (std::size_t a = 0; a < args.size() && arg < 0; ++a)
+          if (in.buffer && in.buffer == args[a]->buffer()) arg = int(a);
+      if (arg >= 0) in.buffer.reset();  // the replay holds no argument's memory
+      r.arg_of.push_back(arg);
+    }
+    for (const int k : st.outputs) rp->outputs[std::size_t(k)].last_use = int(i);
+    for (const int k : st.reads) rp->outputs[std::size_t(k)].last_use = std::max(rp->outputs[std::size_t(k)].last_use, int(i));
+    rp->steps.push_back(std::move(r));
+  }
+  for (const auto& root : roots) {
+    const int k = s.output_of(*root);
+    if (k < 0 || rp->outputs[std::size_t(k)].last_use < 0) {
+      reason = "a result is not computed by a kernel of its own";
+      return nullptr;
+    }
+    rp->outputs[std::size_t(k)].root = true;
+    rp->roots.push_back({k, root->dtype, root->shape});
+  }
+  return rp;
+}
+
+// Runs `rp` with `args`; the caller holds dev's lock.
+std::vector<NodePtr> run_replay(DeviceState& dev, const Replay& rp, const std::vector<NodePtr>& args) {
+  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> bufs(rp.outputs.size());
+  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 2> outs;
+  for (std::size_t i = 0; i < rp.steps.size(); ++i) {
+    const ReplayStep& st = rp.steps[i];
+    outs.clear();
+    for (const int k : st.outputs) {
+      auto& b = bufs[std::size_t(k)];
+      if (!b) b = rt::allocate(dev.runtime(), std::size_t(rp.outputs[std::size_t(k)].elements) *
+                                                  std::size_t(size_of(rp.outputs[std::size_t(k)].dtype)));
+      outs.push_back(b);
+    }
+    KernelArgs a = st.kernel.args;
+    for (std::size_t j = 0; j < a.inputs.size(); ++j) {
+      if (st.arg_of[j] >= 0) a.inputs[j].buffer = args[std::size_t(st.arg_of[j])]->buffer();
+      else if (a.inputs[j].pending >= 0) a.inputs[j].buffer = bufs[std::size_t(a.inputs[j].pending)];
+    }
+    launch(dev, st.kernel.plan, a, {outs.data(), outs.size()});
+    auto release = [&](int k) {
+      const auto& o = rp.outputs[std::size_t(k)];
+      if (o.last_use == int(i) && !o.root) bufs[std::size_t(k)].reset();
+    };
+    std::for_each(st.outputs.begin(), st.outputs.end(), release);
+    std::for_each(st.reads.begin(), st.reads.end(), release);
+  }
+  std::vector<NodePtr> results;
+  results.reserve(rp.roots.size());
+  for (const auto& r : rp.roots) results.push_back(make_buffer(bufs[std::size_t(r.output)], r.dtype, r.shape, dev.shared_from_this()));
+  return results;
+}
+
+}  // namespace
+
+struct TraceCache {
+  explicit TraceCache(std::size_t max) : max_signatures(std::max<std::size_t>(1, max)) {}
+  const std::size_t max_signatures;
+  mutable std::mutex mutex;  // guards what follows
+  std::vector<Entry> entries;
+  std::uint64_t clock = 0;
+  FuseInfo info;
+
+  void note_unreplayed(const std::string& why) {  // takes the mutex
+    const std::lock_guard g(mutex);
+    ++info.unreplayed;
+    info.last_reason = why;
+  }
+};
+
+std::shared_ptr<TraceCache> make_trace_cache(std::size_t max_signatures) {
+  return std::make_shared<TraceCache>(max_signatures);
+}
+
+FuseInfo trace_info(const TraceCache& cache) {
+  const std::lock_guard g(cache.mutex);
+  FuseInfo i = cache.info;
+  i.signatures = cache.entries.size();
+  return i;
+}
+
+namespace {
+
+// Why arguments cannot select a plan, or "" with their key.
+std::string argument_obstacle(const std::vector<NodePtr>& args, std::vector<ArgKey>& key, DeviceState*& dev) {
+  if (!fusion_enabled()) return "fusion is off (FUSECL_FUSION=0 or set_fusion(false)): every operation runs on its own";
+  dev = nullptr;
+  key.clear();
+  key.reserve(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Node& n = *args[i];
+    if (n.op != Op::Buffer)
+      return "argument " + std::to_string(i) + " is not evaluated (a lazy expression, a view or a host view): eval() it first";
+    if (n.shape.size() == 0 || !n.buffer()) return "argument " + std::to_string(i) + " is empty";
+    if (dev && n.device.get() != dev) return "the arguments live on two devices";
+    dev = n.device.get();
+    int alias = int(i);
+    for (std::size_t j = 0; j < i; ++j)
+      if (args[j]->buffer() == n.buffer()) {
+        alias = int(j);
+        break;
+      }
+    key.push_back({n.dtype, n.shape, alias});
+  }
+  if (!dev) return "it has no array arguments";
+  return "";
+}
+
+void log_line(const std::string& line) {
+  if (log_schedules()) std::cerr << "fuse: " << line << "\n" << std::flush;
+}
+
+// The function run and its results evaluated, as eval() does (`why` counted already).
+std::vector<NodePtr> unreplayed(const std::vector<NodePtr>& args,
+                                const std::function<std::vector<NodePtr>(const std::vector<NodePtr>&)>& body,
+                                const std::string& why) {
+  log_line("not replayed, because " + why);
+  std::vector<NodePtr> roots = body(args);
+  evaluate_nodes(roots);
+  return roots;
+}
+
+}  // namespace
+
+std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& args,
+                                 const std::function<std::vector<NodePtr>(const std::vector<NodePtr>&)>& body) {
+  std::vector<ArgKey> key;
+  DeviceState* dev = nullptr;
+  if (std::string why = argument_obstacle(args, key, dev); !why.empty()) {
+    cache.note_unreplayed(why);
+    return unreplayed(args, body, why);
+  }
+
+  std::shared_ptr<const Replay> replay;
+  std::string known;  // why a signature met before is not replayed
+  {
+    const std::lock_guard g(cache.mutex);
+    for (auto& e : cache.entries)
+      if (e.device.get() == dev && e.key == key) {
+        e.used = ++cache.clock;
+        if (e.replay) {
+          replay = e.replay;
+          ++cache.info.replays;
+        } else {
+          known = e.reason;
+          ++cache.info.unreplayed;
+          cache.info.last_reason = e.reason;
+        }
+        break;
+      }
+  }
+  if (!known.empty()) return unreplayed(args, body, known);
+  if (replay) {
+    const GraphLock lock(*dev);
+    if (log_schedules()) log_line("replay of " + std::to_string(replay->steps.size()) + " kernel(s) on " + describe(*dev));
+    return run_replay(*dev, *replay, args);
+  }
+
+  // First call with this signature (or one not replayed): run the function,
+  // on new nodes over the arguments' buffers, so that the graph tells an
+  // argument from an array the function captured (perhaps the same one).
+  std::vector<NodePtr> fresh;
+  fresh.reserve(args.size());
+  for (const auto& a : args) fresh.push_back(make_buffer(a->buffer(), a->dtype, a->shape, a->device));
+  const std::uint64_t before = evaluations_on_this_thread();
+  std::vector<NodePtr> roots = body(fresh);
+  std::string reason;
+  if (evaluations_on_this_thread() != before)
+    reason = "the function evaluated arrays while it ran (to_host, eval, or a graph past FUSECL_MAX_FUSED_OPS)";
+  std::shared_ptr<const Replay> made;
+  {
+    const GraphLock lock(roots);
+    if (reason.empty()) reason = graph_obstacle(roots, fresh, dev);
+    if (reason.empty()) {
+      Schedule s = tuned_schedule(*dev, roots);
+      made = make_replay(s, roots, fresh, reason);
+      if (log_schedules()) std::cerr << describe(s, describe(*dev)) << std::flush;
+      run_schedule(*dev, s);
+    } else {
+      evaluate(roots);
+    }
+  }
+  const std::lock_guard g(cache.mutex);
+  auto it = std::find_if(cache.entries.begin(), cache.entries.end(),
+                         [&](const Entry& e) { return e.device.get() == dev && e.key == key; });
+  if (it == cache.entries.end()) {
+    if (cache.entries.size() >= cache.max_signatures)
+      cache.entries.erase(std::min_element(cache.entries.begin(), cache.entries.end(),
+                                           [](const Entry& a, const Entry& b) { return a.used < b.used; }));
+    it = cache.entries.insert(cache.entries.end(), Entry{key, dev->shared_from_this(), nullptr, "", 0});
+  }
+  it->replay = made;
+  it->reason = reason;
+  it->used = ++cache.clock;
+  if (made) {
+    ++cache.info.traces;
+  } else {
+    ++cache.info.unreplayed;
+    cache.info.last_reason = reason;
+  }
+  if (!made) log_line("not replayed, because " + reason);
+  else log_line("planned for replay");
+  return roots;
+}
+
+}  // namespace fusecl::detail
