@@ -1,6 +1,6 @@
 // The data of one benchmark case (a workload at one size): its host inputs
 // and its C++ loop (cpp_loop) result, which every other way is checked against. The
-// four ways of a case run one after another, and Google Benchmark calls each
+// ways of a case run one after another, and Google Benchmark calls each
 // benchmark function several times, so the data is made once and kept until a
 // case of another workload or size asks for its own: one case in memory at a
 // time, since at 2^26 elements one case is a gigabyte or more.

@@ -1,10 +1,11 @@
-// device_eager, fused_device, fused_e2e and host_view: the workloads on fusecl arrays.
+// device_eager, fused_device, fuse_device, fused_e2e and host_view: the workloads on fusecl arrays.
 #include "bench/case_data.hpp"
 #include "bench/check.hpp"
 #include "bench/check_log.hpp"
 #include "bench/measure.hpp"
 #include "bench/ways.hpp"
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -64,6 +65,62 @@ void run_device_resident(benchmark::State& state, int log2, bool fused) {
     fusecl::finish();
   }
   report_counters(state, before, std::int64_t(1) << log2, ideal_bytes(c));
+}
+
+// W's computation as a fusecl::fuse function of its inputs, called with a vector of them.
+template <class W>
+std::function<DeviceResults<W>(const std::vector<fusecl::Array<float>>&)> fused_function(const fusecl::Shape& shape,
+                                                                                          std::size_t arity,
+                                                                                          std::function<fusecl::FuseInfo()>& info) {
+  using A = fusecl::Array<float>;
+  auto body = [shape](const auto&... a) { return W::template compute<DeviceApi>(shape, std::vector<A>{a...}); };
+  auto wrap = [&info](auto f, auto call) {
+    info = [f] { return f.info(); };
+    return [f, call](const std::vector<A>& in) { return call(f, in); };
+  };
+  switch (arity) {
+    case 0: return wrap(fusecl::fuse([body] { return body(); }), [](const auto& f, const auto&) { return f(); });
+    case 1: return wrap(fusecl::fuse([body](const A& a) { return body(a); }), [](const auto& f, const auto& in) { return f(in[0]); });
+    case 2:
+      return wrap(fusecl::fuse([body](const A& a, const A& b) { return body(a, b); }),
+                  [](const auto& f, const auto& in) { return f(in[0], in[1]); });
+    case 3:
+      return wrap(fusecl::fuse([body](const A& a, const A& b, const A& c) { return body(a, b, c); }),
+                  [](const auto& f, const auto& in) { return f(in[0], in[1], in[2]); });
+    case 4:
+      return wrap(fusecl::fuse([body](const A& a, const A& b, const A& c, const A& d) { return body(a, b, c, d); }),
+                  [](const auto& f, const auto& in) { return f(in[0], in[1], in[2], in[3]); });
+  }
+  throw std::invalid_argument(std::string(W::info().name) + ": fuse_device takes at most 4 inputs");
+}
+
+// fused_device through fusecl::fuse: the first (untimed) call plans, each
+// timed call replays that plan with the same inputs and waits for the device.
+// `replayed` is 1 where the calls replayed (0: the workload cannot be, and
+// the function ran each time, as fused_device does).
+template <class W>
+void run_fuse_device(benchmark::State& state, int log2) {
+  CaseData<W>& c = case_data<W>(log2);
+  const auto& ref = reference(c);
+  FusionScope fusion(true);
+  const std::vector<fusecl::Array<float>> in = upload_inputs(c);
+  std::function<fusecl::FuseInfo()> info;
+  const auto f = fused_function<W>(c.shape, in.size(), info);
+  auto out = sized_like<host_vectors_t<DeviceResults<W>>>(ref);
+  for (int i = 0; i < 2; ++i) {  // the plan, then a replay, each checked
+    download_all(f(in), out);
+    if (const std::string problem = compare_results(out, ref, W::info()); !problem.empty()) {
+      state.SkipWithError(problem.c_str());
+      return;
+    }
+  }
+  const fusecl::Stats before = fusecl::stats();
+  for (auto _ : state) {
+    const DeviceResults<W> results = f(in);
+    fusecl::finish();
+  }
+  report_counters(state, before, std::int64_t(1) << log2, ideal_bytes(c));
+  state.counters["replayed"] = info().replays > 0 && info().unreplayed == 0 ? 1 : 0;
 }
 
 // Runs `once` (which fills `out` from host data), checks that result against
@@ -131,6 +188,7 @@ Runner device_runner(std::string_view workload, Way way, int log2) {
     switch (way) {
       case Way::DeviceEager: run = [log2](benchmark::State& s) { run_device_resident<W>(s, log2, false); }; break;
       case Way::FusedDevice: run = [log2](benchmark::State& s) { run_device_resident<W>(s, log2, true); }; break;
+      case Way::FuseDevice: run = [log2](benchmark::State& s) { run_fuse_device<W>(s, log2); }; break;
       case Way::FusedE2E: run = [log2](benchmark::State& s) { run_fused_e2e<W>(s, log2); }; break;
       case Way::HostView: run = [log2](benchmark::State& s) { run_host_view<W>(s, log2); }; break;
       case Way::CppLoop: break;

@@ -14,6 +14,12 @@
 #   BASE=carry/base bash bench/gpu_issue13.sh rows
 #                                      the whole suite, then softmax and row
 #                                      normalization against the BASE bundle
+#   bash bench/gpu_issue13.sh suite    the whole suite only
+#   bash bench/gpu_issue13.sh fuse     fusecl's fused_device and fuse_device
+#                                      (fusecl::fuse replays) at 2^16, 2^21,
+#                                      2^26 on every workload, then CuPy,
+#                                      cupy.fuse, torch and torch.compile on
+#                                      the same inputs
 #   bash bench/gpu_issue13.sh table    fusecl at 2^16, 2^21, 2^26 on the
 #                                      reduction workloads, then CuPy, cupy.fuse,
 #                                      torch and torch.compile on the same inputs,
@@ -36,6 +42,15 @@ suite() {
   (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
      timeout 300 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
 }
+if [ "$mode" = suite ]; then
+  suite
+  grep -E "FAILED|failed|passed" "$OUT/tests.txt" | head -40
+  exit 0
+fi
+if [ "$mode" = fuse ]; then
+  WAYS='fused_device|fuse_device'
+  WORKLOADS='black_scholes|haversine|sqrt_sin_exp|transpose_add|softmax|row_norm|mean_std'
+fi
 if [ "$mode" = rows ]; then
   # The whole suite, then row kernels of this bundle against another's
   # (BASE, a bundle folder; its env in BASE_ENV), interleaved, 3 rounds.
@@ -89,6 +104,7 @@ if [ -f carry/pylib/libfusecl.a ] && [ "$mode" = table ]; then
   echo "python_overhead: $?"; cat "$OUT/python_overhead.txt"; tail -5 "$OUT/python_build.txt"
 fi
 for r in 1 2 3; do
+  [ "$mode" = fuse ] && break
   for v in "default" "two_pass FUSECL_ONE_PASS_MOMENTS=0"; do
     set -- $v
     env ${2:-} "$bundle/bin/fusecl-bench" --benchmark_filter='BM_mean_std/fused_device/(21|26)/' --min_log2=21 --max_log2=26 \
@@ -97,7 +113,7 @@ for r in 1 2 3; do
 done
 run=$OUT/run.json check=$OUT/check.jsonl
 bench 150 --min_log2=16 --max_log2=26 --log2_step=5 \
-  "--benchmark_filter=^BM_(copy/|(${WORKLOADS:-mean_std|softmax|row_norm|sum_squares|transpose_add|haversine|black_scholes})/(fused_device|device_eager)/)" \
+  "--benchmark_filter=^BM_(copy/|(${WORKLOADS:-mean_std|softmax|row_norm|sum_squares|transpose_add|haversine|black_scholes})/(${WAYS:-fused_device|device_eager})/)" \
   --benchmark_min_time=0.05 --benchmark_out_format=json --benchmark_out="$run" --check_out="$check" > "$OUT/fusecl-bench.txt" 2>&1
 echo "fusecl-bench: $?"
 timeout 300 python3 bench/gpu_frameworks.py --like "$run" --check "$check" --min-time 0.05 --out "$OUT/frameworks.json" \

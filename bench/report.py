@@ -29,7 +29,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_plot  # noqa: E402
 
-WAYS = ["cpp_loop", "device_eager", "fused_device", "fused_e2e", "host_view"]
+WAYS = ["cpp_loop", "device_eager", "fused_device", "fuse_device", "fused_e2e", "host_view"]
 OLD_WAY_NAMES = {"host_eager": "cpp_loop"}  # result files written before the C++ loop was named for what it is
 FRAMEWORKS = [("cupy", "CuPy"), ("cupy_fuse", "cupy.fuse"), ("torch", "torch"), ("torch_compile", "torch.compile")]
 HOST_FRAMEWORKS = [("numpy", "NumPy"), ("numexpr", "numexpr")]
@@ -316,10 +316,11 @@ class Section:
             t = self.stats_for(w, log2)["t"]
             fw = self.fw.get((w, log2), {})
             num = lambda k: fw.get(k) if isinstance(fw.get(k), (int, float)) else None
-            rows.append([w, f"2^{log2}", fmt_time(t["numpy"]), fmt_time(t["fused_device"]), fmt_time(t["fused_e2e"])] +
+            rows.append([w, f"2^{log2}", fmt_time(t["numpy"]), fmt_time(t["fused_device"]), fmt_time(t["fuse_device"]),
+                         fmt_time(t["fused_e2e"])] +
                         [fmt_time(fw.get(k)) for k, _ in fw_cols] +
                         [fmt_ratio(num(k), t["fused_device"]) for k, _ in fw_cols])
-        return md_table(["workload", "size", "NumPy (host CPU)", "fusecl device", "fusecl e2e"] +
+        return md_table(["workload", "size", "NumPy (host CPU)", "fusecl device", "fusecl fuse()", "fusecl e2e"] +
                         [label for _, label in fw_cols] + [f"fusecl vs {label}" for _, label in fw_cols], rows)
 
     def inside_table(self):
@@ -339,7 +340,7 @@ class Section:
 
     def workload_table(self, w):
         fw_cols = self.fw_columns()
-        header = ["size", "NumPy", "numexpr", "C++ loop", "device eager", "fused device", "fused e2e", "host view", "dev. vs NumPy",
+        header = ["size", "NumPy", "numexpr", "C++ loop", "device eager", "fused device", "fuse()", "fused e2e", "host view", "dev. vs NumPy",
                   "e2e vs NumPy", "dev. vs numexpr", "vs dev. eager", "kernels", "eff. BW", "% copy"] + \
                  [label for _, label in fw_cols]
         rows = []

@@ -11,6 +11,7 @@ const char* way_name(Way way) {
     case Way::CppLoop: return "cpp_loop";
     case Way::DeviceEager: return "device_eager";
     case Way::FusedDevice: return "fused_device";
+    case Way::FuseDevice: return "fuse_device";
     case Way::FusedE2E: return "fused_e2e";
     case Way::HostView: return "host_view";
   }
