@@ -83,5 +83,6 @@ void register_reductions(py::module_& m, py::class_<PyArray>& cls);
 void register_indexing(py::module_& m, py::class_<PyArray>& cls);
 void register_creation(py::module_& m);
 void register_runtime(py::module_& m);
+void register_fuse(py::module_& m);
 
 }  // namespace fusecl::py_binding

@@ -38,4 +38,5 @@ PYBIND11_MODULE(_core, m) {
   register_indexing(m, cls);
   register_creation(m);
   register_runtime(m);
+  register_fuse(m);
 }
