@@ -17,6 +17,7 @@ namespace detail {
 
 NodePtr node_from_host(const void* data, DType dtype, const Shape& shape, const Device& dev) {
   check_bytes(shape, size_of(dtype));
+  count_evaluation_on_this_thread();  // a fused function's replay would not upload it again
   const std::size_t bytes = std::size_t(shape.size()) * std::size_t(size_of(dtype));
   // No lock: the upload makes a new buffer, and the runtime's queue and pool are thread-safe.
   return make_buffer(rt::upload(dev.state()->runtime(), data, bytes), dtype, shape, dev.state());

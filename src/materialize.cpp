@@ -48,6 +48,7 @@ void evaluate_on(DeviceState& dev, const std::vector<NodePtr>& roots) {
 }  // namespace
 
 std::uint64_t evaluations_on_this_thread() { return evaluations; }
+void count_evaluation_on_this_thread() { ++evaluations; }
 
 bool fusion_enabled() { return fusion_flag().load(std::memory_order_relaxed); }
 void set_fusion_enabled(bool on) { fusion_flag().store(on); }

@@ -25,9 +25,11 @@ bool evaluate_into(const NodePtr& root, std::shared_ptr<rt::DeviceBuffer> dst);
 std::string kernel_source_of(const NodePtr& x);
 
 /// Evaluations this thread has started (evaluate, evaluate_into,
-/// kernel_source_of): fuse() tells by it whether a function evaluated
-/// anything while it ran.
+/// kernel_source_of, a fused function's call) and arrays it has uploaded
+/// (from_host): fuse() tells by it whether a function evaluated or uploaded
+/// anything while it ran, which a replay would not do again.
 std::uint64_t evaluations_on_this_thread();
+void count_evaluation_on_this_thread();
 
 /// Fusion on/off (FUSECL_FUSION=0 or set_fusion(false)): off, every operation
 /// is evaluated as soon as it is made — one kernel each, like an eager library.

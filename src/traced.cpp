@@ -240,6 +240,9 @@ std::vector<NodePtr> unreplayed(const std::vector<NodePtr>& args,
 
 std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& args,
                                  const std::function<std::vector<NodePtr>(const std::vector<NodePtr>&)>& body) {
+  // A call computes arrays: a fused function calling this one while it is
+  // traced must not take this call's results for constants.
+  count_evaluation_on_this_thread();
   std::vector<ArgKey> key;
   DeviceState* dev = nullptr;
   if (std::string why = argument_obstacle(args, key, dev); !why.empty()) {
@@ -282,7 +285,8 @@ std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& 
   std::vector<NodePtr> roots = body(fresh);
   std::string reason;
   if (evaluations_on_this_thread() != before)
-    reason = "the function evaluated arrays while it ran (to_host, eval, or a graph past FUSECL_MAX_FUSED_OPS)";
+    reason = "the function evaluated or uploaded arrays while it ran (to_host, eval, from_host, a fused function, or a graph "
+             "past FUSECL_MAX_FUSED_OPS), which a replay would not do again";
   std::shared_ptr<const Replay> made;
   {
     const GraphLock lock(roots);

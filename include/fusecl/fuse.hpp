@@ -107,9 +107,10 @@ class Fused {
 ///     host view), non-empty, on one device;
 ///   - the function pure in its arguments: arrays it reads besides them (a
 ///     captured weight) are read from the buffers they had when it was traced;
-///   - nothing evaluated while the function runs (to_host, eval, or a graph
-///     past FUSECL_MAX_FUSED_OPS), and no random numbers drawn in it (a
-///     replay would draw the same ones).
+///   - nothing evaluated or uploaded while the function runs (to_host, eval,
+///     from_host, another fused function, or a graph past
+///     FUSECL_MAX_FUSED_OPS), and no random numbers drawn in it: a replay
+///     would not do those again.
 /// Otherwise the call runs the function and evaluates its results as eval()
 /// does: the same values, without the saving. info().last_reason and
 /// FUSECL_LOG=schedule say why. At most `max_signatures` plans are kept,

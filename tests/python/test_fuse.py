@@ -69,7 +69,7 @@ def test_ndarray_arguments_are_uploaded_and_replayed():
 @pytest.mark.parametrize("case, reason", [
     ("lazy", "not evaluated"),
     ("random", "random"),
-    ("evaluates", "evaluated arrays while it ran"),
+    ("evaluates", "evaluated or uploaded arrays while it ran"),
 ])
 def test_what_cannot_replay_runs_the_function_and_says_why(case, reason):
     x = fusecl.asarray(np.linspace(0, 1, 100, dtype=np.float32))
