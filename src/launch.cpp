@@ -16,6 +16,12 @@ std::string build_options(const rt::Runtime& rt) {
   std::string o = "-cl-std=CL1.2";
   // IEEE-exact division and square root in float32, as NumPy has them.
   if (info.correctly_rounded_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
+  // float32 sin and cos vectors in float64 on CPUs (codegen/helpers.cpp,
+  // fp64_trig): within 0.501 ulp and several times faster than PoCL's own
+  // (FUSECL_FP64_TRIG=0 keeps the built-ins, to compare). GPUs keep theirs:
+  // float64 is slow on most of them, and their sin is fast.
+  static const bool fp64_trig = rt::switch_setting("FUSECL_FP64_TRIG", true);
+  if (fp64_trig && info.type == "CPU" && info.fp64) o += " -DFCL_TRIG_FP64";
   if (const char* extra = std::getenv("FUSECL_BUILD_OPTIONS"); extra && *extra) o += std::string(" ") + extra;
   return o;
 }
