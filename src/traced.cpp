@@ -300,6 +300,7 @@ std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& 
       evaluate(roots);
     }
   }
+  log_line(made ? "planned for replay" : "not replayed, because " + reason);
   const std::lock_guard g(cache.mutex);
   auto it = std::find_if(cache.entries.begin(), cache.entries.end(),
                          [&](const Entry& e) { return e.device.get() == dev && e.key == key; });
@@ -318,8 +319,6 @@ std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& 
     ++cache.info.unreplayed;
     cache.info.last_reason = reason;
   }
-  if (!made) log_line("not replayed, because " + reason);
-  else log_line("planned for replay");
   return roots;
 }
 

@@ -149,8 +149,8 @@ def fuse(fn=None, *, max_signatures=8):
     tuple of them, evaluated when the call returns. A call that cannot replay
     (an argument that is lazy, a view or empty; random numbers drawn, or
     arrays evaluated or uploaded, inside the function; a Python scalar
-    argument) runs the
-    function as without fuse: ``f.info()["last_reason"]`` says why."""
+    argument) runs the function as without fuse: ``f.info()["last_reason"]``
+    says why."""
     if fn is None:
         return lambda f: _Fused(f, max_signatures)
     return _Fused(fn, max_signatures)
