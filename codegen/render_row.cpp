@@ -25,6 +25,8 @@
 #include "codegen/body.hpp"
 #include "fusecl/result_type.hpp"
 
+#include <algorithm>
+
 namespace fusecl::codegen {
 
 namespace {
@@ -62,9 +64,9 @@ bool kept(const Instr& in) { return in.op == Op::Buffer || is_transcendental(in.
 struct RowRender {
   const KernelPlan& plan;
   HelperSet& helpers;
-  std::string T, K;           // work-items per row; elements per work-item ("0": a loop)
-  std::vector<char> loaded;   // register form: loads already held in rc<k>[]
-  std::vector<int> phases_of; // by instruction: how many phases compute it (its load is kept if > 1)
+  std::string T, K;           // work-items per row; elements (vectors of `width`) per work-item ("0": a loop)
+  std::vector<char> held;     // register form: values already held in rc<k>[] (loads from the start)
+  std::vector<int> phases_of; // by instruction: how many phases compute it (kept if > 1)
 
   bool registers() const { return plan.reduce.row_chunks > 0; }
   bool grid() const { return plan.reduce.combine; }
@@ -84,6 +86,9 @@ struct RowRender {
       return ind + "for (long r = " + from + start + "; r < m; r += " + step + ") {\n" + ind + "  const long p = r;\n" +
              emit_coordinates(plan, "p", ind + "  ");
     }
+    if (registers() && w > 1)  // whole vectors only: the scheduler asks that rows be a multiple of w
+      return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long q = sl + (long)k * " + T + ";\n" + ind +
+             "  if (q >= mo / " + W + ") break;\n" + ind + "  const long p = o * m + q * " + W + ";\n";
     if (w > 1)
       return ind + "for (long q = sl; q < mo / " + W + "; q += " + T + ") {\n" + ind + "  const long p = o * m + q * " + W + ";\n";
     if (registers())
@@ -95,9 +100,9 @@ struct RowRender {
   }
 
   // The instructions `need` marks, at element p (w of them): the reductions
-  // it reads as v<k> (r<k> broadcast), then the rest. In the register form a
-  // load that an earlier phase made is taken from its registers, and the
-  // first phase to make a load that later phases need keeps it.
+  // it reads as v<k> (r<k> broadcast), then the rest. In the register form
+  // loads, and values an earlier phase kept, are taken from registers, and
+  // the first phase to compute a value that later phases need keeps it.
   std::string body(std::vector<char> need, const std::string& ind, int w) {
     std::string pre, post;
     for (std::size_t k = 0; k < need.size(); ++k) {
@@ -108,13 +113,13 @@ struct RowRender {
     }
     if (registers())
       for (std::size_t k = 0; k < need.size(); ++k) {
-        if (!need[k] || !kept(plan.instrs[k]) || phases_of[k] < 2) continue;
+        if (!need[k]) continue;
         const std::string v = "v" + std::to_string(k), rc = "rc" + std::to_string(k) + "[k]";
-        if (loaded[k]) {
+        if (held[k]) {
           need[k] = 0;
-          pre += ind + "const " + cl_type(plan.instrs[k].dtype) + " " + v + " = " + rc + ";\n";
-        } else {
-          loaded[k] = 1;
+          pre += ind + "const " + cl_type(plan.instrs[k].dtype, w) + " " + v + " = " + rc + ";\n";
+        } else if (kept(plan.instrs[k]) && phases_of[k] > 1) {
+          held[k] = 1;
           post += ind + rc + " = " + v + ";\n";
         }
       }
@@ -165,7 +170,8 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
         s += kahan ? "      acc += accv" + lane(j) + " - compv" + lane(j) + ";\n" : "      acc = " + combine("acc", "accv" + lane(j), 1) + ";\n";
       s += "    }\n";
     }
-    s += rr.head("    ", 1) + rr.body(need, "      ", 1) + accumulate("acc", "comp", A, 1, "      ") + "    }\n";
+    if (!(rr.registers() && W > 1))  // the tail after the whole vectors
+      s += rr.head("    ", 1) + rr.body(need, "      ", 1) + accumulate("acc", "comp", A, 1, "      ") + "    }\n";
     if (kahan) s += "    acc = acc - comp;\n";
   }
   const int T = std::stoi(rr.T), F = plan.reduce.row_fanin;
@@ -202,6 +208,10 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   return s + "  const " + A + " r" + ks + " = " + value + ";\n";
 }
 
+std::string kernel_head(const KernelPlan&, const std::string& name, const std::string& L, const std::string& sig) {
+  return "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name + "(\n    " + sig + ")\n{\n";
+}
+
 }  // namespace
 
 std::string render_row(const KernelPlan& plan, const std::string& name) {
@@ -218,10 +228,20 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   for (std::size_t k = 0; k < plan.instrs.size(); ++k)
     if (is_row_reduction(plan.instrs[k])) needs.push_back(per_element(plan, {plan.instrs[k].a}));
   needs.push_back(per_element(plan, plan.outputs));
-  rr.loaded.assign(plan.instrs.size(), 0);
+  rr.held.assign(plan.instrs.size(), 0);
   rr.phases_of.assign(plan.instrs.size(), 0);
   for (const auto& need : needs)
     for (std::size_t k = 0; k < need.size(); ++k) rr.phases_of[k] += need[k] == 1;
+  // The register form loads its elements of the row first, all of them, so
+  // that a work-item's loads are in flight together (a load in a phase waits
+  // for the loop's bound test, and each phase's first use of it for the load:
+  // softmax over rows of 1024 on an H200 took 232 us so, 176 with the loads
+  // first). Uniform loads (one value for the kernel) stay where they are used.
+  std::vector<char> first(plan.instrs.size(), 0);
+  if (rr.registers())
+    for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+      if (rr.phases_of[k] > 0 && plan.instrs[k].op == Op::Buffer && plan.instrs[k].access != Access::Uniform)
+        first[k] = rr.held[k] = 1;
 
   // Work-item lid computes elements sl, sl + T, ... of row o; rows past the
   // last (in the last group) compute nothing but take part in its barriers.
@@ -238,31 +258,51 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
       if (is_row_reduction(plan.instrs[k]))
         b += "  __local " + cl_type(plan.instrs[k].dtype) + " sh" + std::to_string(k) + "[" + L + "];\n";
+  const int W = plan.width;
   if (rr.registers())
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
-      if (kept(plan.instrs[k]) && rr.phases_of[k] > 1)
-        b += "  " + cl_type(plan.instrs[k].dtype) + " rc" + std::to_string(k) + "[" + rr.K + "];\n";
+      if (first[k] || (kept(plan.instrs[k]) && rr.phases_of[k] > 1))
+        b += "  " + cl_type(plan.instrs[k].dtype, W) + " rc" + std::to_string(k) + "[" + rr.K + "];\n";
+  if (std::find(first.begin(), first.end(), 1) != first.end()) {
+    // Every position loaded exists: rows past the last (the last group's)
+    // read the last row, and positions past a row's end its last element (or
+    // vector); the phases skip them.
+    const std::string last = W > 1 ? "m / " + std::to_string(W) + " - 1" : "m - 1";
+    b += "  {\n    const long oc = o < n ? o : n - 1;\n    for (int k = 0; k < " + rr.K + "; ++k) {\n";
+    b += "      const long r = min(sl + (long)k * " + rr.T + ", " + last + ");\n";
+    b += "      const long p = oc * m + r" + (W > 1 ? " * " + std::to_string(W) : std::string()) + ";\n";
+    if (W == 1) b += emit_coordinates(plan, "p", "      ");
+    b += emit_body(plan, W, "p", "      ", helpers, &first);
+    for (std::size_t k = 0; k < first.size(); ++k)
+      if (first[k]) b += "      rc" + std::to_string(k) + "[k] = v" + std::to_string(k) + ";\n";
+    b += "    }\n  }\n";
+  }
   for (std::size_t k = 0; k < plan.instrs.size(); ++k)
     if (is_row_reduction(plan.instrs[k])) b += reduction_phase(rr, k);
 
-  const int W = plan.width;
   if (W > 1) {
     b += rr.head("  ", W) + rr.body(needs.back(), "    ", W);
-    for (std::size_t j = 0; j < plan.outputs.size(); ++j)
-      b += "    vstore" + std::to_string(W) + "(v" + std::to_string(plan.outputs[j]) + ", 0, out" + std::to_string(j) + " + p);\n";
+    for (std::size_t j = 0; j < plan.outputs.size(); ++j) {
+      const std::string v = "v" + std::to_string(plan.outputs[j]), out = "out" + std::to_string(j);
+      if (plan.aligned)  // outputs are whole buffers, and p a multiple of W
+        b += "    *(__global " + cl_type(plan.instrs[std::size_t(plan.outputs[j])].dtype, W) + "*)(" + out + " + p) = " + v + ";\n";
+      else
+        b += "    vstore" + std::to_string(W) + "(" + v + ", 0, " + out + " + p);\n";
+    }
     b += "  }\n";
   }
-  b += rr.head("  ", 1) + rr.body(needs.back(), "    ", 1);
-  std::string at = "p";
-  if (plan.out_strided) {
-    at = "outoff";
-    for (int d = 0; d < plan.ndim; ++d) at += " + c" + std::to_string(d) + " * ost" + std::to_string(d);
+  if (!(rr.registers() && W > 1)) {  // the elements after the whole vectors
+    b += rr.head("  ", 1) + rr.body(needs.back(), "    ", 1);
+    std::string at = "p";
+    if (plan.out_strided) {
+      at = "outoff";
+      for (int d = 0; d < plan.ndim; ++d) at += " + c" + std::to_string(d) + " * ost" + std::to_string(d);
+    }
+    for (std::size_t j = 0; j < plan.outputs.size(); ++j)
+      b += "    out" + std::to_string(j) + "[" + at + "] = v" + std::to_string(plan.outputs[j]) + ";\n";
+    b += "  }\n";
   }
-  for (std::size_t j = 0; j < plan.outputs.size(); ++j)
-    b += "    out" + std::to_string(j) + "[" + at + "] = v" + std::to_string(plan.outputs[j]) + ";\n";
-  b += "  }\n";
-  return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " +
-         name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+  return program_prelude(plan) + helpers.text() + kernel_head(plan, name, L, sig) + b + "}\n";
 }
 
 }  // namespace fusecl::codegen

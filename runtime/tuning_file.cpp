@@ -93,10 +93,11 @@ TunedValues default_values(const DeviceInfo& info) {
   // GPUs: 4 groups of 256 per multiprocessor. 8 (full occupancy) measured no
   // better on an H200 (sum of 2^26 floats: 81.4 us against 77.6 us).
   d[Knob::GroupsPerUnit] = cpu ? 2 : 4;
-  // On an H200 (rows of 1024, 2^26 floats) 8 was best: softmax 254 us
-  // against 288 with 4 (2: 288, 16: 275), layer norm 235 against 257-271.
+  // On an H200 (rows of 1024, 2^26 floats, loads first and in 16-byte
+  // vectors) 16 was best: softmax 143 us against 171 with 8 and 250 with 4,
+  // layer norm 134 against 141 and 176 (bench/results/nvidia-h200.issue13-rows.md).
   // CPUs start at 4: a CPU work-group's work-items are a loop on one core.
-  d[Knob::RowElements] = cpu ? 4 : 8;
+  d[Knob::RowElements] = cpu ? 4 : 16;
   return d;
 }
 

@@ -32,7 +32,7 @@
 namespace fusecl::rt {
 
 /// Bump when the file's layout or a knob's meaning changes: old files then simply miss.
-inline constexpr int tuning_format_version = 1;
+inline constexpr int tuning_format_version = 2;  // 2: row kernels load first, in vectors; row.elements_per_item 16 on GPUs
 
 /// Kernel classes that are tuned separately, each the first time it is met.
 enum class TuneClass : std::uint8_t { Elementwise, Reduce, Row, Count };

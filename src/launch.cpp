@@ -55,7 +55,15 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // row's later reads in the same kernel hit it.
   d.row_bytes = std::size_t(info.local_mem_bytes);
   // Elements per work-item of a row kernel: fewer work-items per row mean
-  // shorter trees in local memory; up to 8 stay in registers.
+  // shorter trees in local memory. On a GPU up to 16 stay in registers, in
+  // groups of at most 128 work-items: on an H200, softmax and layer norm over
+  // rows of 1024 (2^26 floats) took 143 and 134 us as 64 work-items of 16
+  // elements, two rows to a group, against 146 and 162 with four rows to a
+  // group of 256 and 171 and 141 as 128 work-items of 8 (a copy: 130 us;
+  // bench/results/nvidia-h200.issue13-rows.md). A CPU's work-group is a loop
+  // on one core, and its short rows keep at most 8.
+  d.row_group_cap = cpu ? 1024 : 128;
+  d.row_register_elements = cpu ? 8 : 16;
   d.elements_per_item = int(rt::int_setting({"FUSECL_ROW_ELEMENTS", d.elements_per_item, 1, 64, /*power_of_two=*/true, "the default"}));
   // A row's work-items combine their partials in two levels of 16 (two
   // barriers) instead of a binary tree (a barrier per level: 7 for 128

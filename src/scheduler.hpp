@@ -60,6 +60,11 @@ struct DeviceTuning {
   std::size_t row_bytes = 0;
   // Row kernels: the elements each work-item of a row aims at (FUSECL_ROW_ELEMENTS).
   int elements_per_item = 4;
+  // Row kernels: the most work-items of a group (also at most local_size),
+  // and the most elements a work-item keeps in registers (more: it loops,
+  // re-reading its row). launch.cpp says why GPUs and CPUs differ.
+  int row_group_cap = 1024;
+  int row_register_elements = 8;
   // Row kernels: the fan-in of their two-level combine, 0 for a binary tree (FUSECL_ROW_FANIN).
   int row_fanin = 16;
   // Split reductions: the last work-group finishes (OpenCL C 2.0 atomics) or a second kernel does.

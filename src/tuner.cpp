@@ -54,7 +54,7 @@ std::vector<int> candidates(Knob k, const DeviceInfo& info) {
     case Knob::ElementwiseLocal: return {64, 128, 256};
     case Knob::ReduceLocal: return cpu ? std::vector<int>{8, 16, 32} : std::vector<int>{64, 128, 256};
     case Knob::GroupsPerUnit: return {1, 2, 4, 8};
-    case Knob::RowElements: return {2, 4, 8};
+    case Knob::RowElements: return cpu ? std::vector<int>{2, 4, 8} : std::vector<int>{4, 8, 16};
     case Knob::Count: break;
   }
   return {};

@@ -413,17 +413,30 @@ namespace {
 // of `local` (a GPU's 256 on this CPU device, whose groups are 16): the group
 // layouts a GPU gets (many work-items per row, rows kept in registers) are
 // checked here too.
-std::vector<float> with_local_size(const Array<float>& y, int local, int elements_per_item = 4) {
+// A GPU's layout (launch.cpp): groups of at most 128 work-items, up to 16
+// elements each in registers, loaded in 16-byte vectors where rows allow.
+struct Layout {
+  int elements_per_item = 4;
+  bool gpu = false;
+};
+
+std::vector<float> with_local_size(const Array<float>& y, int local, Layout layout = {}, int* width = nullptr) {
   const auto node = y.node();
   const detail::DevicePtr dev = node->device;
   {
     const detail::GraphLock lock{node.get()};
     auto t = detail::tuning_of(*dev);
     t.local_size = local;
-    t.elements_per_item = elements_per_item;
+    t.elements_per_item = layout.elements_per_item;
+    if (layout.gpu) {
+      t.vector_bytes = 16;
+      t.row_group_cap = 128;
+      t.row_register_elements = 16;
+    }
     detail::Schedule s = detail::make_schedule({node}, t);
     REQUIRE(s.kernel_count() == 1);
     REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
+    if (width) *width = s.steps[0].kernel.plan.width;
     detail::run_schedule(*dev, s);
   }
   return y.to_host();
@@ -439,13 +452,19 @@ TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]
     // 1000, 1024, 2048: 256 per row, 4 or 8 elements each in registers; 4099: a loop.
     // FUSECL_ROW_ELEMENTS=8 (the layout measured fastest on an H200): 128 per
     // row for rows of 1000 and 1024, two rows per group, 8 elements in registers.
-    for (const int per_item : {4, 8})
-    for (const std::int64_t m : {1, 3, 17, 1000, 1024, 2048, 4099}) {
+    // The GPU layout (16 per work-item, 64 per row of 1000 to 1024, two rows
+    // per group of 128, in vectors of 4 where rows are whole vectors: 1000,
+    // 1024, 2048 and 20 here, and 1001 not).
+    for (const Layout layout : {Layout{4}, Layout{8}, Layout{16, true}, Layout{4, true}})
+    for (const std::int64_t m : {1, 3, 17, 20, 1000, 1001, 1024, 2048, 4099}) {
       for (int axis = 0; axis < 2; ++axis) {
         const Dims d = axis == 0 ? Dims{m, 5} : Dims{5, m};
-        INFO(pat.name << " along axis " << axis << " of " << dims_str(d) << ", " << per_item << " elements per work-item");
+        INFO(pat.name << " along axis " << axis << " of " << dims_str(d) << ", " << layout.elements_per_item
+                      << " elements per work-item" << (layout.gpu ? ", a GPU's layout" : ""));
         const auto h = inputs(d, axis, 0x13a6 + std::uint64_t(m), pat.lo, pat.hi, m >= 3);
-        const auto got = with_local_size(pat.device(from_host(h, Shape(d)), axis), 256, per_item);
+        int width = 0;
+        const auto got = with_local_size(pat.device(from_host(h, Shape(d)), axis), 256, layout, &width);
+        if (layout.gpu && axis == 1 && m % 4 == 0 && m <= 2048) CHECK(width == 4);  // the vector register form
         std::vector<LD> want(h.size()), tol(h.size());
         for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
         for (std::size_t i = 0; i < h.size(); ++i) {
@@ -466,9 +485,12 @@ TEST_CASE("row fusion: a row in registers keeps its exp for the output phase", "
   const auto e = exp(x - max(x, 1, true));
   const auto y = e / sum(e, 1, true);
   auto t = detail::tuning_of(*y.node()->device);
-  auto count_exp = [&](int local) {
+  t.row_group_cap = 1024;  // the same layouts on any device
+  t.row_register_elements = 8;
+  auto count_exp = [&](int local, int vector_bytes = 4) {
     t.local_size = local;
     t.elements_per_item = 8;
+    t.vector_bytes = vector_bytes;
     const detail::GraphLock lock{y.node().get()};
     const detail::Schedule s = detail::make_schedule({y.node()}, t);
     REQUIRE(s.kernel_count() == 1);
@@ -478,7 +500,8 @@ TEST_CASE("row fusion: a row in registers keeps its exp for the output phase", "
     for (std::size_t at = src.find("exp("); at != std::string::npos; at = src.find("exp(", at + 1)) ++n;
     return std::pair{int(plan.reduce.row_chunks), n};
   };
-  CHECK(count_exp(256) == std::pair{8, std::size_t(1)});  // 128 work-items per row, 8 elements each in registers
+  CHECK(count_exp(256) == std::pair{8, std::size_t(1)});      // 128 work-items per row, 8 elements each in registers
+  CHECK(count_exp(256, 16) == std::pair{2, std::size_t(1)});  // the same as two vectors of 4
   const auto [chunks, n] = count_exp(16);                  // 16 per row: a loop
   CHECK(chunks == 0);
   CHECK(n >= 2);

@@ -159,16 +159,28 @@ TEST_CASE("schedule: a row kernel's group layout follows the row length", "[sche
   t.row_bytes = std::size_t(1) << 20;
   struct Case {
     std::int64_t rows, m;
-    int local, rows_per_group, chunks;
+    int local, rows_per_group, chunks, width;
+    int elements = 4, group_cap = 1024, registers = 8;
   };
-  for (const Case c : {Case{4096, 1024, 256, 1, 4},  // 256 work-items per row, 4 elements each, in registers
-                       Case{64, 2048, 256, 1, 8},
-                       Case{64, 4099, 256, 1, 0},    // too many per work-item: a loop over the row
-                       Case{1000, 17, 256, 32, 4},   // 8 per row, 32 rows per group
-                       Case{5, 17, 64, 8, 4},        // no more rows per group than there are rows
-                       Case{1000, 3, 256, 256, 4},   // a work-item per row
-                       Case{1000, 1, 256, 256, 1}}) {
-    INFO(c.rows << " rows of " << c.m);
+  // chunks: what a work-item holds in registers (vectors of `width` where
+  // width > 1), 0 for a loop over the row. Vectors of 16 bytes here: 4 floats.
+  for (const Case c : {Case{4096, 1024, 256, 1, 1, 4},  // 256 work-items per row, 4 elements each: one vector
+                       Case{64, 2048, 256, 1, 2, 4},     // 8 elements each: two vectors
+                       Case{64, 4099, 256, 1, 0, 4},     // too many per work-item: a loop over the row, in vectors
+                       Case{1000, 17, 256, 32, 4, 1},    // 8 per row, 32 rows per group; rows not whole vectors
+                       Case{5, 17, 64, 8, 4, 1},         // no more rows per group than there are rows
+                       Case{1000, 3, 256, 256, 4, 1},    // a work-item per row
+                       Case{1000, 1, 256, 256, 1, 1},
+                       Case{1000, 16, 256, 64, 1, 4},    // 4 per row, one vector each
+                       // A GPU's layout (launch.cpp): groups of at most 128, 16 elements in registers.
+                       Case{4096, 1024, 128, 2, 4, 4, 16, 128, 16},
+                       Case{4096, 1000, 128, 2, 4, 4, 16, 128, 16},   // the last vectors of each work-item past the row
+                       Case{4096, 1001, 128, 2, 16, 1, 16, 128, 16},  // rows not whole vectors: element by element
+                       Case{64, 4096, 128, 1, 0, 4, 16, 128, 16}}) {  // 32 per work-item: a loop
+    INFO(c.rows << " rows of " << c.m << ", " << c.elements << " elements per work-item");
+    t.elements_per_item = c.elements;
+    t.row_group_cap = c.group_cap;
+    t.row_register_elements = c.registers;
     auto x = reshape(arange<float>(c.rows * c.m), {c.rows, c.m});
     const Schedule s = schedule_of({(x - max(x, 1, true)).node()}, t);
     REQUIRE(s.kernel_count() == 1);
@@ -176,8 +188,7 @@ TEST_CASE("schedule: a row kernel's group layout follows the row length", "[sche
     CHECK(rs.local_size == c.local);
     CHECK(rs.rows_per_group == c.rows_per_group);
     CHECK(rs.row_chunks == c.chunks);
-    // A row that loops reads it in vectors (16 bytes here), one in registers element by element.
-    CHECK(s.steps[0].kernel.plan.width == (c.chunks == 0 ? 4 : 1));
+    CHECK(s.steps[0].kernel.plan.width == c.width);
   }
 }
 

@@ -102,7 +102,7 @@ TEST_CASE("tuning files round-trip, and their key changes with the driver", "[tu
   values[Knob::VectorBytes] = 32;
   values[Knob::RowElements] = 8;
   const std::string text = fusecl::rt::format_tuning(info, values);
-  CHECK_THAT(text, Contains("fusecl-tuning 1\ndevice Test GPU\nvendor Test Vendor\ndriver 1.0\nopencl OpenCL 3.0 test\n"));
+  CHECK_THAT(text, Contains("fusecl-tuning " + std::to_string(fusecl::rt::tuning_format_version) + "\ndevice Test GPU\nvendor Test Vendor\ndriver 1.0\nopencl OpenCL 3.0 test\n"));
   CHECK_THAT(text, Contains("elementwise.vector_bytes 32\n"));
   const auto r = fusecl::rt::parse_tuning(text, info);
   REQUIRE(r);
@@ -143,7 +143,7 @@ TEST_CASE("damaged tuning files are rejected, each with its reason", "[tuning]")
   struct Case {
     const char* what;
     std::string text;
-    const char* reason;
+    std::string reason;
   };
   const std::vector<Case> cases = {
       {"empty", "", "is empty"},
@@ -152,7 +152,8 @@ TEST_CASE("damaged tuning files are rejected, each with its reason", "[tuning]")
       {"missing its last newline", good.substr(0, good.size() - 1), "is truncated"},
       {"a changed value", flipped, "bad checksum"},
       {"lines after the checksum", good + "row.elements_per_item 8\n", "truncated or extended"},
-      {"another format", sealed("fusecl-tuning 2\n" + body.substr(body.find('\n') + 1)), "is not format version 1"},
+      {"another format", sealed("fusecl-tuning " + std::to_string(fusecl::rt::tuning_format_version + 1) + "\n" + body.substr(body.find('\n') + 1)),
+       "is not format version " + std::to_string(fusecl::rt::tuning_format_version)},
       {"vector bytes not a power of two", sealed(odd), "elementwise.vector_bytes 24 is out of range"},
       {"a group larger than the device's", sealed(big), "reduce.local_size 2048 is out of range (a power of two from 1 to 1024)"},
       {"an unknown setting", sealed(body + "reduce.magic 3\n"), "is not a known setting"},
