@@ -3,8 +3,9 @@
 // two-pass definition (mean, then the mean of squared deviations) reads the
 // input twice and takes two or three kernels more.
 //
-// Accuracy: each work-item runs Welford's update in float64 (per vector lane,
-// the lanes sharing one count), and counts, means and sums of squared
+// Accuracy: each work-item sums, in float64 and per vector lane, deviations
+// from the lane's first value and their squares (or, element by element,
+// runs Welford's update), and counts, means and sums of squared
 // deviations meet in Chan's pairwise combination, in a tree across the group
 // and the groups. In float64 nothing a float32 input holds can overflow (the
 // squares of FLT_MAX are far from DBL_MAX), and the rounding is that of
@@ -145,16 +146,23 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
   b += init;
   if (W > 1) {
-    // A running (count, mean, M2) per lane; every lane has seen the same
-    // number of values, so one count and one reciprocal serve them all. Two
-    // such sets, for vectors q and q + L: each update is a chain of
-    // dependent float64 operations, and two independent chains keep two
-    // loads in flight per work-item (a reduction over a long range is
-    // bound by the loads a device has in flight).
+    // Per lane, sums of the deviations from a shift, the lane's first value,
+    // and of their squares (no division per element, and each sum a chain of
+    // one float64 operation); every lane has seen the same number of values.
+    // Two such sets, for vectors q and q + L, keep two loads in flight per
+    // work-item (a reduction over a long range is bound by the loads a device
+    // has in flight). At the end, per lane, mean = shift + a / n and M2 =
+    // b - a * a / n meet in Chan's combination. Shifting by one of the
+    // lane's own values bounds the cancellation in b - a * a / n: (shift -
+    // mean)^2 is at most n times the lane's variance, so M2 keeps all but
+    // about log2(n * n) of float64's 53 bits, where float32 needs 24.
     const std::string DW = "double" + Ws;
-    b += "  {\n    " + DW + " vm0 = (" + DW + ")(0), vq0 = (" + DW + ")(0), vm1 = (" + DW + ")(0), vq1 = (" + DW + ")(0), vs = (" + DW +
-         ")(0);\n    long c0 = 0, c1 = 0;\n";
+    b += "  {\n    " + DW + " sh = (" + DW + ")(0), a0 = (" + DW + ")(0), b0 = (" + DW + ")(0), a1 = (" + DW + ")(0), b1 = (" + DW +
+         ")(0), vs = (" + DW + ")(0);\n    long c = 0;\n";
     b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
+    b += "    if (lid < nvec) {\n      const long p = o * m + r_begin + (long)lid * " + Ws + ";\n";
+    b += emit_coordinates(plan, "p", "      ") + emit_body(plan, W, "p", "      ", helpers);
+    b += "      sh = convert_" + DW + "(" + v + ");\n    }\n";
     b += "    for (long q0 = lid; q0 < nvec; q0 += 2 * " + L + ") {\n";
     for (int u = 0; u < 2; ++u) {
       const std::string U = std::to_string(u);
@@ -163,15 +171,18 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
       b += emit_coordinates(plan, "p", "        ");
       b += emit_body(plan, W, "p", "        ", helpers);
       b += "        const " + DW + " x_ = convert_" + DW + "(" + v + ");\n";
-      b += "        c" + U + " += 1;\n        const double inv_ = 1.0 / (double)c" + U + ";\n";
-      b += "        const " + DW + " d_ = x_ - vm" + U + ";\n        vm" + U + " += d_ * inv_;\n        vq" + U + " += d_ * (x_ - vm" + U +
-           ");\n        vs += x_;\n      }\n";
+      b += "        const " + DW + " d_ = x_ - sh;\n        c += 1;\n        a" + U + " += d_;\n        b" + U + " = fma(d_, d_, b" + U + ");\n";
+      if (rs.moment == 2) b += "        vs += x_;\n";  // the mean's sum (shift + a would turn an inf shift into NaN)
+      b += "      }\n";
     }
     b += "    }\n";
-    for (int u = 0; u < 2; ++u)
-      for (int j = 0; j < W; ++j)
-        b += "    fcl_chan(&cn, &cm, &cq, c" + std::to_string(u) + ", vm" + std::to_string(u) + lane(j) + ", vq" + std::to_string(u) + lane(j) + ");\n";
-    for (int j = 0; j < W; ++j) b += "    cs += vs" + lane(j) + ";\n";
+    // q_ below 0 is rounding (NaN stays NaN: inf - inf in the sums).
+    b += "    if (c > 0) {\n      const double nc = (double)c;\n      const " + DW + " a_ = a0 + a1, m_ = sh + a_ / nc, t_ = (b0 + b1) - a_ * (a_ / nc);\n";
+    b += "      const " + DW + " q_ = select(t_, (" + DW + ")(0), t_ < 0);\n";
+    for (int j = 0; j < W; ++j) b += "      fcl_chan(&cn, &cm, &cq, c, m_" + lane(j) + ", q_" + lane(j) + ");\n";
+    b += "    }\n";
+    if (rs.moment == 2)
+      for (int j = 0; j < W; ++j) b += "    cs += vs" + lane(j) + ";\n";
     b += "    for (long r = r_begin + nvec * " + Ws + " + lid; r < r_end; r += " + L + ") {\n" + e.scalar_step("      ") + "    }\n  }\n";
   } else {
     b += "  for (long r = r_begin + lid; r < r_end; r += " + L + ") {\n" + e.scalar_step("    ") + "  }\n";

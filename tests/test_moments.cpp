@@ -155,9 +155,15 @@ TEST_CASE("var and std in one pass against the long double reference", "[reduce]
   // Row lengths: a work-item per row (up to 16), a group per row with and
   // without a vector tail, and whole arrays split over groups.
   for (const std::int64_t len : {1, 3, 16, 17, 1000, 4099, 100003, 1 << 20}) {
-    for (const float centre : {0.0f, 1e4f, -3e6f}) {
+    for (const float centre : {0.0f, 1e4f, -3e6f})
+    for (const bool outliers : {false, true}) {
       const std::int64_t rows = len > 5000 ? 1 : 7;
-      const auto h = noisy(std::size_t(rows * len), centre, 1.5f, std::uint64_t(len) + std::uint64_t(centre));
+      auto h = noisy(std::size_t(rows * len), centre, 1.5f, std::uint64_t(len) + std::uint64_t(centre));
+      // Outliers first in each row: the values vector kernels shift their
+      // lanes' sums by (render_moment.cpp), the worst shift there is.
+      if (outliers)
+        for (std::int64_t r = 0; r < rows; ++r)
+          for (std::int64_t i = 0; i < std::min<std::int64_t>(len, 64); ++i) h[std::size_t(r * len + i)] += i % 2 ? 3e4f : -5e4f;
       const auto x = from_host(h, {rows, len});
       // The device's vector width, and 8 bytes: float2 loads and double2
       // accumulators, what GPUs get (DeviceTuning::moment_width).
@@ -165,7 +171,8 @@ TEST_CASE("var and std in one pass against the long double reference", "[reduce]
       for (bool two_kernels : {false, true}) {
         Modes modes(false, two_kernels, vector_bytes);
         for (int ddof : {0, 1}) {
-          INFO("rows of " << len << " around " << centre << ", ddof " << ddof << (two_kernels ? ", second kernel" : "")
+          INFO("rows of " << len << " around " << centre << (outliers ? ", outliers first" : "") << ", ddof " << ddof
+                          << (two_kernels ? ", second kernel" : "")
                           << (vector_bytes ? ", 8-byte vectors" : ""));
           auto v = var(x, 1, false, ddof);
           auto s = stddev(x, 1, true, ddof);
