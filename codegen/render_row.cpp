@@ -269,7 +269,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     // vector); the phases skip them.
     const std::string last = W > 1 ? "m / " + std::to_string(W) + " - 1" : "m - 1";
     b += "  {\n    const long oc = o < n ? o : n - 1;\n    for (int k = 0; k < " + rr.K + "; ++k) {\n";
-    b += "      const long r = min(sl + (long)k * " + rr.T + ", " + last + ");\n";
+    b += "      const long rk_ = sl + (long)k * " + rr.T + ", r = rk_ < " + last + " ? rk_ : " + last + ";\n";  // not min(): see render_tiled.cpp
     b += "      const long p = oc * m + r" + (W > 1 ? " * " + std::to_string(W) : std::string()) + ";\n";
     if (W == 1) b += emit_coordinates(plan, "p", "      ");
     b += emit_body(plan, W, "p", "      ", helpers, &first);

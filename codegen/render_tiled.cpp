@@ -40,38 +40,64 @@ std::string render_tiled(const KernelPlan& plan, const std::string& name) {
     const auto ds = std::to_string(d);
     b += "  const long c" + ds + " = g_ % d" + ds + "; g_ /= d" + ds + ";\n";
   }
-  // Phase 1: the tiles, read along Y. Every work-item reaches the barrier.
-  // Each work-item's loads come first, all of them, from coordinates clamped
-  // into the index space (the edges' extra values are never used): no bound
-  // test stands between them, so they are in flight together (on an H200,
-  // x + transpose(y) over 8192 x 8192 floats: see tiling.cpp).
+  // Two forms, by device (FCL_CPU: launch.cpp's build options), each the one
+  // measured fastest there:
+  // - GPUs: each work-item's loads come first, all of them, in loops of a
+  //   constant count with no bound test between them, so they are in flight
+  //   together (on an H200, x + transpose(y) over 8192 x 8192 floats: 208 us
+  //   against 298 with a test before each load). A tile inside the index
+  //   space has no tests at all; one at its edges reads from coordinates
+  //   clamped into it (the extra values are never used) and tests only its
+  //   stores.
+  // - CPUs (PoCL): a loop from the work-item's row and a test per element.
+  //   PoCL vectorizes that across work-items; the GPU form's clamped
+  //   coordinates become gathers and scatters, and its constant-count loops
+  //   are not vectorized (2^22 floats on 2 cores: 13 ms against 8.6).
+  // Every work-item reaches the barrier between the phases.
   const std::string U = std::to_string(T / R);
-  auto clamped = [&](const std::string& x, const std::string& y) {
-    return "    const long " + cx + " = min(" + x + ", " + dx + " - 1), " + cy + " = min(" + y + ", " + dy + " - 1);\n";
-  };
-  b += "  for (int u = 0; u < " + U + "; ++u) {\n    const int j = ly + u * " + Rs + ";\n" + clamped("x0 + j", "y0 + lx");
-  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
-    const Instr& in = plan.instrs[k];
-    if (in.access != Access::Tiled || in.op != Op::Buffer) continue;
-    const auto ks = std::to_string(k);
-    std::string addr = "off" + ks;
-    for (int d = 0; d < plan.ndim; ++d) addr += " + c" + std::to_string(d) + " * st" + ks + "_" + std::to_string(d);
-    b += "    t" + ks + "[j * " + Ps + " + lx] = in" + std::to_string(in.slot) + "[" + addr + "];\n";
-  }
-  b += "  }\n";
-  b += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
-  // Phase 2: the outputs, written along X; other loads read in place, from
-  // clamped coordinates as above, and only the stores test the edges.
-  b += "  for (int u = 0; u < " + U + "; ++u) {\n    const int j = ly + u * " + Rs + ";\n" + clamped("x0 + lx", "y0 + j");
-  b += "    const int tr_ = lx, tc_ = j;\n";
   std::string lin = "c0";
   for (int d = 1; d < plan.ndim; ++d) lin = "(" + lin + ") * d" + std::to_string(d) + " + c" + std::to_string(d);
-  b += "    const long i = " + lin + ";\n";
-  b += emit_body(plan, 1, "i", "    ", helpers);
-  b += "    if (x0 + lx < " + dx + " && y0 + j < " + dy + ") {\n";
-  for (std::size_t j = 0; j < plan.outputs.size(); ++j)
-    b += "      out" + std::to_string(j) + "[i] = v" + std::to_string(plan.outputs[j]) + ";\n";
-  b += "    }\n  }\n";
+  // Phase 1 stages the tiles, read along Y; phase 2 computes the outputs,
+  // written along X (other loads read in place). `form`: 'c' the CPU's, 'i'
+  // the GPU's for an interior tile, 'e' for an edge tile.
+  auto phase = [&](int n, char form, const std::string& ind) {
+    const std::string x = n == 1 ? "x0 + j" : "x0 + lx", y = n == 1 ? "y0 + lx" : "y0 + j";
+    std::string p;
+    if (form == 'c')
+      p = ind + "for (int j = ly; j < " + Ts + "; j += " + Rs + ") {\n" + ind + "  const long " + cx + " = " + x + ", " + cy + " = " + y +
+          ";\n" + ind + "  if (" + cx + " < " + dx + " && " + cy + " < " + dy + ") {\n";
+    else if (form == 'i')
+      p = ind + "for (int u = 0; u < " + U + "; ++u) {\n" + ind + "  const int j = ly + u * " + Rs + ";\n" + ind + "  {\n" + ind +
+          "  const long " + cx + " = " + x + ", " + cy + " = " + y + ";\n";
+    else  // a comparison, not min(): PoCL calls a library function for min of longs
+      p = ind + "for (int u = 0; u < " + U + "; ++u) {\n" + ind + "  const int j = ly + u * " + Rs + ";\n" + ind + "  {\n" + ind +
+          "  const long " + cx + " = " + x + " < " + dx + " ? " + x + " : " + dx + " - 1, " + cy + " = " + y + " < " + dy + " ? " + y +
+          " : " + dy + " - 1;\n";
+    const std::string in2 = ind + "    ";
+    if (n == 1) {
+      for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
+        const Instr& in = plan.instrs[k];
+        if (in.access != Access::Tiled || in.op != Op::Buffer) continue;
+        const auto ks = std::to_string(k);
+        std::string addr = "off" + ks;
+        for (int d = 0; d < plan.ndim; ++d) addr += " + c" + std::to_string(d) + " * st" + ks + "_" + std::to_string(d);
+        p += in2 + "t" + ks + "[j * " + Ps + " + lx] = in" + std::to_string(in.slot) + "[" + addr + "];\n";
+      }
+    } else {
+      p += in2 + "const int tr_ = lx, tc_ = j;\n" + in2 + "const long i = " + lin + ";\n" + emit_body(plan, 1, "i", in2, helpers);
+      std::string stores;
+      for (std::size_t j = 0; j < plan.outputs.size(); ++j)
+        stores += "out" + std::to_string(j) + "[i] = v" + std::to_string(plan.outputs[j]) + "; ";
+      p += in2 + (form == 'e' ? "if (" + x + " < " + dx + " && " + y + " < " + dy + ") { " + stores + "}\n" : stores + "\n");
+    }
+    return p + ind + "  }\n" + ind + "}\n";
+  };
+  auto both = [&](int n) {
+    return "#ifdef FCL_CPU\n" + phase(n, 'c', "  ") + "#else\n  if (whole) {\n" + phase(n, 'i', "    ") + "  } else {\n" +
+           phase(n, 'e', "    ") + "  }\n#endif\n";
+  };
+  b += "  const bool whole = x0 + " + Ts + " <= " + dx + " && y0 + " + Ts + " <= " + dy + ";\n";
+  b += both(1) + "  barrier(CLK_LOCAL_MEM_FENCE);\n" + both(2);
 
   return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + Ts + ", " + Rs +
          ", 1))) void " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";

@@ -22,6 +22,8 @@ std::string build_options(const rt::Runtime& rt) {
   // float64 is slow on most of them, and their sin is fast.
   static const bool fp64_trig = rt::switch_setting("FUSECL_FP64_TRIG", true);
   if (fp64_trig && info.type == "CPU" && info.fp64) o += " -DFCL_TRIG_FP64";
+  // Kernels whose best loop form differs between CPUs and GPUs (render_tiled.cpp).
+  if (info.type == "CPU") o += " -DFCL_CPU";
   if (const char* extra = std::getenv("FUSECL_BUILD_OPTIONS"); extra && *extra) o += std::string(" ") + extra;
   return o;
 }
