@@ -446,8 +446,9 @@ std::vector<float> with_local_size(const Array<float>& y, int local, Layout layo
 
 TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]") {
   const auto all = patterns();
-  for (const std::size_t which : {std::size_t(3), std::size_t(4)}) {  // softmax, layer norm
+  for (std::size_t which = 0; which < all.size(); ++which) {
     const Pattern& pat = all[which];
+    const bool main = which == 3 || which == 4;  // softmax, layer norm: every layout; the others the GPU's
     // 1 and 3: a work-item per row; 17: 8 per row, several rows per group;
     // 1000, 1024, 2048: 256 per row, 4 or 8 elements each in registers; 4099: a loop.
     // FUSECL_ROW_ELEMENTS=8 (the layout measured fastest on an H200): 128 per
@@ -457,6 +458,7 @@ TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]
     // 1024, 2048 and 20 here, and 1001 not).
     for (const Layout layout : {Layout{4}, Layout{8}, Layout{16, true}, Layout{4, true}})
     for (const std::int64_t m : {1, 3, 17, 20, 1000, 1001, 1024, 2048, 4099}) {
+      if (!main && !layout.gpu) continue;
       for (int axis = 0; axis < 2; ++axis) {
         const Dims d = axis == 0 ? Dims{m, 5} : Dims{5, m};
         INFO(pat.name << " along axis " << axis << " of " << dims_str(d) << ", " << layout.elements_per_item
@@ -471,6 +473,51 @@ TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]
           INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
           REQUIRE(close(got[i], want[i], tol[i]));
         }
+      }
+    }
+  }
+}
+
+TEST_CASE("row fusion: a GPU's vector rows of other types", "[row]") {
+  // Rows of whole 16-byte vectors: two float64 lanes, and a bool result
+  // stored through a vector pointer of uchar.
+  for (const std::int64_t m : {2, 20, 1000, 1024}) {
+    INFO("rows of " << m);
+    std::vector<double> hd(std::size_t(5 * m));
+    std::vector<float> hf(hd.size());
+    for (std::size_t i = 0; i < hd.size(); ++i) {
+      hd[i] = std::sin(double(i) * 0.37) * 3.0 + double(i % 7);  // a different value in every lane
+      hf[i] = float(hd[i]);
+    }
+    const auto xd = from_host(hd, {5, m});
+    const auto xf = from_host(hf, {5, m});
+    const auto yd = xd - max(xd, 1, true);
+    const auto yb = xf > mean(xf, 1, true);
+    int wd = 0, width = 0;
+    const auto gd = with_local_size(yd.astype<float>(), 256, Layout{16, true}, &wd);
+    CHECK(wd == 2);
+    {
+      const auto node = yb.node();
+      const detail::GraphLock lock{node.get()};
+      auto t = detail::tuning_of(*node->device);
+      t.local_size = 256, t.elements_per_item = 16, t.vector_bytes = 16, t.row_group_cap = 128, t.row_register_elements = 16;
+      detail::Schedule sch = detail::make_schedule({node}, t);
+      REQUIRE(sch.kernel_count() == 1);
+      width = sch.steps[0].kernel.plan.width;
+      detail::run_schedule(*node->device, sch);
+    }
+    const auto bb = yb.to_host();
+    if (m % 4 == 0) CHECK(width == 4);  // shorter rows: too few elements per work-item for a vector
+    for (std::int64_t r = 0; r < 5; ++r) {
+      double mx = -INFINITY;
+      long double mean_ = 0;
+      for (std::int64_t j = 0; j < m; ++j) mx = std::max(mx, hd[std::size_t(r * m + j)]), mean_ += hf[std::size_t(r * m + j)];
+      mean_ /= m;
+      for (std::int64_t j = 0; j < m; ++j) {
+        const std::size_t i = std::size_t(r * m + j);
+        REQUIRE(gd[i] == float(hd[i] - mx));
+        // Only where the row's mean is not within float rounding of the value.
+        if (std::fabs(double(hf[i] - mean_)) > 1e-5 * (1 + std::fabs(double(mean_)))) REQUIRE(bool(bb[i]) == (hf[i] > mean_));
       }
     }
   }
