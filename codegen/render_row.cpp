@@ -208,7 +208,7 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   return s + "  const " + A + " r" + ks + " = " + value + ";\n";
 }
 
-std::string kernel_head(const KernelPlan&, const std::string& name, const std::string& L, const std::string& sig) {
+std::string kernel_head(const std::string& name, const std::string& L, const std::string& sig) {
   return "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name + "(\n    " + sig + ")\n{\n";
 }
 
@@ -302,7 +302,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
       b += "    out" + std::to_string(j) + "[" + at + "] = v" + std::to_string(plan.outputs[j]) + ";\n";
     b += "  }\n";
   }
-  return program_prelude(plan) + helpers.text() + kernel_head(plan, name, L, sig) + b + "}\n";
+  return program_prelude(plan) + helpers.text() + kernel_head(name, L, sig) + b + "}\n";
 }
 
 }  // namespace fusecl::codegen

@@ -420,6 +420,13 @@ struct Layout {
   bool gpu = false;
 };
 
+// `t` with a GPU's row layout (launch.cpp), whatever the device.
+void gpu_rows(detail::DeviceTuning& t) {
+  t.vector_bytes = 16;
+  t.row_group_cap = 128;
+  t.row_register_elements = 16;
+}
+
 std::vector<float> with_local_size(const Array<float>& y, int local, Layout layout = {}, int* width = nullptr) {
   const auto node = y.node();
   const detail::DevicePtr dev = node->device;
@@ -428,11 +435,7 @@ std::vector<float> with_local_size(const Array<float>& y, int local, Layout layo
     auto t = detail::tuning_of(*dev);
     t.local_size = local;
     t.elements_per_item = layout.elements_per_item;
-    if (layout.gpu) {
-      t.vector_bytes = 16;
-      t.row_group_cap = 128;
-      t.row_register_elements = 16;
-    }
+    if (layout.gpu) gpu_rows(t);
     detail::Schedule s = detail::make_schedule({node}, t);
     REQUIRE(s.kernel_count() == 1);
     REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
@@ -500,7 +503,8 @@ TEST_CASE("row fusion: a GPU's vector rows of other types", "[row]") {
       const auto node = yb.node();
       const detail::GraphLock lock{node.get()};
       auto t = detail::tuning_of(*node->device);
-      t.local_size = 256, t.elements_per_item = 16, t.vector_bytes = 16, t.row_group_cap = 128, t.row_register_elements = 16;
+      t.local_size = 256, t.elements_per_item = 16;
+      gpu_rows(t);
       detail::Schedule sch = detail::make_schedule({node}, t);
       REQUIRE(sch.kernel_count() == 1);
       width = sch.steps[0].kernel.plan.width;
