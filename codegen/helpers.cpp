@@ -280,34 +280,49 @@ std::string split_pow(HelperSet& h, int width) {
 // vector elsewhere.
 //
 // sin and cos below the bound, where the build defines FCL_TRIG_FP64 (CPU
-// devices with float64, launch.cpp's build_options): the argument reduced by
-// pi/2 in float64 (pi/2 in two parts of 33 and 53 bits: exact products for
-// quotients below 2^20) and musl's float64 polynomials for sin and cos on
-// [-pi/4, pi/4] (relative error below 2^-37), rounded once to float: within
-// 0.501 ulp, where PoCL's float16 sin takes four times as long (the demo
-// chain at 2^22 on 2 cores: sin alone 4.5 of its 5.8 ms).
+// devices with float64, launch.cpp's build_options): one polynomial, in
+// float64, rounded once to float, so a result is within 0.501 ulp where
+// PoCL's float16 sin takes several times as long. The argument is reduced by
+// pi, not pi/2, so that every lane evaluates the same polynomial (a vector
+// has no cheaper way to choose per lane than to compute both):
+//   sin x = (-1)^n sin(x - n pi),           n the integer nearest x/pi;
+//   cos x = (-1)^(n+1) sin(x - (n+1/2) pi), n the integer nearest x/pi - 1/2;
+// pi in two parts (25 and 53 bits: n times the first is exact for n below
+// 2^28, and the bound keeps n below 2^15), so the reduced y in [-pi/2, pi/2]
+// is good to about 2^-62 absolute; the float nearest a multiple of pi/2
+// below the bound is 2^-27.8 from it, so y is never worse than 2^-34
+// relative, a thousandth of float's ulp. sin y = y + y^3 P(y^2), P of degree 5 fitted for
+// relative error (below 2^-43 on [-pi/2, pi/2]; tools/fit_sin_poly.py
+// reproduces the coefficients). FP_CONTRACT is on inside the helper only:
+// where the device has fused multiply-add the polynomial uses it (a third
+// faster on AVX-512), where it has none the products are rounded separately,
+// an error far below the fit's.
+// (The previous form, musl's sin and cos polynomials on [-pi/4, pi/4] chosen
+// per lane, computed both: the demo chain's sin took 2.2 ms at 2^22 on 2 cores
+// against 1.5 ms now.)
 std::string fp64_trig(HelperSet& h, int width) {
-  const std::string w = std::to_string(width), T = "float" + w, D = "double" + w, I = "int" + w;
+  const std::string w = std::to_string(width), T = "float" + w, D = "double" + w, U = "uint" + w, L = "long" + w;
   const std::string name = "fcl_trig_fp64_" + T;
   // Plain arithmetic only (rint and floor of double vectors are calls on
-  // PoCL): n by adding and taking away 1.5 * 2^52, the quadrant in integers,
-  // the choice between the polynomials in float.
+  // PoCL): n by adding and taking away 1.5 * 2^52, its parity from t's low
+  // bit, the sign by flipping the float's top bit.
   return h.use(name, "#ifdef FCL_TRIG_FP64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
                      "static inline " + T + " " + name + "(" + T + " xf, int quarter) {\n"
+                     "#pragma OPENCL FP_CONTRACT ON\n"
                      "  const " + D + " x = convert_" + D + "(xf);\n"
-                     "  const " + D + " n = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52;\n"
-                     "  const " + D + " y = (x - n * 0x1.921fb5p+0) - n * 0x1.110b4611a6263p-26;\n"
-                     "  const " + D + " z = y * y, v = z * z, s = z * y;\n"
-                     "  const " + T + " sn = convert_" + T + "((y + s * (-0x15555554cbac77.0p-55 + z * 0x111110896efbb2.0p-59)) +\n"
-                     "                   s * v * (-0x1a00f9e2cae774.0p-65 + z * 0x16cd878c3b46a7.0p-71));\n"
-                     "  const " + T + " cs = convert_" + T + "(((1.0 + z * -0x1ffffffd0c5e81.0p-54) + v * 0x155553e1053a42.0p-57) +\n"
-                     "                   (v * z) * (-0x16c087e80f1e27.0p-62 + z * 0x199342e0ee5069.0p-68));\n"
-                     "  /* the quadrant of the result: 0 sin, 1 cos, 2 -sin, 3 -cos (NaN lanes stay NaN whichever) */\n"
-                     "  const " + I + " q = convert_" + I + "(n) + quarter;\n"
-                     "  " + T + " r = select(sn, cs, (q & 1) != 0);\n"
-                     "  r = select(r, -r, (q & 2) != 0);\n"
+                     "  const double h = quarter ? 0.5 : 0.0;\n"
+                     "  const " + D + " t = (x * 0x1.45f306dc9c883p-2 - h) + 0x1.8p52;\n"
+                     "  const " + D + " n = (t - 0x1.8p52) + h;\n"
+                     "  const " + D + " y = (x - n * 0x1.921fb5p+1) - n * 0x1.110b4611a6263p-25;\n"
+                     "  const " + D + " z = y * y;\n"
+                     "  const " + D + " p = -0x1.55555555470cfp-3 + z * (0x1.1111110a52acap-7 + z * (-0x1.a019fd57f62b4p-13 +\n"
+                     "                   z * (0x1.71dcf8051be00p-19 + z * (-0x1.ae03eb1ee0000p-26 + z * 0x1.52db03e000000p-33))));\n"
+                     "  const " + T + " r = convert_" + T + "(y + (y * z) * p);\n"
+                     "  /* (-1)^n for sin, (-1)^(n+1) for cos: n's parity is t's low bit (NaN lanes stay NaN) */\n"
+                     "  const " + U + " odd = convert_" + U + "(as_" + L + "(t) & 1L) ^ (" + U + ")(quarter);\n"
+                     "  const " + T + " s = as_" + T + "(as_" + U + "(r) ^ (odd << 31));\n"
                      "  /* tiny arguments (-0 and subnormals included) are their own sine */\n"
-                     "  return quarter == 0 ? select(r, xf, fabs(xf) < 0x1p-12f) : r;\n"
+                     "  return quarter == 0 ? select(s, xf, fabs(xf) < 0x1p-12f) : s;\n"
                      "}\n#endif\n");
 }
 
