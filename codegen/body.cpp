@@ -73,6 +73,32 @@ std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, con
   return s;
 }
 
+std::string emit_stores(const KernelPlan& plan, const std::string& pos, const std::string& indent) {
+  std::string at = pos;
+  if (plan.out_strided) {
+    at = "outoff";
+    for (int d = 0; d < plan.ndim; ++d) at += " + c" + std::to_string(d) + " * ost" + std::to_string(d);
+  }
+  std::string s;
+  for (std::size_t j = 0; j < plan.outputs.size(); ++j)
+    s += indent + "out" + std::to_string(j) + "[" + at + "] = v" + std::to_string(plan.outputs[j]) + ";\n";
+  return s;
+}
+
+std::string emit_vector_stores(const KernelPlan& plan, int width, const std::string& pos, bool aligned,
+                               const std::string& indent) {
+  std::string s;
+  for (std::size_t j = 0; j < plan.outputs.size(); ++j) {
+    const std::string v = "v" + std::to_string(plan.outputs[j]), out = "out" + std::to_string(j);
+    if (aligned)
+      s += indent + "*(__global " + cl_type(plan.instrs[std::size_t(plan.outputs[j])].dtype, width) + "*)(" + out + " + " + pos +
+           ") = " + v + ";\n";
+    else
+      s += indent + "vstore" + std::to_string(width) + "(" + v + ", 0, " + out + " + " + pos + ");\n";
+  }
+  return s;
+}
+
 std::string emit_body(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent,
                       HelperSet& helpers, const std::vector<char>* only) {
   std::string s;

@@ -22,6 +22,16 @@ std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, con
 std::string emit_body(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent,
                       HelperSet& helpers, const std::vector<char>* only = nullptr);
 
+/// Stores every output of the element at flat position `pos`, one line each
+/// (at the element's own coordinates c0.. where the outputs are strided views:
+/// emit_coordinates must have declared them).
+std::string emit_stores(const KernelPlan& plan, const std::string& pos, const std::string& indent);
+/// Stores every output as `width`-wide vectors at `pos`, a multiple of width:
+/// through vector pointers where `aligned` (outputs are whole buffers, and
+/// every vector starts at a multiple of its size), else with vstore.
+std::string emit_vector_stores(const KernelPlan& plan, int width, const std::string& pos, bool aligned,
+                               const std::string& indent);
+
 std::string param_declaration(const KernelPlan& plan, const Param& p);
 std::string program_prelude(const KernelPlan& plan);
 std::string render_reduce(const KernelPlan& plan, const std::string& name);

@@ -74,10 +74,7 @@ std::string render_elementwise(const KernelPlan& plan, const std::string& name) 
     body += emit_body(plan, W, "i0", "    ", helpers);
     // Outputs are whole buffers (aligned for any vector type) and i0 is a
     // multiple of W: store through vector pointers.
-    for (std::size_t j = 0; j < plan.outputs.size(); ++j) {
-      const std::string T = cl_type(plan.instrs[std::size_t(plan.outputs[j])].dtype, W);
-      body += "    *(__global " + T + "*)(out" + std::to_string(j) + " + i0) = v" + std::to_string(plan.outputs[j]) + ";\n";
-    }
+    body += emit_vector_stores(plan, W, "i0", true, "    ");
     body += "    return;\n  }\n";
     body += "  for (long i = i0; i < n; ++i) {\n";
   } else {
@@ -85,13 +82,7 @@ std::string render_elementwise(const KernelPlan& plan, const std::string& name) 
   }
   body += emit_coordinates(plan, "i", "    ");
   body += emit_body(plan, 1, "i", "    ", helpers);
-  std::string at = "i";
-  if (plan.out_strided) {
-    at = "outoff";
-    for (int d = 0; d < plan.ndim; ++d) at += " + c" + std::to_string(d) + " * ost" + std::to_string(d);
-  }
-  for (std::size_t j = 0; j < plan.outputs.size(); ++j)
-    body += "    out" + std::to_string(j) + "[" + at + "] = v" + std::to_string(plan.outputs[j]) + ";\n";
+  body += emit_stores(plan, "i", "    ");
   body += "  }\n";
 
   return program_prelude(plan) + helpers.text() + "\n__kernel void " + name + "(\n    " + sig + ")\n{\n" + body + "}\n";

@@ -282,24 +282,12 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
 
   if (W > 1) {
     b += rr.head("  ", W) + rr.body(needs.back(), "    ", W);
-    for (std::size_t j = 0; j < plan.outputs.size(); ++j) {
-      const std::string v = "v" + std::to_string(plan.outputs[j]), out = "out" + std::to_string(j);
-      if (plan.aligned)  // outputs are whole buffers, and p a multiple of W
-        b += "    *(__global " + cl_type(plan.instrs[std::size_t(plan.outputs[j])].dtype, W) + "*)(" + out + " + p) = " + v + ";\n";
-      else
-        b += "    vstore" + std::to_string(W) + "(" + v + ", 0, " + out + " + p);\n";
-    }
+    b += emit_vector_stores(plan, W, "p", plan.aligned, "    ");  // p is a multiple of W
     b += "  }\n";
   }
   if (!(rr.registers() && W > 1)) {  // the elements after the whole vectors
     b += rr.head("  ", 1) + rr.body(needs.back(), "    ", 1);
-    std::string at = "p";
-    if (plan.out_strided) {
-      at = "outoff";
-      for (int d = 0; d < plan.ndim; ++d) at += " + c" + std::to_string(d) + " * ost" + std::to_string(d);
-    }
-    for (std::size_t j = 0; j < plan.outputs.size(); ++j)
-      b += "    out" + std::to_string(j) + "[" + at + "] = v" + std::to_string(plan.outputs[j]) + ";\n";
+    b += emit_stores(plan, "p", "    ");
     b += "  }\n";
   }
   return program_prelude(plan) + helpers.text() + kernel_head(name, L, sig) + b + "}\n";
