@@ -291,15 +291,14 @@ std::string split_pow(HelperSet& h, int width) {
 // 2^28, and the bound keeps n below 2^15), so the reduced y in [-pi/2, pi/2]
 // is good to about 2^-62 absolute; the float nearest a multiple of pi/2
 // below the bound is 2^-27.8 from it, so y is never worse than 2^-34
-// relative, a thousandth of float's ulp. sin y = y + y^3 P(y^2), P of degree 5 fitted for
-// relative error (below 2^-43 on [-pi/2, pi/2]; tools/fit_sin_poly.py
-// reproduces the coefficients). FP_CONTRACT is on inside the helper only:
-// where the device has fused multiply-add the polynomial uses it (a third
-// faster on AVX-512), where it has none the products are rounded separately,
-// an error far below the fit's.
-// (The previous form, musl's sin and cos polynomials on [-pi/4, pi/4] chosen
-// per lane, computed both: the demo chain's sin took 2.2 ms at 2^22 on 2 cores
-// against 1.5 ms now.)
+// relative, a thousandth of float's ulp. sin y = y + y^3 P(y^2), P of
+// degree 5 fitted for relative error (below 2^-43 on [-pi/2, pi/2];
+// tools/fit_sin_poly.py reproduces the coefficients). FP_CONTRACT is on
+// inside the helper only: where the device has fused multiply-add the
+// polynomial uses it (a third faster on AVX-512), where it has none the
+// products are rounded separately, an error far below the fit's. (The form
+// before, musl's sin and cos polynomials on [-pi/4, pi/4] chosen per lane,
+// computed both: sin over 2^22 floats took 2.2 ms on 2 cores, now 1.5.)
 std::string fp64_trig(HelperSet& h, int width) {
   const std::string w = std::to_string(width), T = "float" + w, D = "double" + w, U = "uint" + w, L = "long" + w;
   const std::string name = "fcl_trig_fp64_" + T;

@@ -2,9 +2,9 @@
 // fp64_trig): the argument reduced and one polynomial evaluated in float64,
 // rounded once, so nearly every result is the correctly rounded one (the
 // bound is 0.501 ulp; none of the 180,013 arguments here is off); PoCL's
-// own float16 sin, several times slower, rounds wrongly far more often. Every op is also checked within OpenCL's bound at
-// every vector width, with a different value in every lane and with huge
-// lanes, by test_ops_unary.cpp.
+// own float16 sin, several times slower, rounds wrongly far more often.
+// Every op is also checked within OpenCL's bound at every vector width, with
+// a different value in every lane and with huge lanes, by test_ops_unary.cpp.
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 
