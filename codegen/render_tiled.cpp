@@ -67,7 +67,7 @@ std::string render_tiled(const KernelPlan& plan, const std::string& name) {
           ";\n" + ind + "  if (" + cx + " < " + dx + " && " + cy + " < " + dy + ") {\n";
     else  // a comparison, not min(): PoCL calls a library function for min of longs
       p = ind + "for (int u = 0; u < " + U + "; ++u) {\n" + ind + "  const int j = ly + u * " + Rs + ";\n" + ind + "  {\n" + ind +
-          "  const long " + cx + " = " + x + " < " + dx + " ? " + x + " : " + dx + " - 1, " + cy + " = " + y + " < " + dy + " ? " + y +
+          "    const long " + cx + " = " + x + " < " + dx + " ? " + x + " : " + dx + " - 1, " + cy + " = " + y + " < " + dy + " ? " + y +
           " : " + dy + " - 1;\n";
     const std::string in2 = ind + "    ";
     if (n == 1) {
@@ -81,10 +81,11 @@ std::string render_tiled(const KernelPlan& plan, const std::string& name) {
       }
     } else {
       p += in2 + "const int tr_ = lx, tc_ = j;\n" + in2 + "const long i = " + lin + ";\n" + emit_body(plan, 1, "i", in2, helpers);
-      std::string stores;
-      for (std::size_t j = 0; j < plan.outputs.size(); ++j)
-        stores += "out" + std::to_string(j) + "[i] = v" + std::to_string(plan.outputs[j]) + "; ";
-      p += in2 + (!cpu ? "if (" + x + " < " + dx + " && " + y + " < " + dy + ") { " + stores + "}\n" : stores + "\n");
+      // Tiled plans have contiguous outputs (tiling.cpp), stored at i.
+      if (cpu)
+        p += emit_stores(plan, "i", in2);
+      else
+        p += in2 + "if (" + x + " < " + dx + " && " + y + " < " + dy + ") {\n" + emit_stores(plan, "i", in2 + "  ") + in2 + "}\n";
     }
     return p + ind + "  }\n" + ind + "}\n";
   };
