@@ -45,6 +45,7 @@ Stats stats() {
   s.auto_evaluations = c.auto_evaluations.load();
   s.peak_device_bytes = c.peak_device_bytes.load();
   s.streamed_chunks = c.streamed_chunks.load();
+  s.plans_reused = c.plans_reused.load();
   return s;
 }
 
@@ -52,7 +53,7 @@ void reset_stats() {
   rt::Counters& c = rt::process_counters();
   for (auto* counter : {&c.uploads, &c.downloads, &c.bytes_uploaded, &c.bytes_downloaded, &c.kernels_launched,
                         &c.programs_built, &c.programs_loaded, &c.memory_cache_hits, &c.disk_cache_hits,
-                        &c.disk_cache_misses, &c.auto_evaluations, &c.streamed_chunks})
+                        &c.disk_cache_misses, &c.auto_evaluations, &c.streamed_chunks, &c.plans_reused})
     counter->store(0);
   c.peak_device_bytes.store(rt::device_bytes_held());
 }

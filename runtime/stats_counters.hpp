@@ -13,6 +13,7 @@ struct Counters {
   std::atomic<std::uint64_t> auto_evaluations{0};
   std::atomic<std::uint64_t> peak_device_bytes{0};  // buffer_pool.cpp keeps it
   std::atomic<std::uint64_t> streamed_chunks{0};
+  std::atomic<std::uint64_t> plans_reused{0};
 };
 
 /// The counters this thread's work bumps: the process's, which stats()

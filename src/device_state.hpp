@@ -28,6 +28,8 @@
 
 namespace fusecl::detail {
 
+struct PlanCache;  // plan_cache.hpp
+
 struct DeviceState : std::enable_shared_from_this<DeviceState> {
   /// The process default: opened on first use of runtime(), so that making an
   /// empty Array or reading a setting does not start OpenCL.
@@ -45,6 +47,7 @@ struct DeviceState : std::enable_shared_from_this<DeviceState> {
   // with what tuning.hpp has loaded or measured for it since.
   std::optional<DeviceTuning> tuning;
   TuningState tune;  // under `mutex`: where `tuning`'s tuned values came from
+  std::shared_ptr<PlanCache> plans;  // under `mutex`: schedules kept for reuse (plan_cache.hpp)
   const int serial;  // 0: the process default; N: the Nth open_device
 
  private:

@@ -4,6 +4,7 @@
 #include "runtime/env_settings.hpp"
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
+#include "src/plan_cache.hpp"
 #include "src/schedule.hpp"
 #include "src/stream.hpp"
 #include "src/tuning.hpp"
@@ -39,8 +40,12 @@ void evaluate_host(const NodePtr& r) {
 void evaluate_on(DeviceState& dev, const std::vector<NodePtr>& roots) {
   for (const auto& r : roots)
     if (r->host) evaluate_host(r);
+  GraphKey key;
+  const bool keyed = plan_cache_enabled() && make_graph_key(roots, key);
+  if (keyed && run_kept_plan(dev, key)) return;
   Schedule s = tuned_schedule(dev, roots);
   if (s.steps.empty() && s.outputs.empty()) return;
+  if (keyed) keep_plan(dev, std::move(key), s);
   if (log_schedules()) std::cerr << describe(s, describe(dev)) << std::flush;
   run_schedule(dev, s);
 }

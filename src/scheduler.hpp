@@ -85,6 +85,8 @@ struct DeviceTuning {
   // gain from the device's full width (PoCL at 2^22: 3.6 ms at 16 lanes,
   // 4.0 at 4).
   int moment_width = 16;
+
+  friend bool operator==(const DeviceTuning&, const DeviceTuning&) = default;
 };
 
 struct ScheduledKernel {

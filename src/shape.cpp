@@ -69,6 +69,9 @@ std::vector<std::int64_t> contiguous_strides(const Shape& s) {
 }
 
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  // The common cases (equal shapes, a scalar operand) without building and validating a new one.
+  if (b.ndim() == 0 || a.dims() == b.dims()) return a;
+  if (a.ndim() == 0) return b;
   const int n = std::max(a.ndim(), b.ndim());
   std::vector<std::int64_t> out(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {

@@ -20,6 +20,9 @@ struct Stats {
   std::uint64_t peak_device_bytes = 0;
   // Chunks that expressions over host views (host_view) were computed in.
   std::uint64_t streamed_chunks = 0;
+  // Evaluations that ran the schedule kept from an earlier evaluation of a
+  // graph of the same structure instead of scheduling theirs (FUSECL_PLAN_CACHE).
+  std::uint64_t plans_reused = 0;
 };
 
 /// A snapshot of the counters since the start or the last reset_stats().

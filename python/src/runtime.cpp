@@ -133,6 +133,7 @@ void register_runtime(py::module_& m) {
     d["auto_evaluations"] = s.auto_evaluations;
     d["peak_device_bytes"] = s.peak_device_bytes;
     d["streamed_chunks"] = s.streamed_chunks;
+    d["plans_reused"] = s.plans_reused;
     return d;
   });
   m.def("reset_stats", &reset_stats);

@@ -1,0 +1,283 @@
+// Plans kept per device (plan_cache.hpp): the graph key, and keeping and
+// running a schedule made for an earlier graph of the same structure.
+#include "src/plan_cache.hpp"
+
+#include "runtime/env_settings.hpp"
+#include "runtime/stats_counters.hpp"
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/schedule.hpp"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <iostream>
+#include <unordered_map>
+
+namespace fusecl::detail {
+
+namespace {
+
+// More distinct buffers than this and the linear search for a buffer's
+// number costs more than it saves; more nodes than a mark_value numbers,
+// and the graph is not keyed.
+constexpr std::size_t kMaxBuffers = 64;
+constexpr std::size_t kMaxNodes = 32000;
+// Plans kept per device, the least recently used dropped first: enough for
+// a program's few hot expressions, small enough that a miss (a linear scan
+// of hashes) costs nothing to speak of.
+constexpr std::size_t kMaxPlans = 32;
+
+std::uint64_t bits_of(double d) { return std::bit_cast<std::uint64_t>(d); }
+
+bool is_random(const Node& n) {
+  return n.op == Op::Generate && (n.gen().kind == GenKind::Uniform || n.gen().kind == GenKind::Normal);
+}
+
+// Appends n's words (its inputs are numbered already); false where the graph is not keyed.
+bool append_node(const Node& n, GraphKey& key) {
+  if (n.host || n.crosses || n.op == Op::HostView || n.op == Op::Transfer || is_random(n)) return false;
+  auto& w = key.words;
+  w.push_back(std::uint64_t(n.op) | std::uint64_t(n.dtype) << 8 | std::uint64_t(n.shape.ndim()) << 16 |
+              std::uint64_t(n.inputs.size()) << 24 | std::uint64_t(n.weight) << 32);
+  for (const std::int64_t d : n.shape) {
+    if (d == 0) return false;  // empty arrays: nothing worth a plan, and null buffers
+    w.push_back(std::uint64_t(d));
+  }
+  for (const auto& in : n.inputs) w.push_back(std::uint64_t(in->mark_value));
+  switch (n.op) {
+    case Op::Buffer: {
+      const auto& b = n.buffer();
+      if (!b) return false;
+      const auto it = std::find(key.buffers.begin(), key.buffers.end(), b);
+      if (it == key.buffers.end()) {
+        if (key.buffers.size() == kMaxBuffers) return false;
+        key.buffers.push_back(b);
+      }
+      w.push_back(std::uint64_t(std::find(key.buffers.begin(), key.buffers.end(), b) - key.buffers.begin()));
+      return true;
+    }
+    case Op::Scalar: w.push_back(n.bits()); return true;
+    case Op::Generate: {
+      const GenParams& g = n.gen();
+      w.insert(w.end(), {std::uint64_t(g.kind), bits_of(g.start), bits_of(g.step), bits_of(g.stop), std::uint64_t(g.k)});
+      return true;
+    }
+    case Op::View: {
+      const ViewData& v = n.view();
+      w.push_back(v.strides.size());
+      for (const std::int64_t s : v.strides) w.push_back(std::uint64_t(s));
+      w.push_back(std::uint64_t(v.offset));
+      return true;
+    }
+    case Op::Concat: w.push_back(std::uint64_t(n.concat_axis())); return true;
+    default:
+      if (op_class(n.op) == OpClass::Reduce) {
+        const ReduceData& r = n.reduce();
+        w.push_back(r.axes.size());
+        for (const int a : r.axes) w.push_back(std::uint64_t(a));
+        w.push_back(bits_of(r.divisor));
+        w.push_back(r.post_sqrt);
+      }
+      return true;
+  }
+}
+
+}  // namespace
+
+struct KeptPlan {
+  std::vector<std::uint64_t> words;
+  std::uint64_t hash = 0;
+  DeviceTuning tuning;
+  std::uint64_t used = 0;
+  struct Step {
+    ScheduledKernel kernel;            // input buffers left empty, filled in for each run
+    SmallVector<int, 4> buffer_of;     // by input slot: the graph buffer it reads, or -1 (an earlier step's output)
+    ScheduleStep::OutputList outputs, reads;
+  };
+  std::vector<Step> steps;
+  struct Output {
+    DType dtype;
+    std::int64_t elements = 0;
+    SmallVector<int, 1> nodes;  // by number in the walk: they become this buffer
+    int last_write = -1, last_use = -1;
+  };
+  std::vector<Output> outputs;
+};
+
+struct PlanCache {
+  std::vector<std::shared_ptr<KeptPlan>> plans;
+  std::uint64_t clock = 0;
+};
+
+namespace {
+std::atomic<bool>& plan_cache_flag() {
+  static std::atomic<bool> on{rt::switch_setting("FUSECL_PLAN_CACHE", true)};
+  return on;
+}
+}  // namespace
+
+bool plan_cache_enabled() { return plan_cache_flag().load(std::memory_order_relaxed); }
+bool set_plan_cache(bool on) { return plan_cache_flag().exchange(on); }
+
+bool make_graph_key(const std::vector<NodePtr>& roots, GraphKey& key) {
+  key.words.clear();
+  key.nodes.clear();
+  key.buffers.clear();
+  key.words.reserve(1024);  // about 8 words a node: graphs of a hundred nodes grow no vector
+  key.nodes.reserve(128);
+  const std::uint32_t epoch = next_walk_epoch();
+  struct Frame {
+    const NodePtr* node;
+    std::size_t next = 0;
+  };
+  SmallVector<Frame, 32> stack;
+  for (const auto& root : roots) {
+    if (root->mark != epoch) {
+      // Depth first; a node is numbered once its inputs are (no cycles: a
+      // node on the stack is never met again below itself).
+      root->mark = epoch;
+      stack.push_back({&root});
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        const Node& n = **f.node;
+        if (f.next < n.inputs.size()) {
+          const NodePtr& in = n.inputs[f.next++];
+          if (in->mark != epoch) {
+            in->mark = epoch;
+            stack.push_back({&in});
+          }
+          continue;
+        }
+        if (key.nodes.size() == kMaxNodes || !append_node(n, key)) return false;
+        (*f.node)->mark_value = std::int16_t(key.nodes.size());
+        key.nodes.push_back(f.node);
+        stack.pop_back();
+      }
+    }
+    key.words.push_back(~std::uint64_t(root->mark_value));  // roots, in order, told apart from node words
+  }
+  key.hash = XXH3_64bits(key.words.data(), key.words.size() * sizeof(std::uint64_t));
+  return true;
+}
+
+bool run_kept_plan(DeviceState& dev, const GraphKey& key) {
+  if (!dev.plans || dev.tune.measuring) return false;
+  PlanCache& cache = *dev.plans;
+  const auto it = std::find_if(cache.plans.begin(), cache.plans.end(),
+                               [&](const auto& p) { return p->hash == key.hash && p->words == key.words; });
+  if (it == cache.plans.end() || !((*it)->tuning == tuning_of(dev))) return false;
+  const std::shared_ptr<KeptPlan> plan = *it;  // held: a nested evaluation could drop it from the cache
+  plan->used = ++cache.clock;
+
+  // As run_schedule runs a schedule (schedule_run.cpp): buffers made before
+  // their first writer, nodes turned into buffers after their last, and the
+  // runner's references dropped after the last step that uses them.
+  const std::size_t n = plan->outputs.size();
+  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> bufs(n);
+  SmallVector<SmallVector<NodePtr, 1>, 4> nodes(n);
+  for (std::size_t k = 0; k < n; ++k)
+    for (const int i : plan->outputs[k].nodes) nodes[k].push_back(*key.nodes[std::size_t(i)]);
+  auto allocate = [&](std::size_t k) {
+    if (!bufs[k]) bufs[k] = rt::allocate(dev.runtime(), std::size_t(plan->outputs[k].elements) * std::size_t(size_of(plan->outputs[k].dtype)));
+    return bufs[k];
+  };
+  auto finish = [&](std::size_t k) {
+    for (const auto& node : nodes[k]) become_buffer(*node, bufs[k]);
+  };
+  for (std::size_t k = 0; k < n; ++k)
+    if (plan->outputs[k].last_write < 0 && !nodes[k].empty()) {
+      allocate(k);
+      finish(k);
+    }
+  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 2> outs;
+  for (std::size_t i = 0; i < plan->steps.size(); ++i) {
+    KeptPlan::Step& st = plan->steps[i];
+    outs.clear();
+    for (const int k : st.outputs) outs.push_back(allocate(std::size_t(k)));
+    // The kept arguments get this graph's buffers for the launch only, so
+    // the cache never holds an array's memory.
+    auto& inputs = st.kernel.args.inputs;
+    struct Clear {
+      std::vector<InputBuffer>& inputs;
+      ~Clear() {
+        for (auto& in : inputs) in.buffer.reset();
+      }
+    } clear{inputs};
+    for (std::size_t j = 0; j < inputs.size(); ++j)
+      inputs[j].buffer = st.buffer_of[j] >= 0 ? key.buffers[std::size_t(st.buffer_of[j])] : bufs[std::size_t(inputs[j].pending)];
+    launch(dev, st.kernel, {outs.data(), outs.size()});
+    for (const int k : st.outputs)
+      if (plan->outputs[std::size_t(k)].last_write == int(i)) finish(std::size_t(k));
+    auto release = [&](int k) {
+      if (plan->outputs[std::size_t(k)].last_use != int(i)) return;
+      bufs[std::size_t(k)].reset();
+      nodes[std::size_t(k)].clear();
+    };
+    std::for_each(st.outputs.begin(), st.outputs.end(), release);
+    std::for_each(st.reads.begin(), st.reads.end(), release);
+  }
+  rt::counters().plans_reused++;
+  if (log_schedules())
+    std::cerr << "schedule on " << describe(dev) << ": the plan of an earlier evaluation of this graph's structure, "
+              << plan->steps.size() << " kernel(s), reused (FUSECL_PLAN_CACHE)\n"
+              << std::flush;
+  return true;
+}
+
+void keep_plan(DeviceState& dev, GraphKey&& key, const Schedule& s) {
+  if (dev.tune.measuring || s.steps.empty()) return;
+  auto plan = std::make_shared<KeptPlan>();
+  std::unordered_map<const Node*, int> number;
+  number.reserve(key.nodes.size());
+  for (std::size_t i = 0; i < key.nodes.size(); ++i) number.emplace(key.nodes[i]->get(), int(i));
+  for (const auto& o : s.outputs) {
+    if (o.preset) return;
+    KeptPlan::Output out{o.dtype, o.elements, {}};
+    for (const auto& node : o.nodes) {
+      const auto it = number.find(node.get());
+      if (it == number.end()) return;  // a node the pass made: not this graph's, so not keyed
+      out.nodes.push_back(it->second);
+    }
+    plan->outputs.push_back(std::move(out));
+  }
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    const ScheduleStep& st = s.steps[i];
+    if (st.kind != ScheduleStep::Kind::Kernel) return;
+    KeptPlan::Step kept{st.kernel, {}, st.outputs, st.reads};
+    for (auto& in : kept.kernel.args.inputs) {
+      int b = -1;
+      if (in.pending < 0) {
+        const auto it = std::find(key.buffers.begin(), key.buffers.end(), in.buffer);
+        if (!in.buffer || it == key.buffers.end()) return;  // memory that is not one of the graph's buffers
+        b = int(it - key.buffers.begin());
+      }
+      in.buffer.reset();
+      kept.buffer_of.push_back(b);
+    }
+    for (const int k : st.outputs) plan->outputs[std::size_t(k)].last_write = plan->outputs[std::size_t(k)].last_use = int(i);
+    for (const int k : st.reads)
+      plan->outputs[std::size_t(k)].last_use = std::max(plan->outputs[std::size_t(k)].last_use, int(i));
+    plan->steps.push_back(std::move(kept));
+  }
+  plan->tuning = tuning_of(dev);
+  plan->hash = key.hash;
+  plan->words = std::move(key.words);
+  if (!dev.plans) dev.plans = std::make_shared<PlanCache>();
+  PlanCache& cache = *dev.plans;
+  plan->used = ++cache.clock;
+  auto same = std::find_if(cache.plans.begin(), cache.plans.end(),
+                           [&](const auto& p) { return p->hash == plan->hash && p->words == plan->words; });
+  if (same != cache.plans.end()) {
+    *same = std::move(plan);  // made again: the tuning changed
+    return;
+  }
+  if (cache.plans.size() >= kMaxPlans)
+    cache.plans.erase(std::min_element(cache.plans.begin(), cache.plans.end(),
+                                       [](const auto& a, const auto& b) { return a->used < b->used; }));
+  cache.plans.push_back(std::move(plan));
+}
+
+}  // namespace fusecl::detail

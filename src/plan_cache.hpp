@@ -1,0 +1,64 @@
+// Schedules kept per device and reused by later evaluations of graphs of the
+// same structure. A server or a loop that evaluates the same expression on
+// new arrays over and over spends most of its host time for small arrays
+// scheduling the graph again (Black-Scholes at 2^10 on PoCL: about half of
+// eval's instructions are the scheduling pass); a graph whose structure,
+// leaf shapes, scalar values and buffer aliasing match an earlier one's gets
+// that one's kernels with its own buffers, as fusecl::fuse replays do, but
+// without the caller declaring anything.
+//
+// The key is the graph itself, serialized from the roots down: every node's
+// op, dtype, shape, weight (the scheduler reads it) and kind data (scalar
+// bits, view strides, reduction axes...), its inputs by position in the walk,
+// and for buffer nodes which of the graph's distinct buffers they read. Two
+// graphs with equal keys get equal schedules from make_schedule, so reusing
+// one is what scheduling again would do: the same kernels, the same outputs,
+// the same nodes turned into buffers. FUSECL_PLAN_CACHE=0 turns it off.
+#pragma once
+
+#include "src/node.hpp"
+#include "src/scheduler.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace fusecl::detail {
+
+struct DeviceState;
+struct Schedule;
+
+/// The structure of the graph below some roots, and what a kept plan needs
+/// from this graph to run: its nodes and its buffers by number.
+struct GraphKey {
+  std::vector<std::uint64_t> words;
+  std::uint64_t hash = 0;
+  std::vector<const NodePtr*> nodes;  // by number in the walk (each an entry of a live inputs vector or of roots)
+  std::vector<std::shared_ptr<rt::DeviceBuffer>> buffers;  // the graph's distinct buffers, by number
+};
+
+/// The kept plans of one device (DeviceState::plans), guarded by its lock.
+struct PlanCache;
+
+/// Whether evaluations keep and reuse plans (FUSECL_PLAN_CACHE, default on).
+bool plan_cache_enabled();
+/// Tests only: turns keeping and reusing plans on or off; returns the previous setting.
+bool set_plan_cache(bool on);
+
+/// The key of the graph below `roots` (one device's, whose lock the caller
+/// holds), or false where its plan is not kept: host views, copies between
+/// devices, random draws (each draw a new seed: a plan kept would never be
+/// met again), empty arrays, or a graph too large to be worth a key.
+bool make_graph_key(const std::vector<NodePtr>& roots, GraphKey& key);
+
+/// Runs the plan kept for `key` on `dev` (the caller holds its lock) and
+/// returns true, or returns false where none is kept for it.
+bool run_kept_plan(DeviceState& dev, const GraphKey& key);
+
+/// Keeps `s`, the schedule just made for the graph of `key`, for later
+/// evaluations of the same structure (before run_schedule uses it up). A
+/// schedule that copies between devices or reads memory that is not one of
+/// the graph's buffers is not kept.
+void keep_plan(DeviceState& dev, GraphKey&& key, const Schedule& s);
+
+}  // namespace fusecl::detail
