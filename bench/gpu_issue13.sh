@@ -20,6 +20,10 @@
 #                                      2^26 on every workload, then CuPy,
 #                                      cupy.fuse, torch and torch.compile on
 #                                      the same inputs
+#   bash bench/gpu_issue13.sh plans    the whole suite, then eval (fused_device)
+#                                      with FUSECL_PLAN_CACHE=0 and 1 and
+#                                      fuse() at 2^16 and 2^21, interleaved, 3
+#                                      rounds (into $OUT/plans.txt)
 #   bash bench/gpu_issue13.sh table    fusecl at 2^16, 2^21, 2^26 on the
 #                                      reduction workloads, then CuPy, cupy.fuse,
 #                                      torch and torch.compile on the same inputs,
@@ -45,6 +49,19 @@ suite() {
 if [ "$mode" = suite ]; then
   suite
   grep -E "FAILED|failed|passed" "$OUT/tests.txt" | head -40
+  exit 0
+fi
+if [ "$mode" = plans ]; then
+  suite
+  grep -E "FAILED|failed|passed" "$OUT/tests.txt" | head -40
+  for r in 1 2 3; do
+    for pc in 0 1; do
+      echo "== round $r FUSECL_PLAN_CACHE=$pc" >> "$OUT/plans.txt"
+      FUSECL_PLAN_CACHE=$pc bench 120 --benchmark_filter='BM_(black_scholes|haversine|sqrt_sin_exp|softmax|mean_std)/(fused_device|fuse_device)/(16|21)/' \
+        --min_log2=16 --max_log2=21 --log2_step=5 --benchmark_min_time=0.2 2>&1 | grep "^BM" | awk '{print $1, $2, $3}' >> "$OUT/plans.txt"
+    done
+  done
+  cat "$OUT/plans.txt"
   exit 0
 fi
 if [ "$mode" = fuse ]; then
