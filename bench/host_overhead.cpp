@@ -6,10 +6,16 @@
 //
 //   BM_overhead/fused_device_sync/10   eval + fusecl::finish() per evaluation (latency)
 //   BM_overhead/fused_device_async/10  64 evals, then one finish (throughput of queueing)
+//   BM_overhead/black_scholes_async/10 the same with Black-Scholes (about 90 graph nodes,
+//                                      two results): building, keying or scheduling,
+//                                      launching and releasing a large graph; with
+//                                      FUSECL_PLAN_CACHE=0 it is scheduled every time
 //
-// items_per_second is evaluations per second in both.
+// items_per_second is evaluations per second in all.
+#include "bench/check.hpp"
 #include "bench/measure.hpp"
 #include "bench/ways.hpp"
+#include "bench/workloads.hpp"
 
 #include <fusecl/fusecl.hpp>
 
@@ -49,6 +55,26 @@ void run_overhead(benchmark::State& state, int evals_per_iteration) {
   state.SetItemsProcessed(state.iterations() * evals_per_iteration);  // evaluations, not elements
 }
 
+void run_black_scholes(benchmark::State& state) {
+  FusionScope fusion(true);
+  std::vector<float> host(std::size_t(1) << kLog2);
+  std::vector<fusecl::Array<float>> in;
+  for (int k = 0; k < 3; ++k) {
+    for (std::size_t i = 0; i < host.size(); ++i) host[i] = 1.0f + float((i * 7 + std::size_t(k) * 13) % 97) * 0.25f;
+    in.push_back(fusecl::from_host(host));
+  }
+  const fusecl::Shape shape{std::int64_t(1) << kLog2};
+  eval_all(BlackScholes::compute<DeviceApi>(shape, in));  // builds (or loads) the kernel
+  fusecl::finish();
+  const fusecl::Stats before = fusecl::stats();
+  for (auto _ : state) {
+    for (int i = 0; i < kBatch; ++i) eval_all(BlackScholes::compute<DeviceApi>(shape, in));
+    fusecl::finish();
+  }
+  report_counters(state, before, std::int64_t(1) << kLog2, double(kBatch) * 5.0 * double(host.size()) * sizeof(float));
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+
 }  // namespace
 
 void register_overhead_benchmarks() {
@@ -56,6 +82,7 @@ void register_overhead_benchmarks() {
                      [](benchmark::State& s) { run_overhead(s, 1); });
   register_benchmark(benchmark_name("overhead", "fused_device_async", kLog2),
                      [](benchmark::State& s) { run_overhead(s, kBatch); });
+  register_benchmark(benchmark_name("overhead", "black_scholes_async", kLog2), [](benchmark::State& s) { run_black_scholes(s); });
 }
 
 }  // namespace fusecl_bench
