@@ -161,6 +161,11 @@ inline bool is_leaf(const Node& n) {
   return n.op == Op::Buffer || n.op == Op::Scalar || n.op == Op::Generate || n.op == Op::HostView;
 }
 
+/// Random draws (Philox streams): a plan replayed or kept for them would repeat the draw.
+inline bool is_random(const Node& n) {
+  return n.op == Op::Generate && (n.gen().kind == GenKind::Uniform || n.gen().kind == GenKind::Normal);
+}
+
 /// Nodes that end fusion: computed by a kernel of their own before their readers.
 inline bool is_barrier(const Node& n) {
   return op_class(n.op) == OpClass::Reduce || n.op == Op::Contiguous || n.op == Op::Concat || n.op == Op::Transfer;

@@ -32,10 +32,6 @@ constexpr std::size_t kMaxPlans = 32;
 
 std::uint64_t bits_of(double d) { return std::bit_cast<std::uint64_t>(d); }
 
-bool is_random(const Node& n) {
-  return n.op == Op::Generate && (n.gen().kind == GenKind::Uniform || n.gen().kind == GenKind::Normal);
-}
-
 // Appends n's words (its inputs are numbered already); false where the graph is not keyed.
 bool append_node(const Node& n, GraphKey& key) {
   if (n.host || n.crosses || n.op == Op::HostView || n.op == Op::Transfer || is_random(n)) return false;
@@ -51,12 +47,12 @@ bool append_node(const Node& n, GraphKey& key) {
     case Op::Buffer: {
       const auto& b = n.buffer();
       if (!b) return false;
-      const auto it = std::find(key.buffers.begin(), key.buffers.end(), b);
-      if (it == key.buffers.end()) {
-        if (key.buffers.size() == kMaxBuffers) return false;
+      const auto number = std::size_t(std::find(key.buffers.begin(), key.buffers.end(), b) - key.buffers.begin());
+      if (number == key.buffers.size()) {
+        if (number == kMaxBuffers) return false;
         key.buffers.push_back(b);
       }
-      w.push_back(std::uint64_t(std::find(key.buffers.begin(), key.buffers.end(), b) - key.buffers.begin()));
+      w.push_back(number);
       return true;
     }
     case Op::Scalar: w.push_back(n.bits()); return true;

@@ -61,10 +61,6 @@ struct Entry {
   std::uint64_t used = 0;
 };
 
-bool is_random(const Node& n) {
-  return n.op == Op::Generate && (n.gen().kind == GenKind::Uniform || n.gen().kind == GenKind::Normal);
-}
-
 // Why the graph below `roots` cannot be replayed with other arguments, or "".
 std::string graph_obstacle(const std::vector<NodePtr>& roots, const std::vector<NodePtr>& args, const DeviceState* dev) {
   std::unordered_set<const Node*> seen, arg_nodes;
