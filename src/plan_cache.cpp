@@ -5,7 +5,7 @@
 #include "runtime/env_settings.hpp"
 #include "runtime/stats_counters.hpp"
 #include "src/device_state.hpp"
-#include "src/launch.hpp"
+#include "src/replay.hpp"
 #include "src/schedule.hpp"
 
 #include <xxhash.h>
@@ -88,19 +88,8 @@ struct KeptPlan {
   std::uint64_t hash = 0;
   DeviceTuning tuning;
   std::uint64_t used = 0;
-  struct Step {
-    ScheduledKernel kernel;            // input buffers left empty, filled in for each run
-    SmallVector<int, 4> buffer_of;     // by input slot: the graph buffer it reads, or -1 (an earlier step's output)
-    ScheduleStep::OutputList outputs, reads;
-  };
-  std::vector<Step> steps;
-  struct Output {
-    DType dtype;
-    std::int64_t elements = 0;
-    SmallVector<int, 1> nodes;  // by number in the walk: they become this buffer
-    int last_write = -1, last_use = -1;
-  };
-  std::vector<Output> outputs;
+  Replay replay;  // reading the graph's buffers by number
+  std::vector<std::vector<int>> nodes;  // by output: the nodes (by number in the walk) that become its buffer
 };
 
 struct PlanCache {
@@ -168,95 +157,41 @@ bool run_kept_plan(DeviceState& dev, const GraphKey& key) {
   const std::shared_ptr<KeptPlan> plan = *it;  // held: a nested evaluation could drop it from the cache
   plan->used = ++cache.clock;
 
-  // As run_schedule runs a schedule (schedule_run.cpp): buffers made before
-  // their first writer, nodes turned into buffers after their last, and the
-  // runner's references dropped after the last step that uses them.
-  const std::size_t n = plan->outputs.size();
-  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> bufs(n);
-  SmallVector<SmallVector<NodePtr, 1>, 4> nodes(n);
-  for (std::size_t k = 0; k < n; ++k)
-    for (const int i : plan->outputs[k].nodes) nodes[k].push_back(*key.nodes[std::size_t(i)]);
-  auto allocate = [&](std::size_t k) {
-    if (!bufs[k]) bufs[k] = rt::allocate(dev.runtime(), std::size_t(plan->outputs[k].elements) * std::size_t(size_of(plan->outputs[k].dtype)));
-    return bufs[k];
-  };
-  auto finish = [&](std::size_t k) {
-    for (const auto& node : nodes[k]) become_buffer(*node, bufs[k]);
-  };
-  for (std::size_t k = 0; k < n; ++k)
-    if (plan->outputs[k].last_write < 0 && !nodes[k].empty()) {
-      allocate(k);
-      finish(k);
-    }
-  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 2> outs;
-  for (std::size_t i = 0; i < plan->steps.size(); ++i) {
-    KeptPlan::Step& st = plan->steps[i];
-    outs.clear();
-    for (const int k : st.outputs) outs.push_back(allocate(std::size_t(k)));
-    // The kept arguments get this graph's buffers for the launch only, so
-    // the cache never holds an array's memory.
-    auto& inputs = st.kernel.args.inputs;
-    struct Clear {
-      std::vector<InputBuffer>& inputs;
-      ~Clear() {
-        for (auto& in : inputs) in.buffer.reset();
-      }
-    } clear{inputs};
-    for (std::size_t j = 0; j < inputs.size(); ++j)
-      inputs[j].buffer = st.buffer_of[j] >= 0 ? key.buffers[std::size_t(st.buffer_of[j])] : bufs[std::size_t(inputs[j].pending)];
-    launch(dev, st.kernel, {outs.data(), outs.size()});
-    for (const int k : st.outputs)
-      if (plan->outputs[std::size_t(k)].last_write == int(i)) finish(std::size_t(k));
-    auto release = [&](int k) {
-      if (plan->outputs[std::size_t(k)].last_use != int(i)) return;
-      bufs[std::size_t(k)].reset();
-      nodes[std::size_t(k)].clear();
-    };
-    std::for_each(st.outputs.begin(), st.outputs.end(), release);
-    std::for_each(st.reads.begin(), st.reads.end(), release);
-  }
+  // The nodes that become buffers, held: turning one into a buffer may
+  // release the last other reference to another.
+  SmallVector<SmallVector<NodePtr, 1>, 4> nodes(plan->nodes.size());
+  for (std::size_t k = 0; k < nodes.size(); ++k)
+    for (const int i : plan->nodes[k]) nodes[k].push_back(*key.nodes[std::size_t(i)]);
+  run_replay(dev, plan->replay, key.buffers, [&](std::size_t k, const std::shared_ptr<rt::DeviceBuffer>& buf) {
+    for (const auto& node : nodes[k]) become_buffer(*node, buf);
+    nodes[k].clear();
+  });
   rt::counters().plans_reused++;
   if (log_schedules())
     std::cerr << "schedule on " << describe(dev) << ": the plan of an earlier evaluation of this graph's structure, "
-              << plan->steps.size() << " kernel(s), reused (FUSECL_PLAN_CACHE)\n"
+              << plan->replay.steps.size() << " kernel(s), reused (FUSECL_PLAN_CACHE)\n"
               << std::flush;
   return true;
 }
 
 void keep_plan(DeviceState& dev, GraphKey&& key, const Schedule& s) {
   if (dev.tune.measuring || s.steps.empty()) return;
+  std::string reason;
+  std::shared_ptr<Replay> r = make_replay(s, key.buffers, false, reason);
+  if (!r) return;
   auto plan = std::make_shared<KeptPlan>();
+  plan->replay = std::move(*r);
   std::unordered_map<const Node*, int> number;
   number.reserve(key.nodes.size());
   for (std::size_t i = 0; i < key.nodes.size(); ++i) number.emplace(key.nodes[i]->get(), int(i));
   for (const auto& o : s.outputs) {
-    if (o.preset) return;
-    KeptPlan::Output out{o.dtype, o.elements, {}};
+    std::vector<int> numbers;
     for (const auto& node : o.nodes) {
       const auto it = number.find(node.get());
       if (it == number.end()) return;  // a node the pass made: not this graph's, so not keyed
-      out.nodes.push_back(it->second);
+      numbers.push_back(it->second);
     }
-    plan->outputs.push_back(std::move(out));
-  }
-  for (std::size_t i = 0; i < s.steps.size(); ++i) {
-    const ScheduleStep& st = s.steps[i];
-    if (st.kind != ScheduleStep::Kind::Kernel) return;
-    KeptPlan::Step kept{st.kernel, {}, st.outputs, st.reads};
-    for (auto& in : kept.kernel.args.inputs) {
-      int b = -1;
-      if (in.pending < 0) {
-        const auto it = std::find(key.buffers.begin(), key.buffers.end(), in.buffer);
-        if (!in.buffer || it == key.buffers.end()) return;  // memory that is not one of the graph's buffers
-        b = int(it - key.buffers.begin());
-      }
-      in.buffer.reset();
-      kept.buffer_of.push_back(b);
-    }
-    for (const int k : st.outputs) plan->outputs[std::size_t(k)].last_write = plan->outputs[std::size_t(k)].last_use = int(i);
-    for (const int k : st.reads)
-      plan->outputs[std::size_t(k)].last_use = std::max(plan->outputs[std::size_t(k)].last_use, int(i));
-    plan->steps.push_back(std::move(kept));
+    plan->nodes.push_back(std::move(numbers));
   }
   plan->tuning = tuning_of(dev);
   plan->hash = key.hash;

@@ -9,6 +9,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/materialize.hpp"
+#include "src/replay.hpp"
 #include "src/schedule.hpp"
 #include "src/tuning.hpp"
 
@@ -30,21 +31,9 @@ struct ArgKey {
   friend bool operator==(const ArgKey&, const ArgKey&) = default;
 };
 
-struct ReplayStep {
-  ScheduledKernel kernel;       // argument slots' buffers left empty
-  SmallVector<int, 4> arg_of;   // by input slot: the argument it reads, or -1
-  ScheduleStep::OutputList outputs, reads;
-};
-
-struct Replay {
-  std::vector<ReplayStep> steps;
-  struct Output {
-    DType dtype;
-    std::int64_t elements = 0;
-    int last_use = -1;   // the last step reading or writing it
-    bool root = false;   // returned: kept past its last use
-  };
-  std::vector<Output> outputs;
+// A replay and which of its outputs are the function's results, in order.
+struct FusePlan {
+  Replay replay;
   struct Root {
     int output;
     DType dtype;
@@ -56,7 +45,7 @@ struct Replay {
 struct Entry {
   std::vector<ArgKey> key;
   std::shared_ptr<DeviceState> device;  // held: no other device can take its address
-  std::shared_ptr<const Replay> replay;  // null: this signature is not replayed (reason says why)
+  std::shared_ptr<FusePlan> replay;  // null: this signature is not replayed (reason says why)
   std::string reason;
   std::uint64_t used = 0;
 };
@@ -90,76 +79,34 @@ std::string graph_obstacle(const std::vector<NodePtr>& roots, const std::vector<
 }
 
 // The replay of `s` (made for `roots` from `args`), or why there is none.
-std::shared_ptr<const Replay> make_replay(const Schedule& s, const std::vector<NodePtr>& roots,
-                                          const std::vector<NodePtr>& args, std::string& reason) {
-  auto rp = std::make_shared<Replay>();
-  for (const auto& o : s.outputs) {
-    if (o.preset) {
-      reason = "internal: a schedule output is preset";
-      return nullptr;
-    }
-    rp->outputs.push_back({o.dtype, o.elements});
-  }
-  for (std::size_t i = 0; i < s.steps.size(); ++i) {
-    const ScheduleStep& st = s.steps[i];
-    if (st.kind != ScheduleStep::Kind::Kernel) {
-      reason = "it copies an array from another device";
-      return nullptr;
-    }
-    ReplayStep r{st.kernel, {}, st.outputs, st.reads};
-    for (auto& in : r.kernel.args.inputs) {
-      int arg = -1;
-      if (in.pending < 0)
-        for (std::size_t a = 0; a < args.size() && arg < 0; ++a)
-          if (in.buffer && in.buffer == args[a]->buffer()) arg = int(a);
-      if (arg >= 0) in.buffer.reset();  // the replay holds no argument's memory
-      r.arg_of.push_back(arg);
-    }
-    for (const int k : st.outputs) rp->outputs[std::size_t(k)].last_use = int(i);
-    for (const int k : st.reads) rp->outputs[std::size_t(k)].last_use = std::max(rp->outputs[std::size_t(k)].last_use, int(i));
-    rp->steps.push_back(std::move(r));
-  }
+// Buffers other than the arguments' (captured arrays) stay in the plan.
+std::shared_ptr<FusePlan> make_fuse_plan(const Schedule& s, const std::vector<NodePtr>& roots,
+                                         const std::vector<NodePtr>& args, std::string& reason) {
+  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> arg_buffers;
+  for (const auto& a : args) arg_buffers.push_back(a->buffer());
+  std::shared_ptr<Replay> r = make_replay(s, {arg_buffers.data(), arg_buffers.size()}, true, reason);
+  if (!r) return nullptr;
+  auto plan = std::make_shared<FusePlan>(FusePlan{std::move(*r), {}});
   for (const auto& root : roots) {
     const int k = s.output_of(*root);
-    if (k < 0 || rp->outputs[std::size_t(k)].last_use < 0) {
+    if (k < 0) {
       reason = "a result is not computed by a kernel of its own";
       return nullptr;
     }
-    rp->outputs[std::size_t(k)].root = true;
-    rp->roots.push_back({k, root->dtype, root->shape});
+    plan->replay.outputs[std::size_t(k)].kept = true;
+    plan->roots.push_back({k, root->dtype, root->shape});
   }
-  return rp;
+  return plan;
 }
 
-// Runs `rp` with `args`; the caller holds dev's lock.
-std::vector<NodePtr> run_replay(DeviceState& dev, const Replay& rp, const std::vector<NodePtr>& args) {
-  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> bufs(rp.outputs.size());
-  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 2> outs;
-  for (std::size_t i = 0; i < rp.steps.size(); ++i) {
-    const ReplayStep& st = rp.steps[i];
-    outs.clear();
-    for (const int k : st.outputs) {
-      auto& b = bufs[std::size_t(k)];
-      if (!b) b = rt::allocate(dev.runtime(), std::size_t(rp.outputs[std::size_t(k)].elements) *
-                                                  std::size_t(size_of(rp.outputs[std::size_t(k)].dtype)));
-      outs.push_back(b);
-    }
-    KernelArgs a = st.kernel.args;
-    for (std::size_t j = 0; j < a.inputs.size(); ++j) {
-      if (st.arg_of[j] >= 0) a.inputs[j].buffer = args[std::size_t(st.arg_of[j])]->buffer();
-      else if (a.inputs[j].pending >= 0) a.inputs[j].buffer = bufs[std::size_t(a.inputs[j].pending)];
-    }
-    launch(dev, st.kernel.plan, a, {outs.data(), outs.size()});
-    auto release = [&](int k) {
-      const auto& o = rp.outputs[std::size_t(k)];
-      if (o.last_use == int(i) && !o.root) bufs[std::size_t(k)].reset();
-    };
-    std::for_each(st.outputs.begin(), st.outputs.end(), release);
-    std::for_each(st.reads.begin(), st.reads.end(), release);
-  }
+// Runs `plan` with `args`; the caller holds dev's lock.
+std::vector<NodePtr> run_fuse_plan(DeviceState& dev, FusePlan& plan, const std::vector<NodePtr>& args) {
+  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> arg_buffers;
+  for (const auto& a : args) arg_buffers.push_back(a->buffer());
+  const auto bufs = run_replay(dev, plan.replay, {arg_buffers.data(), arg_buffers.size()}, [](std::size_t, const auto&) {});
   std::vector<NodePtr> results;
-  results.reserve(rp.roots.size());
-  for (const auto& r : rp.roots) results.push_back(make_buffer(bufs[std::size_t(r.output)], r.dtype, r.shape, dev.shared_from_this()));
+  results.reserve(plan.roots.size());
+  for (const auto& r : plan.roots) results.push_back(make_buffer(bufs[std::size_t(r.output)], r.dtype, r.shape, dev.shared_from_this()));
   return results;
 }
 
@@ -246,7 +193,7 @@ std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& 
     return unreplayed(args, body, why);
   }
 
-  std::shared_ptr<const Replay> replay;
+  std::shared_ptr<FusePlan> replay;
   std::string known;  // why a signature met before is not replayed
   {
     const std::lock_guard g(cache.mutex);
@@ -267,8 +214,8 @@ std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& 
   if (!known.empty()) return unreplayed(args, body, known);
   if (replay) {
     const GraphLock lock(*dev);
-    if (log_schedules()) log_line("replay of " + std::to_string(replay->steps.size()) + " kernel(s) on " + describe(*dev));
-    return run_replay(*dev, *replay, args);
+    if (log_schedules()) log_line("replay of " + std::to_string(replay->replay.steps.size()) + " kernel(s) on " + describe(*dev));
+    return run_fuse_plan(*dev, *replay, args);
   }
 
   // First call with this signature (or one not replayed): run the function,
@@ -283,13 +230,13 @@ std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& 
   if (evaluations_on_this_thread() != before)
     reason = "the function evaluated or uploaded arrays while it ran (to_host, eval, from_host, a fused function, or a graph "
              "past FUSECL_MAX_FUSED_OPS), which a replay would not do again";
-  std::shared_ptr<const Replay> made;
+  std::shared_ptr<FusePlan> made;
   {
     const GraphLock lock(roots);
     if (reason.empty()) reason = graph_obstacle(roots, fresh, dev);
     if (reason.empty()) {
       Schedule s = tuned_schedule(*dev, roots);
-      made = make_replay(s, roots, fresh, reason);
+      made = make_fuse_plan(s, roots, fresh, reason);
       if (log_schedules()) std::cerr << describe(s, describe(*dev)) << std::flush;
       run_schedule(*dev, s);
     } else {
