@@ -36,8 +36,10 @@ std::uint64_t bits_of(double d) { return std::bit_cast<std::uint64_t>(d); }
 bool append_node(const Node& n, GraphKey& key) {
   if (n.host || n.crosses || n.op == Op::HostView || n.op == Op::Transfer || is_random(n)) return false;
   auto& w = key.words;
-  w.push_back(std::uint64_t(n.op) | std::uint64_t(n.dtype) << 8 | std::uint64_t(n.shape.ndim()) << 16 |
-              std::uint64_t(n.inputs.size()) << 24 | std::uint64_t(n.weight) << 32);
+  // Each field in bits of its own: a concatenation of 256 or more inputs
+  // must not spill its count into the weight.
+  w.push_back(std::uint64_t(n.op) | std::uint64_t(n.dtype) << 8 | std::uint64_t(n.shape.ndim()) << 16);
+  w.push_back(std::uint64_t(n.inputs.size()) | std::uint64_t(n.weight) << 32);
   for (const std::int64_t d : n.shape) {
     if (d == 0) return false;  // empty arrays: nothing worth a plan, and null buffers
     w.push_back(std::uint64_t(d));

@@ -319,3 +319,19 @@ TEST_CASE("plan cache: threads evaluating one structure on their own arrays", "[
   for (auto& th : pool) th.join();
   for (int t = 0; t < threads; ++t) CHECK(wrong[std::size_t(t)] == 0);
 }
+
+TEST_CASE("plan cache: a concatenation of more than 255 inputs", "[plan_cache]") {
+  const CacheSwitch on(true);
+  const std::vector<float> h = values(600, 7);
+  const A x = from_host(h);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<A> parts;
+    for (int i = 0; i < 300; ++i) parts.push_back(slice(x, 0, 2 * i, 2 * i + 2) * 2.0f);
+    const std::uint64_t before = stats().plans_reused;
+    const auto got = concatenate(parts).to_host();
+    CHECK(stats().plans_reused - before == std::uint64_t(round));
+    std::vector<float> want(h);
+    for (auto& v : want) v *= 2.0f;
+    CHECK(same_values(got, want));
+  }
+}
