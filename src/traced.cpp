@@ -7,7 +7,6 @@
 
 #include "fusecl/error.hpp"
 #include "src/device_state.hpp"
-#include "src/launch.hpp"
 #include "src/materialize.hpp"
 #include "src/replay.hpp"
 #include "src/schedule.hpp"
