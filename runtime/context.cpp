@@ -27,7 +27,7 @@ Runtime::~Runtime() {
   // Release results are ignored: nothing can be done about them here.
   reduce_partials.reset();
   reduce_counters.reset();
-  for (auto& [signature, kernel] : kernels) static_cast<void>(clReleaseKernel(kernel));
+  for (auto& [signature, built] : kernels) static_cast<void>(clReleaseKernel(built.kernel));
   if (queue) static_cast<void>(clFinish(queue));
   streams.reset();
   staging.reset();
@@ -167,9 +167,18 @@ void launch_kernel(Runtime& rt, const std::string& signature, const std::functio
 
 void launch_kernel(Runtime& rt, const std::string& signature, const std::function<KernelSource()>& render,
                    std::span<const KernelArg> args, const NDRange& range) {
-  cl_kernel k = get_kernel(rt, signature, render);
+  BuiltKernel& built = built_kernel(rt, signature, render);
+  const cl_kernel k = built.kernel;
+  // Scalars set by the last launch with the same values are left as they are
+  // (a Black-Scholes kernel has 30 of them, and a replayed plan sends the
+  // same ones every call). What was set is recorded only once the call
+  // succeeded.
+  if (built.set.size() != args.size()) built.set.assign(args.size(), KernelArg{});
   for (std::size_t i = 0; i < args.size(); ++i) {
     const KernelArg& a = args[i];
+    KernelArg& was = built.set[i];
+    if (a.size != 0 && was.size == a.size && was.bits == a.bits) continue;
+    was = KernelArg{};
     cl_int err;
     if (a.size == 0) {
       cl_mem m = a.buffer ? a.buffer->mem : nullptr;
@@ -178,6 +187,7 @@ void launch_kernel(Runtime& rt, const std::string& signature, const std::functio
       err = clSetKernelArg(k, cl_uint(i), a.size, &a.bits);  // little-endian: the low bytes are the value
     }
     check(err, "clSetKernelArg");
+    if (a.size != 0) was = a;
   }
   check(clEnqueueNDRangeKernel(rt.queue, k, cl_uint(range.dims), nullptr, range.global, range.local, 0, nullptr, nullptr),
         "clEnqueueNDRangeKernel");

@@ -6,6 +6,7 @@
 #include "runtime/buffer_pool.hpp"
 #include "runtime/cache_settings.hpp"
 #include "runtime/device_discovery.hpp"
+#include "runtime/kernel_cache.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/transfer.hpp"
 
@@ -33,7 +34,7 @@ struct Runtime {
   // Built kernels by structure signature (kernel_cache.cpp). The mutex makes
   // lookups and builds atomic, so one signature is built once however many
   // threads ask at once.
-  std::unordered_map<std::string, cl_kernel> kernels;
+  std::unordered_map<std::string, BuiltKernel> kernels;
   std::mutex kernels_mutex;
   // Split reductions' scratch: the partial results, and the per-output
   // counters of kernels whose last group finishes (zero between kernels).

@@ -6,7 +6,7 @@
 
 namespace fusecl::rt {
 
-cl_kernel get_kernel(Runtime& rt, const std::string& signature, const std::function<KernelSource()>& render) {
+BuiltKernel& built_kernel(Runtime& rt, const std::string& signature, const std::function<KernelSource()>& render) {
   // Held through a build: a second thread asking for the same kernel waits
   // for it instead of building it again.
   const std::lock_guard<std::mutex> lock(rt.kernels_mutex);
@@ -20,13 +20,18 @@ cl_kernel get_kernel(Runtime& rt, const std::string& signature, const std::funct
   cl_kernel kernel = clCreateKernel(program, ks.name.c_str(), &err);
   clReleaseProgram(program);  // a kernel keeps its program alive by itself
   check(err, ("clCreateKernel(" + ks.name + ")").c_str());
-  rt.kernels.emplace(signature, kernel);
-  return kernel;
+  return rt.kernels.emplace(signature, BuiltKernel{kernel, {}}).first->second;
+}
+
+cl_kernel get_kernel(Runtime& rt, const std::string& signature, const std::function<KernelSource()>& render) {
+  BuiltKernel& b = built_kernel(rt, signature, render);
+  b.set.clear();
+  return b.kernel;
 }
 
 void clear_memory_cache(Runtime& rt) {
   const std::lock_guard<std::mutex> lock(rt.kernels_mutex);
-  for (auto& [signature, kernel] : rt.kernels) clReleaseKernel(kernel);
+  for (auto& [signature, built] : rt.kernels) clReleaseKernel(built.kernel);
   rt.kernels.clear();
 }
 

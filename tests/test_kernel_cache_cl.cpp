@@ -277,3 +277,37 @@ TEST_CASE("several processes building the same and different kernels into one fo
   CHECK(verify.exit_code == 0);
   CHECK(verify.out.find("3 entries checked, 0 bad") != std::string::npos);
 }
+
+TEST_CASE("launch_kernel sets again only the scalars that changed, and every buffer", "[kernel_cache][cl]") {
+  PrivateCache pc;
+  const std::string sig = "test:scalars";
+  auto render = [] { return scale_kernel("fusecl_test_scalars", 0); };
+  const std::size_t n = 64;
+  // y = y * a, launched on fresh buffers holding 1, ..., n: every result says which a the kernel used.
+  auto scaled = [&](float a) {
+    std::vector<float> y(n);
+    for (std::size_t i = 0; i < n; ++i) y[i] = float(i + 1);
+    auto buf = upload(runtime(), y.data(), n * sizeof(float));
+    std::uint32_t bits;
+    std::memcpy(&bits, &a, sizeof bits);
+    const KernelArg args[] = {KernelArg::of_buffer(buf.get()), KernelArg::of_bits(bits, sizeof(float))};
+    launch_kernel(runtime(), sig, render, args, n, n);
+    download(runtime(), *buf, 0, n * sizeof(float), y.data());
+    for (std::size_t i = 0; i < n; ++i)
+      if (y[i] != float(i + 1) * a) return false;
+    return true;
+  };
+  // The same scalar twice (the second launch skips it) on a new buffer each
+  // time (never skipped), then another scalar, then the first again.
+  CHECK(scaled(2.0f));
+  CHECK(scaled(2.0f));
+  CHECK(scaled(3.0f));
+  CHECK(scaled(2.0f));
+  CHECK(scaled(-0.0f));  // equal to 0.0f as a float, not as bits: must be set
+  CHECK(scaled(0.0f));
+  // A caller of get_kernel sets its own arguments (a = 2 here): the next
+  // launch_kernel must not trust what it set before.
+  CHECK(runs_correctly(get_kernel(runtime(), sig, render), 0, n));
+  CHECK(scaled(0.0f));
+  CHECK(scaled(5.0f));
+}
