@@ -79,7 +79,7 @@ DevicePtr common_device(std::initializer_list<const Node*> inputs, std::string_v
   return common_device_of(inputs.begin(), inputs.size(), what);
 }
 
-DevicePtr common_device(const std::vector<NodePtr>& inputs, std::string_view what) {
+DevicePtr common_device(std::span<const NodePtr> inputs, std::string_view what) {
   // No vector of raw pointers: this runs for every elementwise node.
   if (inputs.size() <= 3) {
     const Node* raw[3] = {};

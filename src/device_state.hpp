@@ -69,7 +69,7 @@ std::string describe(DeviceState& dev);
 /// this thread's default when no input has one. Inputs on two devices throw
 /// fusecl::Error naming both and `what` (the operation).
 DevicePtr common_device(std::initializer_list<const Node*> inputs, std::string_view what);
-DevicePtr common_device(const std::vector<NodePtr>& inputs, std::string_view what);
+DevicePtr common_device(std::span<const NodePtr> inputs, std::string_view what);
 
 /// Throws as common_device does where `inputs` live on two devices; cheaper
 /// (no handle is copied), for the check each operation makes before it locks.

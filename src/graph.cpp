@@ -43,9 +43,11 @@ std::uint32_t set_max_fused_ops(std::uint32_t n) {
 
 Node::~Node() { release_inputs(inputs); }
 
-void release_inputs(std::vector<NodePtr>& inputs) {
+void release_inputs(NodeInputs& inputs) {
   if (inputs.empty()) return;
-  std::vector<NodePtr> work = std::move(inputs);
+  // A graph's release usually fits the stack part; a long chain spills to the heap.
+  boost::container::small_vector<NodePtr, 16> work(std::make_move_iterator(inputs.begin()),
+                                                   std::make_move_iterator(inputs.end()));
   inputs.clear();
   while (!work.empty()) {
     NodePtr n = std::move(work.back());
@@ -60,7 +62,7 @@ void release_inputs(std::vector<NodePtr>& inputs) {
   }
 }
 
-std::uint32_t bounded_depth(const std::vector<NodePtr>& inputs) {
+std::uint32_t bounded_depth(std::span<const NodePtr> inputs) {
   const std::uint32_t bound = max_fused_ops();
   for (;;) {
     const NodePtr* deepest = nullptr;
@@ -74,7 +76,7 @@ std::uint32_t bounded_depth(const std::vector<NodePtr>& inputs) {
 }
 
 NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape shape, DevicePtr device) {
-  auto n = std::make_shared<Node>();
+  auto n = new_node();
   n->op = Op::Buffer;
   n->device = std::move(device);
   n->dtype = dtype;
@@ -85,7 +87,7 @@ NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape sh
 }
 
 NodePtr make_scalar(DType dtype, std::uint64_t bits) {
-  auto n = std::make_shared<Node>();
+  auto n = new_node();
   n->op = Op::Scalar;
   n->dtype = dtype;
   n->data = ScalarData{bits};
@@ -95,7 +97,7 @@ NodePtr make_scalar(DType dtype, std::uint64_t bits) {
 
 NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen, DevicePtr device) {
   check_bytes(shape, size_of(dtype));
-  auto n = std::make_shared<Node>();
+  auto n = new_node();
   n->op = Op::Generate;
   n->device = std::move(device);
   n->dtype = dtype;
@@ -107,7 +109,7 @@ NodePtr make_generate(DType dtype, Shape shape, const GenParams& gen, DevicePtr 
 
 NodePtr make_host_view(const void* data, DType dtype, Shape shape, DevicePtr device, std::shared_ptr<const void> owner) {
   check_bytes(shape, size_of(dtype));
-  auto n = std::make_shared<Node>();
+  auto n = new_node();
   n->op = Op::HostView;
   n->device = std::move(device);
   n->dtype = dtype;
@@ -123,7 +125,7 @@ std::uint32_t weight_of(const Node& n) { return is_barrier(n) || n.op == Op::Vie
 
 // The number of distinct nodes a kernel computing `roots` would fuse (shared
 // subexpressions once), counting up to `limit` and stopping there.
-std::uint32_t fused_size(const std::vector<NodePtr>& roots, std::uint32_t limit) {
+std::uint32_t fused_size(std::span<const NodePtr> roots, std::uint32_t limit) {
   const std::uint32_t epoch = next_walk_epoch();
   std::uint32_t count = 1;  // the node about to be made
   std::vector<const Node*> stack;
@@ -141,8 +143,8 @@ std::uint32_t fused_size(const std::vector<NodePtr>& roots, std::uint32_t limit)
 }
 }  // namespace
 
-NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
-  DevicePtr device = common_device(inputs, op_name(op));
+NodePtr make_elementwise(Op op, DType out, NodeInputs inputs) {
+  DevicePtr device = common_device(span_of(inputs), op_name(op));
   Shape shape;
   for (const auto& in : inputs) shape = broadcast_shapes(shape, in->shape);
   for (auto& in : inputs)
@@ -161,7 +163,7 @@ NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
   };
   std::uint32_t weight = estimate();
   while (weight > bound) {
-    weight = fused_size(inputs, bound);
+    weight = fused_size(span_of(inputs), bound);
     if (weight <= bound) break;
     auto heaviest = std::max_element(inputs.begin(), inputs.end(),
                                      [](const NodePtr& a, const NodePtr& b) { return weight_of(*a) < weight_of(*b); });
@@ -170,7 +172,7 @@ NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
     evaluate({*heaviest});
     weight = estimate();
   }
-  auto n = std::make_shared<Node>();
+  auto n = new_node();
   n->op = op;
   n->dtype = out;
   n->shape = std::move(shape);
@@ -178,14 +180,16 @@ NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs) {
   n->crosses = std::any_of(inputs.begin(), inputs.end(), [](const NodePtr& i) { return i->crosses; });
   n->host = std::any_of(inputs.begin(), inputs.end(), [](const NodePtr& i) { return i->host; });
   n->weight = weight;
-  n->depth = bounded_depth(inputs);
+  n->depth = bounded_depth(span_of(inputs));
   n->inputs = std::move(inputs);
   if (!fusion_enabled()) evaluate({n});  // eager mode: one kernel per operation
   return n;
 }
 
-NodePtr make_cast(const NodePtr& x, DType to) {
-  const GraphLock lock{x.get()};
+namespace {
+// make_cast for a caller that holds x's lock already: unary, binary and
+// ternary take one lock for the whole operation instead of one per operand.
+NodePtr cast_locked(const NodePtr& x, DType to) {
   if (x->dtype == to) return x;
   if (x->op == Op::Scalar) {
     // Casting a scalar argument is the host's job: it stays one kernel argument.
@@ -196,12 +200,27 @@ NodePtr make_cast(const NodePtr& x, DType to) {
   return make_elementwise(Op::Cast, to, {x});
 }
 
+// The inputs of a new node, moved in: an initializer list would copy each
+// shared pointer (two atomic operations per operand of every operation).
+template <class... P>
+NodeInputs operands(P&&... p) {
+  NodeInputs v;
+  (v.push_back(std::forward<P>(p)), ...);
+  return v;
+}
+}  // namespace
+
+NodePtr make_cast(const NodePtr& x, DType to) {
+  const GraphLock lock{x.get()};
+  return cast_locked(x, to);
+}
+
 NodePtr unary(Op op, const NodePtr& x) {
   const GraphLock lock{x.get()};
   if (!unary_supported(op, x->dtype))
     throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(x->dtype)));
   const DType compute = unary_compute(op, x->dtype);
-  return make_elementwise(op, unary_result(op, x->dtype), {make_cast(x, compute)});
+  return make_elementwise(op, unary_result(op, x->dtype), operands(cast_locked(x, compute)));
 }
 
 NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
@@ -211,7 +230,8 @@ NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
     throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(a->dtype)) +
                 " and " + std::string(dtype_name(b->dtype)));
   const DType compute = binary_compute(op, a->dtype, b->dtype);
-  return make_elementwise(op, binary_result(op, a->dtype, b->dtype), {make_cast(a, compute), make_cast(b, compute)});
+  return make_elementwise(op, binary_result(op, a->dtype, b->dtype),
+                          operands(cast_locked(a, compute), cast_locked(b, compute)));
 }
 
 NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
@@ -219,10 +239,10 @@ NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
   const GraphLock lock{a.get(), b.get(), c.get()};
   if (op == Op::Where) {  // the condition is a truth value, not an operand of the result
     const DType out = ternary_compute(op, promote(b->dtype, c->dtype));
-    return make_elementwise(op, out, {make_cast(a, DType::Bool), make_cast(b, out), make_cast(c, out)});
+    return make_elementwise(op, out, operands(cast_locked(a, DType::Bool), cast_locked(b, out), cast_locked(c, out)));
   }
   const DType out = ternary_compute(op, promote(promote(a->dtype, b->dtype), c->dtype));
-  return make_elementwise(op, out, {make_cast(a, out), make_cast(b, out), make_cast(c, out)});
+  return make_elementwise(op, out, operands(cast_locked(a, out), cast_locked(b, out), cast_locked(c, out)));
 }
 
 }  // namespace fusecl::detail
@@ -269,7 +289,7 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
     rt::counters().auto_evaluations++;
     evaluate({x});
   }
-  auto n = std::make_shared<Node>();
+  auto n = new_node();
   n->op = op;
   n->device = x->device;
   n->crosses = x->crosses;
@@ -279,7 +299,7 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
   check_bytes(n->shape, size_of(n->dtype));
   n->data = ReduceData{std::move(axes), double(count) - double(ddof), post_sqrt};
   n->weight = 1;
-  n->depth = bounded_depth({x});
+  n->depth = bounded_depth({&x, 1});
   n->inputs = {x};
   if (!fusion_enabled()) evaluate({n});
   return n;
@@ -305,7 +325,7 @@ namespace fusecl::detail {
 
 NodePtr make_transfer(const NodePtr& x, DevicePtr device) {
   if (x->device == device) return x;
-  auto n = std::make_shared<Node>();
+  auto n = new_node();
   n->op = Op::Transfer;
   n->dtype = x->dtype;
   n->shape = x->shape;
@@ -314,7 +334,7 @@ NodePtr make_transfer(const NodePtr& x, DevicePtr device) {
   n->weight = 1;
   {
     const GraphLock lock{x.get()};  // x's devices only: n is new, no other thread sees it yet
-    n->depth = bounded_depth({x});
+    n->depth = bounded_depth({&x, 1});
   }
   n->inputs = {x};
   if (!fusion_enabled()) {

@@ -8,8 +8,11 @@
 #include "fusecl/shape.hpp"
 #include "runtime/runtime.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <variant>
 #include <vector>
 
@@ -17,6 +20,10 @@ namespace fusecl::detail {
 
 struct Node;
 using NodePtr = std::shared_ptr<Node>;
+/// A node's inputs. Three sit in place (where's three are the most an elementwise
+/// node has), so making a node allocates the node only.
+using NodeInputs = boost::container::small_vector<NodePtr, 3>;
+inline std::span<const NodePtr> span_of(const NodeInputs& v) { return {v.data(), v.size()}; }
 struct DeviceState;  // src/device_state.hpp
 
 /// Parameters of a Generate node.
@@ -92,7 +99,7 @@ struct Node {
   Op op;
   DType dtype;
   Shape shape;
-  std::vector<NodePtr> inputs;
+  NodeInputs inputs;
   // Where the node's value lives or will be computed; its nodes are guarded by
   // its lock (device_state.hpp). Null only for scalars, which are kernel
   // arguments usable on any device. Never changes.
@@ -145,12 +152,12 @@ void become_buffer(Node& n, std::shared_ptr<rt::DeviceBuffer> buf);
 
 /// Drops `inputs`, destroying the nodes only they held with an explicit
 /// worklist instead of recursion through ~Node.
-void release_inputs(std::vector<NodePtr>& inputs);
+void release_inputs(NodeInputs& inputs);
 
 /// The depth of a node made of `inputs` (1 + the deepest); past
 /// max_fused_ops(), the deepest inputs are evaluated first (each becomes a
 /// buffer of depth 0), so no graph grows deeper than the bound.
-std::uint32_t bounded_depth(const std::vector<NodePtr>& inputs);
+std::uint32_t bounded_depth(std::span<const NodePtr> inputs);
 
 /// A number no node is marked with yet (thread-safe; the marks themselves
 /// are only written under the node's device lock).
@@ -171,6 +178,10 @@ inline bool is_barrier(const Node& n) {
   return op_class(n.op) == OpClass::Reduce || n.op == Op::Contiguous || n.op == Op::Concat || n.op == Op::Transfer;
 }
 
+/// A new node (a copy of `copy`), its memory from a per-thread pool (node_pool.cpp).
+NodePtr new_node();
+NodePtr new_node(const Node& copy);
+
 NodePtr make_buffer(std::shared_ptr<rt::DeviceBuffer> buf, DType dtype, Shape shape, std::shared_ptr<DeviceState> device);
 /// A scalar in `dtype` from the bit pattern of that dtype's C++ type.
 NodePtr make_scalar(DType dtype, std::uint64_t bits);
@@ -185,7 +196,7 @@ NodePtr make_transfer(const NodePtr& x, std::shared_ptr<DeviceState> device);
 /// Elementwise node of `op` whose inputs already have the computation dtype;
 /// broadcasts them to one shape. Evaluates inputs early if the graph grows
 /// past max_fused_ops().
-NodePtr make_elementwise(Op op, DType out, std::vector<NodePtr> inputs);
+NodePtr make_elementwise(Op op, DType out, NodeInputs inputs);
 NodePtr make_cast(const NodePtr& x, DType to);
 
 /// A reduction of x over `axes` (any order, negative allowed; empty: all axes),

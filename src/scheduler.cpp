@@ -256,7 +256,7 @@ std::array<std::uint64_t, 4> BodyBuilder::gen_args(const Node& g) {
     case GenKind::Linspace:
       return {float_bits(g.dtype, p.start), float_bits(g.dtype, p.step), float_bits(g.dtype, p.stop),
               bits_of(std::int64_t(g.shape.size()))};
-    case GenKind::Eye: return {bits_of(std::int64_t(g.shape.dims().at(1))), bits_of(p.k), 0, 0};
+    case GenKind::Eye: return {bits_of(std::int64_t(g.shape.dims()[1])), bits_of(p.k), 0, 0};
     case GenKind::Uniform: case GenKind::Normal: return {p.seed, 0, 0, 0};
   }
   return {};

@@ -7,14 +7,14 @@
 namespace fusecl {
 
 namespace {
-[[noreturn]] void throw_too_big(const std::vector<std::int64_t>& dims) {
+[[noreturn]] void throw_too_big(std::span<const std::int64_t> dims) {
   std::string s = "(";
   for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
   throw ShapeError("array is too big: shape " + s + (dims.size() == 1 ? ",)" : ")") +
                    " has more elements than a 64-bit index can count (2^63 - 1)");
 }
 
-void validate(const std::vector<std::int64_t>& dims) {
+void validate(std::span<const std::int64_t> dims) {
   if (dims.size() > static_cast<std::size_t>(max_ndim))
     throw ShapeError("fusecl supports at most " + std::to_string(max_ndim) + " dimensions, got " +
                      std::to_string(dims.size()));
@@ -28,14 +28,20 @@ void validate(const std::vector<std::int64_t>& dims) {
 }
 }  // namespace
 
-Shape::Shape(std::initializer_list<std::int64_t> dims) : dims_(dims) { validate(dims_); }
-Shape::Shape(std::vector<std::int64_t> dims) : dims_(std::move(dims)) { validate(dims_); }
-Shape::Shape(std::span<const std::int64_t> dims) : dims_(dims.begin(), dims.end()) { validate(dims_); }
+void Shape::assign(std::span<const std::int64_t> dims) {
+  validate(dims);
+  std::copy(dims.begin(), dims.end(), dims_.begin());
+  ndim_ = static_cast<std::uint8_t>(dims.size());
+}
+
+Shape::Shape(std::initializer_list<std::int64_t> dims) { assign({dims.begin(), dims.size()}); }
+Shape::Shape(std::vector<std::int64_t> dims) { assign(dims); }
+Shape::Shape(std::span<const std::int64_t> dims) { assign(dims); }
 
 std::int64_t Shape::size() const {
   // The constructors checked that the nonzero dimensions multiply without overflow.
   std::int64_t n = 1;
-  for (auto d : dims_) {
+  for (auto d : dims()) {
     if (d == 0) return 0;
     n *= d;
   }
@@ -49,12 +55,12 @@ void check_bytes(const Shape& s, int itemsize) {
                      "-byte elements needs more than 2^63 - 1 bytes");
 }
 
-std::int64_t Shape::operator[](int i) const { return dims_.at(static_cast<std::size_t>(normalize_axis(i, ndim()))); }
+std::int64_t Shape::operator[](int i) const { return dims_[static_cast<std::size_t>(normalize_axis(i, ndim()))]; }
 
 std::string Shape::str() const {
   std::string s = "(";
-  for (std::size_t i = 0; i < dims_.size(); ++i) s += (i ? ", " : "") + std::to_string(dims_[i]);
-  if (dims_.size() == 1) s += ",";
+  for (int i = 0; i < ndim_; ++i) s += (i ? ", " : "") + std::to_string(dims_[std::size_t(i)]);
+  if (ndim_ == 1) s += ",";
   return s + ")";
 }
 
@@ -70,10 +76,10 @@ std::vector<std::int64_t> contiguous_strides(const Shape& s) {
 
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
   // The common cases (equal shapes, a scalar operand) without building and validating a new one.
-  if (b.ndim() == 0 || a.dims() == b.dims()) return a;
+  if (b.ndim() == 0 || a == b) return a;
   if (a.ndim() == 0) return b;
   const int n = std::max(a.ndim(), b.ndim());
-  std::vector<std::int64_t> out(static_cast<std::size_t>(n));
+  std::array<std::int64_t, max_ndim> out{};
   for (int i = 0; i < n; ++i) {
     const int ia = a.ndim() - n + i, ib = b.ndim() - n + i;
     const std::int64_t da = ia >= 0 ? a.dims()[static_cast<std::size_t>(ia)] : 1;
@@ -82,7 +88,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
       throw ShapeError("operands could not be broadcast together with shapes " + a.str() + " " + b.str());
     out[static_cast<std::size_t>(i)] = da == 1 ? db : da;
   }
-  return Shape(std::move(out));
+  return Shape(std::span<const std::int64_t>(out.data(), std::size_t(n)));
 }
 
 int normalize_axis(int axis, int ndim) {

@@ -93,7 +93,7 @@ NodePtr Chunker::host_rows(const Node& hv, std::int64_t first, std::int64_t coun
 NodePtr Chunker::view_of(const NodePtr& target, Shape shape, std::vector<std::int64_t> strides, std::int64_t offset) {
   if (target->op == Op::Buffer && offset == 0 && shape == target->shape && strides == contiguous_strides(shape))
     return target;
-  auto v = std::make_shared<Node>();
+  auto v = new_node();
   v->op = Op::View;
   v->device = target->device ? target->device : devp;
   v->dtype = target->dtype;
@@ -104,8 +104,8 @@ NodePtr Chunker::view_of(const NodePtr& target, Shape shape, std::vector<std::in
   return v;
 }
 
-NodePtr Chunker::clone(const NodePtr& n, std::vector<NodePtr> inputs, Shape shape) {
-  auto c = std::make_shared<Node>();
+NodePtr Chunker::clone(const NodePtr& n, NodeInputs inputs, Shape shape) {
+  auto c = new_node();
   c->op = n->op;
   c->dtype = n->dtype;
   c->shape = std::move(shape);
@@ -179,12 +179,12 @@ NodePtr Chunker::cut(const NodePtr& n, bool flat) {
     else
       c = view_of(s, with_rows(n->shape, rows), vd.strides, vd.offset + (n->shape.ndim() ? r0 * vd.strides[0] : 0));
   } else if (is_elementwise(n->op)) {
-    std::vector<NodePtr> ins;
+    NodeInputs ins;
     ins.reserve(n->inputs.size());
     for (const auto& in : n->inputs) ins.push_back(in->shape.ndim() != 0 || (flat && in->host) ? cut(in, flat) : in);
     c = clone(n, std::move(ins), with_rows(n->shape, rows));
   } else if (n->host && row_structured(*n)) {
-    std::vector<NodePtr> ins;
+    NodeInputs ins;
     for (const auto& in : n->inputs) ins.push_back(cut(in, flat));
     c = clone(n, std::move(ins), with_rows(n->shape, rows));
   } else if (n->shape.ndim() == 0) {

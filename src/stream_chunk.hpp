@@ -66,7 +66,7 @@ struct Chunker {
 
   NodePtr view_of(const NodePtr& target, Shape shape, std::vector<std::int64_t> strides, std::int64_t offset);
 
-  NodePtr clone(const NodePtr& n, std::vector<NodePtr> inputs, Shape shape);
+  NodePtr clone(const NodePtr& n, NodeInputs inputs, Shape shape);
 
   // This chunk's rows of a node whose value is device data (or is made so
   // whole before the chunks): a view of them.

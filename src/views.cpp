@@ -26,7 +26,7 @@ bool is_identity(const Strided& s, const Node& target) {
 NodePtr make_view(const NodePtr& target, Strided s, const DevicePtr& device) {
   if (target->op != Op::Scalar && is_identity(s, *target)) return target;
   check_bytes(s.shape, size_of(target->dtype));
-  auto n = std::make_shared<Node>();
+  auto n = new_node();
   n->op = Op::View;
   n->device = device;
   n->crosses = target->crosses;
@@ -34,7 +34,7 @@ NodePtr make_view(const NodePtr& target, Strided s, const DevicePtr& device) {
   n->dtype = target->dtype;
   n->shape = std::move(s.shape);
   n->data = ViewData{std::move(s.strides), s.offset};
-  n->depth = bounded_depth({target});
+  n->depth = bounded_depth({&target, 1});
   n->inputs = {target};
   return n;
 }
@@ -59,7 +59,7 @@ NodePtr push_view(const NodePtr& root, const ViewFn& f, std::unordered_map<const
     std::size_t next = 0;
   };
   std::vector<Frame> stack;
-  stack.push_back({root, std::make_shared<Node>(*root)});
+  stack.push_back({root, new_node(*root)});
   for (;;) {
     Frame& fr = stack.back();
     NodePtr done;  // the pushed value of fr.x, once known
@@ -79,7 +79,7 @@ NodePtr push_view(const NodePtr& root, const ViewFn& f, std::unordered_map<const
         else in = std::move(r), ++fr.next;
       } else {
         NodePtr x = in;
-        stack.push_back({x, std::make_shared<Node>(*x)});  // fr is not used after this
+        stack.push_back({x, new_node(*x)});  // fr is not used after this
         continue;
       }
       if (!failed) continue;
@@ -122,14 +122,14 @@ Strided layout_of_view(const Node& view) { return {view.shape, view.view().strid
 NodePtr apply_view(const NodePtr& x, const ViewFn& f) {
   std::unordered_map<const Node*, NodePtr> memo;
   if (auto r = push_view(x, f, memo)) return r;
-  auto c = std::make_shared<Node>();
+  auto c = new_node();
   c->op = Op::Contiguous;
   c->device = x->device;
   c->crosses = x->crosses;
   c->host = x->host;
   c->dtype = x->dtype;
   c->shape = x->shape;
-  c->depth = bounded_depth({x});
+  c->depth = bounded_depth({&x, 1});
   c->inputs = {x};
   memo.clear();
   auto r = push_view(c, f, memo);
@@ -287,7 +287,7 @@ NodePtr slice(const NodePtr& x, const std::vector<SliceSpec>& spec) {
 }
 
 NodePtr expand_dims(const NodePtr& x, int axis) {
-  auto d = x->shape.dims();
+  std::vector<std::int64_t> d = x->shape.to_vector();
   const int a = normalize_axis(axis, x->shape.ndim() + 1);
   d.insert(d.begin() + a, 1);
   return reshape(x, d);
@@ -357,7 +357,7 @@ NodePtr make_concat(const std::vector<NodePtr>& xs, int axis) {
   if (first.ndim() == 0) throw ShapeError("concatenate: zero-dimensional arrays cannot be concatenated");
   const int a = normalize_axis(axis, first.ndim());
   DType dtype = xs.front()->dtype;
-  std::vector<std::int64_t> dims = first.dims();
+  std::vector<std::int64_t> dims = first.to_vector();
   dims[std::size_t(a)] = 0;
   for (const auto& x : xs) {
     bool ok = x->shape.ndim() == first.ndim();
@@ -371,7 +371,7 @@ NodePtr make_concat(const std::vector<NodePtr>& xs, int axis) {
                        " gives more elements than a 64-bit index can count");
     dtype = promote(dtype, x->dtype);
   }
-  auto n = std::make_shared<Node>();
+  auto n = new_node();
   n->op = Op::Concat;
   n->device = std::move(device);
   n->crosses = std::any_of(xs.begin(), xs.end(), [](const NodePtr& x) { return x->crosses; });
@@ -382,7 +382,7 @@ NodePtr make_concat(const std::vector<NodePtr>& xs, int axis) {
   n->data = ConcatData{a};
   n->weight = 1;
   for (const auto& x : xs) n->inputs.push_back(make_cast(x, dtype));
-  n->depth = bounded_depth(n->inputs);
+  n->depth = bounded_depth(span_of(n->inputs));
   return n;
 }
 

@@ -115,7 +115,7 @@ void check_op(Op op, const HostArray<T>& hx, const Layout& l, double ulps = 0) {
   const Array<R> got = apply<R>(op, to_device(hx), l);
   const auto want = h_reduce<R>(hx, l.axes, l.all, l.keepdims, [&](const std::vector<T>& v) { return ref_reduce_as<R>(op, v); });
   const auto values = got.to_host();
-  REQUIRE(got.shape().dims() == want.shape);
+  REQUIRE(got.shape().to_vector() == want.shape);
   for (std::size_t i = 0; i < values.size(); ++i) {
     INFO("output " << i << ": got " << double(values[i]) << ", want " << double(want.data[i]));
     const R g = values[i], w = want.data[i];
@@ -145,7 +145,7 @@ void check_moment(bool is_std, int ddof, const HostArray<T>& hx, const Layout& l
     return is_std ? std::sqrt(w) : w;
   });
   const auto values = got.to_host();
-  REQUIRE(got.shape().dims() == want.shape);
+  REQUIRE(got.shape().to_vector() == want.shape);
   for (std::size_t i = 0; i < values.size(); ++i) {
     INFO("output " << i << ": got " << double(values[i]) << ", want " << double(want.data[i]));
     REQUIRE(std::fabs(double(values[i]) - double(want.data[i])) <= rel * double(want.data[i]));
@@ -570,7 +570,7 @@ TEST_CASE("each reduction strategy gives the right values", "[reduce][strategy]"
     seen.insert(strategy);
     INFO(what << " (" << strategy << ")");
     const auto got = r.to_host();
-    REQUIRE(r.shape().dims() == want.shape);
+    REQUIRE(r.shape().to_vector() == want.shape);
     for (std::size_t i = 0; i < got.size(); ++i) {
       INFO("output " << i << ": got " << got[i] << ", want " << want.data[i]);
       REQUIRE(std::fabs(double(got[i]) - double(want.data[i])) <= tol_scale);

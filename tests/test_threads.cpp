@@ -219,3 +219,52 @@ TEST_CASE("the first evaluation of one kernel by 8 threads at once builds it onc
   CHECK(after.memory_cache_hits - before.memory_cache_hits == 7);
   CHECK(after.kernels_launched - before.kernels_launched == 8);
 }
+
+// Node memory comes from a per-thread pool (src/node_pool.cpp): a graph made
+// on one thread may outlive it and be evaluated and dropped on another, and a
+// thread may drop graphs made elsewhere, up to and past what its pool keeps.
+TEST_CASE("graphs built on threads that have exited, and dropped on others", "[threads]") {
+  std::vector<float> h(1001);
+  for (std::size_t k = 0; k < h.size(); ++k) h[k] = float(k % 37) - 18.0f;
+  const auto x = fusecl::from_host(h);
+  auto chain = [&](int depth, float c) {  // depth + 1 nodes below a lazy result
+    auto y = x * c;
+    for (int d = 0; d < depth; ++d) y = y + float(d);
+    return y;
+  };
+  auto want = [&](int depth, float c) {
+    std::vector<float> r(h.size());
+    for (std::size_t k = 0; k < h.size(); ++k) {
+      float v = h[k] * c;
+      for (int d = 0; d < depth; ++d) v += float(d);
+      r[k] = v;
+    }
+    return r;
+  };
+  for (int round = 0; round < 3; ++round) {
+    // Made on threads that exit at once; evaluated here, then dropped by
+    // other threads (more nodes than one pool keeps).
+    std::vector<fusecl::Array<float>> made(8);
+    {
+      std::vector<std::thread> ts;
+      for (int t = 0; t < 8; ++t) ts.emplace_back([&, t] { made[std::size_t(t)] = chain(150, float(t + round)); });
+      for (auto& t : ts) t.join();
+    }
+    for (int t = 0; t < 8; ++t) CHECK(made[std::size_t(t)].to_host() == want(150, float(t + round)));
+    std::vector<fusecl::Array<float>> lazy;  // never evaluated: dropped as graphs
+    for (int t = 0; t < 8; ++t) lazy.push_back(chain(200, float(t)));
+    std::atomic<int> wrong{0};  // Catch2's assertions are for the main thread only
+    std::vector<std::thread> droppers;
+    for (int t = 0; t < 4; ++t)
+      droppers.emplace_back([&, t] {
+        for (int k = t; k < 8; k += 4) {
+          made[std::size_t(k)] = {};
+          lazy[std::size_t(k)] = {};
+        }
+        // And this thread's own graphs, built after the others' nodes joined its pool.
+        if (chain(100, 2.0f).to_host() != want(100, 2.0f)) ++wrong;
+      });
+    for (auto& t : droppers) t.join();
+    CHECK(wrong == 0);
+  }
+}

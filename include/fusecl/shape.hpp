@@ -1,6 +1,7 @@
 // Shapes: NumPy's tuple of dimension sizes, as signed 64-bit integers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <span>
@@ -16,6 +17,10 @@ inline constexpr int max_ndim = 8;
 /// Every constructor checks the dimensions: at most max_ndim, none negative,
 /// and the product of the nonzero ones within int64 (ShapeError "array is too
 /// big" otherwise, as NumPy).
+///
+/// The dimensions sit in place (at most max_ndim of them): every graph node
+/// has a shape, and a heap allocation per shape was a fifth of the cost of
+/// building a graph.
 class Shape {
  public:
   Shape() = default;  // a 0-d (scalar) shape: one element
@@ -23,22 +28,27 @@ class Shape {
   explicit Shape(std::vector<std::int64_t> dims);
   explicit Shape(std::span<const std::int64_t> dims);
 
-  int ndim() const { return static_cast<int>(dims_.size()); }
+  int ndim() const { return ndim_; }
   /// Number of elements: the product of the dimensions (1 for a 0-d shape).
   std::int64_t size() const;
   /// Dimension i; negative i counts from the end, as in NumPy.
   std::int64_t operator[](int i) const;
-  const std::vector<std::int64_t>& dims() const { return dims_; }
-  auto begin() const { return dims_.begin(); }
-  auto end() const { return dims_.end(); }
+  std::span<const std::int64_t> dims() const { return {dims_.data(), std::size_t(ndim_)}; }
+  std::vector<std::int64_t> to_vector() const { return {begin(), end()}; }
+  const std::int64_t* begin() const { return dims_.data(); }
+  const std::int64_t* end() const { return dims_.data() + ndim_; }
 
   /// "(2, 3)", "(5,)", "()" — NumPy's spelling, used in error messages.
   std::string str() const;
 
+  // The unused entries are always 0, so comparing all of them is right.
   friend bool operator==(const Shape&, const Shape&) = default;
 
  private:
-  std::vector<std::int64_t> dims_;
+  void assign(std::span<const std::int64_t> dims);  // checks, then copies
+
+  std::array<std::int64_t, max_ndim> dims_{};
+  std::uint8_t ndim_ = 0;
 };
 
 /// Throws ShapeError ("array is too big", as NumPy) if s.size() elements of

@@ -21,14 +21,14 @@ Array<T> to_device(const HostArray<T>& h) {
 
 template <class T>
 HostArray<T> to_reference(const Array<T>& a) {
-  return HostArray<T>{a.shape().dims(), a.to_host()};
+  return HostArray<T>{a.shape().to_vector(), a.to_host()};
 }
 
 /// Index of the first element where got and want differ (exactly; NaN equals
 /// NaN), or -1 if the arrays agree in shape and values (-2 for a shape mismatch).
 template <class T>
 std::int64_t first_mismatch(const Shape& got_shape, const std::vector<T>& got, const HostArray<T>& want) {
-  if (got_shape.dims() != want.shape || got.size() != want.data.size()) return -2;
+  if (got_shape.to_vector() != want.shape || got.size() != want.data.size()) return -2;
   for (std::size_t i = 0; i < got.size(); ++i) {
     const T g = got[i], w = want.data[i];
     if constexpr (std::is_floating_point_v<T>) {
