@@ -145,11 +145,26 @@ std::uint32_t fused_size(std::span<const NodePtr> roots, std::uint32_t limit) {
 
 NodePtr make_elementwise(Op op, DType out, NodeInputs inputs) {
   DevicePtr device = common_device(span_of(inputs), op_name(op));
+  // Most operations combine arrays of one shape, or one and scalars: then the
+  // result has that input's shape, nothing is broadcast, and its byte count
+  // was checked when the input was made, unless the result's elements are wider.
+  const Node* first = nullptr;
+  bool same = true;
+  for (const auto& in : inputs) {
+    if (in->shape.ndim() == 0) continue;
+    if (!first) first = in.get();
+    else if (in->shape != first->shape) same = false;
+  }
   Shape shape;
-  for (const auto& in : inputs) shape = broadcast_shapes(shape, in->shape);
-  for (auto& in : inputs)
-    if (in->shape.ndim() != 0 && in->shape != shape) in = broadcast_to(in, shape);
-  check_bytes(shape, size_of(out));
+  if (same) {
+    if (first) shape = first->shape;
+    if (!first || size_of(out) > size_of(first->dtype)) check_bytes(shape, size_of(out));
+  } else {
+    for (const auto& in : inputs) shape = broadcast_shapes(shape, in->shape);
+    for (auto& in : inputs)
+      if (in->shape.ndim() != 0 && in->shape != shape) in = broadcast_to(in, shape);
+    check_bytes(shape, size_of(out));
+  }
 
   // Keep kernels buildable and graphs bounded: past the bound, evaluate the
   // heaviest input now (it becomes a buffer) and fuse only what is left. The
@@ -181,7 +196,9 @@ NodePtr make_elementwise(Op op, DType out, NodeInputs inputs) {
   n->host = std::any_of(inputs.begin(), inputs.end(), [](const NodePtr& i) { return i->host; });
   n->weight = weight;
   n->depth = bounded_depth(span_of(inputs));
-  n->inputs = std::move(inputs);
+  // Moved one by one: the small_vector's move assignment costs several times as much.
+  n->inputs.reserve(inputs.size());
+  for (auto& in : inputs) n->inputs.push_back(std::move(in));
   if (!fusion_enabled()) evaluate({n});  // eager mode: one kernel per operation
   return n;
 }
