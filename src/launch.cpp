@@ -128,7 +128,7 @@ ScheduledKernel combine_kernel(const codegen::KernelPlan& plan, const KernelArgs
 }  // namespace
 
 void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs& a,
-            std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs) {
+            std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs, LaunchMemo* memo) {
   if (a.count == 0) return;  // nothing to compute; outputs are empty
   rt::Runtime& rt = dev.runtime();
   const DeviceInfo& info = rt::info(rt);
@@ -137,7 +137,14 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
                 "' does not have; use float32 arrays or choose another device with FUSECL_DEVICE or open_device");
 
   using rt::KernelArg;
-  const auto ps = codegen::params(plan);
+  LaunchMemo local_memo;
+  if (!memo) memo = &local_memo;
+  if (memo->signature.empty()) {
+    memo->params = codegen::params(plan);
+    memo->signature = codegen::signature(plan);
+  }
+  const codegen::ParamList& ps = memo->params;
+  const std::string& signature = memo->signature;
   SmallVector<KernelArg, 32> args;  // as many as ps: in place for most kernels
   std::shared_ptr<rt::DeviceBuffer> scratch, counters;  // alive until enqueued
   for (const auto& p : ps) {
@@ -188,7 +195,7 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
     for (std::int64_t d = 0; d < plan.ndim; ++d)
       if (d != X && d != Y) tiles *= std::size_t(a.dims[std::size_t(d)]);
     const std::size_t rows = std::size_t(codegen::tile_rows(plan));
-    rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
+    rt::launch_kernel(rt, signature, [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
                       rt::NDRange{2, {tiles * std::size_t(T), rows, 1}, {std::size_t(T), rows, 1}});
     return;
   }
@@ -197,7 +204,7 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
     // A group per (block of outputs, part of the rows), flat along dimension 0.
     const std::size_t B = codegen::kColumnBlock, R = codegen::kColumnRows;
     const std::size_t blocks = (std::size_t(a.count) + B - 1) / B;
-    rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
+    rt::launch_kernel(rt, signature, [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
                       rt::NDRange{2, {blocks * std::size_t(a.groups) * B, R, 1}, {B, R, 1}});
   } else {
     // Elementwise: the device's measured (or default) group size; tuning.hpp
@@ -218,7 +225,7 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
                                                                         : std::size_t((a.count + plan.width - 1) / plan.width);
       global = (work + local - 1) / local * local;
     }
-    rt::launch_kernel(rt, codegen::signature(plan), [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
+    rt::launch_kernel(rt, signature, [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
                       global, local);
   }
   if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.two_stage && !plan.reduce.combine &&

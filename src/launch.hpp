@@ -6,6 +6,7 @@
 #include "src/scheduler.hpp"
 
 #include <span>
+#include <string>
 
 namespace fusecl::detail {
 
@@ -43,12 +44,21 @@ void set_two_pass_moments(bool on);
 /// Renders the program text of a plan for `rt`'s device (what the cache hashes and builds).
 rt::KernelSource kernel_source(const rt::Runtime& rt, const codegen::KernelPlan& plan);
 
+/// What a launch derives from the plan alone: a kernel launched again and
+/// again (a kept or fused plan's) keeps it instead of rebuilding it each time.
+struct LaunchMemo {
+  std::string signature;  // empty: not made yet
+  codegen::ParamList params;
+};
+
 /// Enqueues the kernel on `dev` writing into `outputs` (one per plan output).
-/// The caller holds the device's lock.
+/// The caller holds the device's lock. `memo`, where given, is filled on
+/// first use and must belong to this plan alone.
 void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs& args,
-            std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs);
-inline void launch(DeviceState& dev, const ScheduledKernel& k, std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs) {
-  launch(dev, k.plan, k.args, outputs);
+            std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs, LaunchMemo* memo = nullptr);
+inline void launch(DeviceState& dev, const ScheduledKernel& k, std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs,
+                   LaunchMemo* memo = nullptr) {
+  launch(dev, k.plan, k.args, outputs, memo);
 }
 
 }  // namespace fusecl::detail

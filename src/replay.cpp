@@ -24,7 +24,7 @@ std::shared_ptr<Replay> make_replay(const Schedule& s, std::span<const std::shar
       reason = "it copies an array from another device";
       return nullptr;
     }
-    Replay::Step step{st.kernel, {}, st.outputs, st.reads};
+    Replay::Step step{st.kernel, {}, st.outputs, st.reads, {}};
     for (auto& in : step.kernel.args.inputs) {
       int source = Replay::kOutput;
       if (in.pending < 0) {
@@ -78,7 +78,7 @@ SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> run_replay(
       if (st.source[j] >= 0) inputs[j].buffer = buffers[std::size_t(st.source[j])];
       else if (st.source[j] == Replay::kOutput) inputs[j].buffer = bufs[std::size_t(inputs[j].pending)];
     }
-    launch(dev, st.kernel, {outs.data(), outs.size()});
+    launch(dev, st.kernel, {outs.data(), outs.size()}, &st.memo);
     for (const int k : st.outputs)
       if (r.outputs[std::size_t(k)].last_write == int(i)) finished(std::size_t(k), bufs[std::size_t(k)]);
     auto release = [&](int k) {

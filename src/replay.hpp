@@ -6,6 +6,7 @@
 // run_schedule does for a schedule just made.
 #pragma once
 
+#include "src/launch.hpp"
 #include "src/schedule.hpp"
 
 #include <functional>
@@ -26,6 +27,7 @@ struct Replay {
     // buffer the plan holds: fuse's captured arrays).
     SmallVector<int, 4> source;
     ScheduleStep::OutputList outputs, reads;
+    LaunchMemo memo;  // the kernel's signature and parameters, made on the first run
   };
   static constexpr int kOutput = -1, kFixed = -2;
   struct Output {
