@@ -24,6 +24,12 @@
 #                                      with FUSECL_PLAN_CACHE=0 and 1 and
 #                                      fuse() at 2^16 and 2^21, interleaved, 3
 #                                      rounds (into $OUT/plans.txt)
+#   BASE=carry/base bash bench/gpu_issue13.sh host
+#                                      the whole suite, then eval (fused_device)
+#                                      and fuse() at 2^16 and 2^21 on every
+#                                      workload, this bundle against BASE's,
+#                                      interleaved, 3 rounds (into $OUT/host.txt);
+#                                      SUITE=0 skips the suite
 #   bash bench/gpu_issue13.sh table    fusecl at 2^16, 2^21, 2^26 on the
 #                                      reduction workloads, then CuPy, cupy.fuse,
 #                                      torch and torch.compile on the same inputs,
@@ -62,6 +68,24 @@ if [ "$mode" = plans ]; then
     done
   done
   cat "$OUT/plans.txt"
+  exit 0
+fi
+if [ "$mode" = host ]; then
+  if [ "${SUITE:-1}" = 1 ]; then  # SUITE=0: the comparison only
+    suite
+    grep -E "FAILED|failed|passed" "$OUT/tests.txt" | head -40
+  fi
+  for r in 1 2 3; do
+    for b in new base; do
+      dir=$bundle
+      [ "$b" = base ] && dir=$PWD/$BASE
+      echo "== round $r $b" >> "$OUT/host.txt"
+      LD_LIBRARY_PATH=$dir/lib timeout 120 "$dir/bin/fusecl-bench" \
+        --benchmark_filter='BM_(black_scholes|haversine|sqrt_sin_exp|transpose_add|softmax|row_norm|mean_std)/(fused_device|fuse_device)/(16|21)/' \
+        --min_log2=16 --max_log2=21 --log2_step=5 --benchmark_min_time=0.2 2>&1 | grep "^BM" | awk '{print $1, $2, $3}' >> "$OUT/host.txt"
+    done
+  done
+  cat "$OUT/host.txt"
   exit 0
 fi
 if [ "$mode" = fuse ]; then
