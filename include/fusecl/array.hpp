@@ -242,11 +242,13 @@ std::uint64_t bits_of(T v) {
 }
 
 /// The node of an operand; a scalar becomes a kernel argument of dtype D
-/// (an integer that does not fit D is an error, as in NumPy 2).
+/// (an integer that does not fit D is an error, as in NumPy 2). An array's
+/// node is handed on by reference: a copy would cost two atomic operations per
+/// operand of every operation.
 template <DType D, class X>
-NodePtr to_node(const X& x) {
+decltype(auto) to_node(const X& x) {
   if constexpr (is_array_v<X>) {
-    return x.node();
+    return x.node();  // const NodePtr&
   } else {
     using R = type_of_t<D>;
     using S = canonical_t<X>;

@@ -62,9 +62,9 @@ constexpr DType unsigned_of_size(int bytes) {
 
 /// Array-with-array promotion (numpy.result_type of two dtypes).
 constexpr DType promote(DType a, DType b) {
+  if (a == b) return a;  // first: most operations combine one type, and this runs for each of them
   const Kind ka = kind_of(a), kb = kind_of(b);
   const int sa = size_of(a), sb = size_of(b);
-  if (a == b) return a;
   if (ka == Kind::Bool) return b;
   if (kb == Kind::Bool) return a;
   if (ka == Kind::Float || kb == Kind::Float) {
