@@ -427,8 +427,17 @@ TEST_CASE("FUSECL_TUNE=0 measures and writes nothing and gives the same results,
   const std::string a = results_of(off), b = results_of(on);
   CHECK(numbers_after(a, "ew") == numbers_after(b, "ew"));
   CHECK(numbers_after(a, "sum").at(0) == Approx(numbers_after(b, "sum").at(0)).epsilon(1e-5));
-  CHECK(numbers_after(a, "kernels") == numbers_after(b, "kernels"));
-  CHECK_FALSE(numbers_after(b, "kernels").empty());
+  // The kernel count may differ: whether a reduction is split over groups
+  // (two kernels where the device lacks C11 atomics) depends on the measured
+  // local size. The uploads may not.
+  const auto ka = numbers_after(a, "kernels"), kb = numbers_after(b, "kernels");
+  REQUIRE(ka.size() == 1);
+  REQUIRE(kb.size() == 1);
+  CHECK(kb[0] >= 6);  // two rounds of three evaluations, a kernel or more each
+  CHECK(ka[0] >= 6);
+  REQUIRE(a.find(" uploads ") != std::string::npos);
+  REQUIRE(b.find(" uploads ") != std::string::npos);
+  CHECK(a.substr(a.find(" uploads ")) == b.substr(b.find(" uploads ")));
   const auto sa = numbers_after(a, "softmax"), sb = numbers_after(b, "softmax");
   REQUIRE(sa.size() == sb.size());
   for (std::size_t i = 0; i < sa.size(); ++i) CHECK(sa[i] == Approx(sb[i]).margin(1e-6));
