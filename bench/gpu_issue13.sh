@@ -30,6 +30,12 @@
 #                                      workload, this bundle against BASE's,
 #                                      interleaved, 3 rounds (into $OUT/host.txt);
 #                                      SUITE=0 skips the suite
+#   KNOBS='a X=1;b X=0' FILTER=regex LOG2='16 21' bash bench/gpu_issue13.sh knobs
+#                                      the whole suite (SUITE=0 skips it), then
+#                                      the benchmarks FILTER picks at the sizes
+#                                      in LOG2 under each named setting of
+#                                      KNOBS, interleaved, 3 rounds (into
+#                                      $OUT/knobs.txt)
 #   bash bench/gpu_issue13.sh table    fusecl at 2^16, 2^21, 2^26 on the
 #                                      reduction workloads, then CuPy, cupy.fuse,
 #                                      torch and torch.compile on the same inputs,
@@ -86,6 +92,25 @@ if [ "$mode" = host ]; then
     done
   done
   cat "$OUT/host.txt"
+  exit 0
+fi
+if [ "$mode" = knobs ]; then
+  if [ "${SUITE:-1}" = 1 ]; then
+    suite
+    grep -E "FAILED|failed|passed" "$OUT/tests.txt" | head -40
+  fi
+  set -- ${LOG2:-16 21}
+  lo=$1 hi=${!#}
+  IFS=';' read -ra knobs <<< "$KNOBS"
+  for r in 1 2 3; do
+    for k in "${knobs[@]}"; do
+      set -- $k
+      echo "== round $r $1" >> "$OUT/knobs.txt"
+      env "${@:2}" timeout 150 "$bundle/bin/fusecl-bench" --benchmark_filter="$FILTER" --min_log2=$lo --max_log2=$hi \
+        --log2_step=$(( hi > lo ? hi - lo : 1 )) --benchmark_min_time=0.2 2>&1 | grep "^BM" | awk '{print $1, $2, $3}' >> "$OUT/knobs.txt"
+    done
+  done
+  cat "$OUT/knobs.txt"
   exit 0
 fi
 if [ "$mode" = fuse ]; then
