@@ -3,35 +3,28 @@
 // two-pass definition (mean, then the mean of squared deviations) reads the
 // input twice and takes two or three kernels more.
 //
-// Accuracy: each work-item sums, in float64 and per vector lane, deviations
-// from the lane's first value and their squares (or, element by element,
-// runs Welford's update), and counts, means and sums of squared
-// deviations meet in Chan's pairwise combination, in a tree across the group
-// and the groups. In float64 nothing a float32 input holds can overflow (the
+// Accuracy: a work-group's work-items sum, in float64, the deviations of
+// their values from one shift common to the group (one of the group's
+// values) and the squares of those deviations; the sums add in the group's
+// tree, and the groups' (count, mean, M2) meet as sums of deviations from
+// the first group's mean. A work-item per output (short rows) runs Welford's
+// update instead. In float64 nothing a float32 input holds can overflow (the
 // squares of FLT_MAX are far from DBL_MAX), and the rounding is that of
 // float64, far below float32's: the result is the two-pass variance rounded
 // once to float32, NaN and inf propagating as NumPy's do (an inf makes the
 // deviations inf - inf). The mean output is the float64 sum rounded to
 // float32, divided by n in float32, as the mean kernel's is (its compensated
 // float32 sum also errs below an ulp of the sum).
+//
+// Plain sums instead of Chan's pairwise combination in every group's tree
+// and across each work-item's lanes (a float64 division each): mean and std
+// of 2^26 floats 85 us instead of 88 on an H200, 20 instead of 23 at 2^21
+// (bench/results/nvidia-h200.issue13-session12.md).
 #include "codegen/body.hpp"
 
 namespace fusecl::codegen {
 
 namespace {
-
-// Chan et al.'s combination of (n, mean, M2) with (nb, mb, qb); an empty
-// side leaves the other unchanged (0 * inf would make NaN of nothing).
-const char* k_chan = R"(static inline void fcl_chan(long* n, double* m, double* q, long nb, double mb, double qb) {
-  if (nb == 0) return;
-  if (*n == 0) { *n = nb; *m = mb; *q = qb; return; }
-  const long t = *n + nb;
-  const double d = mb - *m, f = (double)nb / (double)t;
-  *m += d * f;
-  *q += qb + d * d * (double)(*n) * f;
-  *n = t;
-}
-)";
 
 std::string lane(int j) {
   static const char* hex = "0123456789abcdef";
@@ -58,19 +51,6 @@ struct MomentEmitter {
     return "  __local long shn[" + size + "];\n  __local double shm[" + size + "], shq[" + size + "], shs[" + size + "];\n";
   }
 
-  // Tree of the group's (shn, shm, shq, shs) into element 0.
-  std::string tree(const std::string& ind) const {
-    std::string s = ind + "shn[lid] = cn; shm[lid] = cm; shq[lid] = cq; shs[lid] = cs;\n";
-    s += ind + "barrier(CLK_LOCAL_MEM_FENCE);\n";
-    s += ind + "for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n";
-    s += ind + "  if (lid < s_) {\n";
-    s += ind + "    long n_ = shn[lid]; double m_ = shm[lid], q_ = shq[lid];\n";
-    s += ind + "    fcl_chan(&n_, &m_, &q_, shn[lid + s_], shm[lid + s_], shq[lid + s_]);\n";
-    s += ind + "    shn[lid] = n_; shm[lid] = m_; shq[lid] = q_; shs[lid] += shs[lid + s_];\n";
-    s += ind + "  }\n" + ind + "  barrier(CLK_LOCAL_MEM_FENCE);\n" + ind + "}\n";
-    return s;
-  }
-
   // The results of output o from M2 `q` and sum `s` (float64).
   std::string store(const std::string& ind, const std::string& q, const std::string& s) const {
     const std::string div = "s" + std::to_string(rs.divisor);
@@ -89,13 +69,84 @@ struct MomentEmitter {
            "  __global double* ps = pq + n * groups;\n";
   }
 
-  // One group combines output o's partials into element 0 of the locals.
-  std::string combine_partials(const std::string& ind) const {
-    std::string s = ind + "cn = 0; cm = 0; cq = 0; cs = 0;\n";
-    s += ind + "for (long k = lid; k < groups; k += " + L + ") {\n";
-    s += ind + "  fcl_chan(&cn, &cm, &cq, pn[o * groups + k], pm[o * groups + k], pq[o * groups + k]);\n";
-    s += ind + "  cs += ps[o * groups + k];\n" + ind + "}\n";
-    return s + tree(ind);
+  // Tree of the group's plain sums (shm, shq, shs, and with `counts` shn) into element 0.
+  std::string sum_tree(const std::string& ind, bool counts) const {
+    std::string s = ind + "barrier(CLK_LOCAL_MEM_FENCE);\n";
+    s += ind + "for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n";
+    s += ind + "  if (lid < s_) { shm[lid] += shm[lid + s_]; shq[lid] += shq[lid + s_]; shs[lid] += shs[lid + s_];" +
+         (counts ? " shn[lid] += shn[lid + s_];" : "") + " }\n";
+    s += ind + "  barrier(CLK_LOCAL_MEM_FENCE);\n" + ind + "}\n";
+    return s;
+  }
+
+  // The group's range [r_begin, r_end) of output o into (shn, shm, shq,
+  // shs)[0] (count, mean, M2, sum; lid 0 only). Every work-item sums, in
+  // float64, the deviations of its values from one shift common to the
+  // group, the range's first value, and their squares: no division per
+  // element and none in the group's tree, whose sums simply add. At the end
+  // mean = shift + a / n and M2 = b - a * a / n. A shift that is one of the
+  // values bounds the cancellation there: n (shift - mean)^2 is at most n
+  // times M2, so M2 keeps all but log2(n + 1) of float64's 53 bits (float32
+  // needs 24; the test's worst case puts an outlier first).
+  std::string group_sums(int W) const {
+    const std::string Ws = std::to_string(W), DW = "double" + Ws, v = "v" + std::to_string(rs.input);
+    const bool mean = rs.moment == 2;
+    std::string b = "  double sh = 0;\n  if (r_end > r_begin) {\n    const long p = o * m + r_begin;\n";
+    b += emit_coordinates(plan, "p", "    ") + emit_body(plan, 1, "p", "    ", helpers) + "    sh = (double)" + v + ";\n  }\n";
+    b += "  double sa = 0, sb = 0, ss = 0;\n  long r_tail = r_begin;\n";
+    if (W > 1) {
+      // Two vectors per step, q and q + L, keep two loads in flight per
+      // work-item (a reduction over a long range is bound by the loads a
+      // device has in flight).
+      const std::string z = "(" + DW + ")(0)";
+      b += "  {\n    const " + DW + " shv = (" + DW + ")(sh);\n    " + DW + " a0 = " + z + ", b0 = " + z + ", a1 = " + z + ", b1 = " + z +
+           (mean ? ", vs = " + z : "") + ";\n";
+      b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
+      b += "    for (long q0 = lid; q0 < nvec; q0 += 2 * " + L + ") {\n";
+      for (int u = 0; u < 2; ++u) {
+        const std::string U = std::to_string(u);
+        b += u == 0 ? "      {\n        const long q = q0;\n" : "      if (q0 + " + L + " < nvec) {\n        const long q = q0 + " + L + ";\n";
+        b += "        const long p = o * m + r_begin + q * " + Ws + ";\n";
+        b += emit_coordinates(plan, "p", "        ") + emit_body(plan, W, "p", "        ", helpers);
+        b += "        const " + DW + " x_ = convert_" + DW + "(" + v + ");\n";
+        b += "        const " + DW + " d_ = x_ - shv;\n        a" + U + " += d_;\n        b" + U + " = fma(d_, d_, b" + U + ");\n";
+        if (mean) b += "        vs += x_;\n";  // the mean's own sum (shift + a would turn an inf shift into NaN)
+        b += "      }\n";
+      }
+      b += "    }\n    const " + DW + " a_ = a0 + a1, b_ = b0 + b1;\n";
+      for (int j = 0; j < W; ++j) {
+        b += "    sa += a_" + lane(j) + "; sb += b_" + lane(j) + ";";
+        b += mean ? " ss += vs" + lane(j) + ";\n" : "\n";
+      }
+      b += "    r_tail = r_begin + nvec * " + Ws + ";\n  }\n";
+    }
+    b += "  for (long r = r_tail + lid; r < r_end; r += " + L + ") {\n    const long p = o * m + r;\n";
+    b += emit_coordinates(plan, "p", "    ") + emit_body(plan, 1, "p", "    ", helpers);
+    b += "    const double x_ = (double)" + v + ", d_ = x_ - sh;\n    sa += d_;\n    sb = fma(d_, d_, sb);\n";
+    b += mean ? "    ss += x_;\n  }\n" : "  }\n";
+    b += "  shm[lid] = sa; shq[lid] = sb; shs[lid] = ss;\n" + sum_tree("  ", false);
+    // q_ below 0 is rounding (NaN stays NaN: inf - inf in the sums).
+    b += "  if (lid == 0) {\n    const double nd = (double)(r_end - r_begin), a_ = shm[0], t_ = shq[0] - a_ * (a_ / nd);\n";
+    b += "    shn[0] = r_end - r_begin; shm[0] = sh + a_ / nd; shq[0] = t_ < 0 ? 0.0 : t_;\n  }\n";
+    return b;
+  }
+
+  // One group combines output o's partials into (shq, shs)[0] (lid 0 only),
+  // as sums of deviations from the mean of the first partial, whose chunk
+  // starts the range and so is not empty where the range is not:
+  // n_k (m_k - shift) and M2_k + n_k (m_k - shift)^2 add. That shift is the
+  // mean of n_0 of the n values, so n (shift - mean)^2 is at most n / n_0
+  // times M2: M2 keeps all but about log2(groups + 1) bits more.
+  std::string combine_partial_sums(const std::string& ind) const {
+    std::string s = ind + "{\n" + ind + "  const double sh = pm[o * groups];\n" + ind + "  double sa = 0, sb = 0, ss = 0;\n" + ind + "  long c = 0;\n";
+    s += ind + "  for (long k = lid; k < groups; k += " + L + ") {\n";
+    s += ind + "    const long at = o * groups + k, nk = pn[at];\n";
+    s += ind + "    if (nk > 0) { const double f = (double)nk, d = pm[at] - sh; sa = fma(f, d, sa); sb += pq[at] + f * d * d; c += nk; }\n";
+    s += ind + "    ss += ps[at];\n" + ind + "  }\n";
+    s += ind + "  shn[lid] = c; shm[lid] = sa; shq[lid] = sb; shs[lid] = ss;\n" + ind + "}\n" + sum_tree(ind, true);
+    s += ind + "if (lid == 0) {\n" + ind + "  const double nd = (double)shn[0], a_ = shm[0], t_ = shq[0] - a_ * (a_ / nd);\n";
+    s += ind + "  shq[0] = t_ < 0 ? 0.0 : t_;\n" + ind + "}\n";
+    return s;
   }
 };
 
@@ -104,11 +155,9 @@ struct MomentEmitter {
 std::string render_moment(const KernelPlan& plan, const std::string& name) {
   const ReduceSpec& rs = plan.reduce;
   HelperSet helpers;
-  helpers.use("fcl_chan", k_chan);
   MomentEmitter e{plan, rs, helpers};
   const int W = plan.width;
   const std::string Ws = std::to_string(W), L = e.L;
-  const std::string v = "v" + std::to_string(rs.input);
 
   std::string sig;
   const auto ps = params(plan);
@@ -130,8 +179,8 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   b += "  const int lid = (int)get_local_id(0);\n";
   if (rs.combine) {
     // The second kernel of a split moment: a group per output.
-    b += "  const long o = (long)get_group_id(0);\n" + MomentEmitter::locals(L) + init + MomentEmitter::partial_pointers();
-    b += e.combine_partials("  ");
+    b += "  const long o = (long)get_group_id(0);\n" + MomentEmitter::locals(L) + MomentEmitter::partial_pointers();
+    b += e.combine_partial_sums("  ");
     b += "  if (lid == 0) {\n" + e.store("    ", "shq[0]", "shs[0]") + "  }\n";
     return kernel(b, true);
   }
@@ -144,50 +193,7 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   }
   b += MomentEmitter::locals(L);
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
-  b += init;
-  if (W > 1) {
-    // Per lane, sums of the deviations from a shift, the lane's first value,
-    // and of their squares (no division per element, and each sum a chain of
-    // one float64 operation); every lane has seen the same number of values.
-    // Two such sets, for vectors q and q + L, keep two loads in flight per
-    // work-item (a reduction over a long range is bound by the loads a device
-    // has in flight). At the end, per lane, mean = shift + a / n and M2 =
-    // b - a * a / n meet in Chan's combination. Shifting by one of the
-    // lane's own values bounds the cancellation in b - a * a / n: (shift -
-    // mean)^2 is at most n times the lane's variance, so M2 keeps all but
-    // about log2(n * n) of float64's 53 bits, where float32 needs 24.
-    const std::string DW = "double" + Ws;
-    b += "  {\n    " + DW + " sh = (" + DW + ")(0), a0 = (" + DW + ")(0), b0 = (" + DW + ")(0), a1 = (" + DW + ")(0), b1 = (" + DW +
-         ")(0), vs = (" + DW + ")(0);\n    long c = 0;\n";
-    b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
-    b += "    if (lid < nvec) {\n      const long p = o * m + r_begin + (long)lid * " + Ws + ";\n";
-    b += emit_coordinates(plan, "p", "      ") + emit_body(plan, W, "p", "      ", helpers);
-    b += "      sh = convert_" + DW + "(" + v + ");\n    }\n";
-    b += "    for (long q0 = lid; q0 < nvec; q0 += 2 * " + L + ") {\n";
-    for (int u = 0; u < 2; ++u) {
-      const std::string U = std::to_string(u);
-      b += u == 0 ? "      {\n        const long q = q0;\n" : "      if (q0 + " + L + " < nvec) {\n        const long q = q0 + " + L + ";\n";
-      b += "        const long p = o * m + r_begin + q * " + Ws + ";\n";
-      b += emit_coordinates(plan, "p", "        ");
-      b += emit_body(plan, W, "p", "        ", helpers);
-      b += "        const " + DW + " x_ = convert_" + DW + "(" + v + ");\n";
-      b += "        const " + DW + " d_ = x_ - sh;\n        c += 1;\n        a" + U + " += d_;\n        b" + U + " = fma(d_, d_, b" + U + ");\n";
-      if (rs.moment == 2) b += "        vs += x_;\n";  // the mean's sum (shift + a would turn an inf shift into NaN)
-      b += "      }\n";
-    }
-    b += "    }\n";
-    // q_ below 0 is rounding (NaN stays NaN: inf - inf in the sums).
-    b += "    if (c > 0) {\n      const double nc = (double)c;\n      const " + DW + " a_ = a0 + a1, m_ = sh + a_ / nc, t_ = (b0 + b1) - a_ * (a_ / nc);\n";
-    b += "      const " + DW + " q_ = select(t_, (" + DW + ")(0), t_ < 0);\n";
-    for (int j = 0; j < W; ++j) b += "      fcl_chan(&cn, &cm, &cq, c, m_" + lane(j) + ", q_" + lane(j) + ");\n";
-    b += "    }\n";
-    if (rs.moment == 2)
-      for (int j = 0; j < W; ++j) b += "    cs += vs" + lane(j) + ";\n";
-    b += "    for (long r = r_begin + nvec * " + Ws + " + lid; r < r_end; r += " + L + ") {\n" + e.scalar_step("      ") + "    }\n  }\n";
-  } else {
-    b += "  for (long r = r_begin + lid; r < r_end; r += " + L + ") {\n" + e.scalar_step("    ") + "  }\n";
-  }
-  b += e.tree("  ");
+  b += e.group_sums(W);
   if (!rs.two_stage) {
     b += "  if (lid == 0) {\n" + e.store("    ", "shq[0]", "shs[0]") + "  }\n";
     return kernel(b, true);
@@ -201,7 +207,7 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   b += "  }\n";
   if (rs.finish == SplitFinish::LastGroup) {
     b += "  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n  if (!is_last) return;\n";
-    b += e.combine_partials("  ");
+    b += e.combine_partial_sums("  ");
     b += "  if (lid == 0) {\n" + e.store("    ", "shq[0]", "shs[0]") +
          "    atomic_store_explicit(&counters[o], 0u, memory_order_relaxed, memory_scope_device);\n  }\n";
   }

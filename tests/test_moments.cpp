@@ -1,5 +1,6 @@
 // var and std of float32 in one pass (moment kernels, codegen/render_moment.cpp):
-// Welford per work-item and Chan's combination in float64, the mean a second
+// shifted sums per work-group (Welford for a work-item per output) in float64,
+// the groups' results combined as sums around the first's mean, the mean a second
 // output where the same evaluation asks for it. Checked against the long
 // double two-pass reference and against the two-pass kernels on the same
 // device (set_two_pass_moments), on every strategy a moment kernel has, with
