@@ -91,6 +91,10 @@ enum class ReduceStrategy : std::uint8_t {
 };
 constexpr int kColumnBlock = 32;
 constexpr int kColumnRows = 8;
+// The most values one work-group of a moment kernel sums around its shift
+// (render_moment.cpp): M2 then keeps at least 53 - log2(2^24 + groups + 1)
+// bits, above float32's 24 even for an outlier where the shift is taken.
+constexpr std::int64_t kMomentGroupValues = std::int64_t(1) << 24;
 
 /// How a split reduction (two_stage) combines its per-group partial results.
 /// OpenCL 1.2 promises no ordering between work-groups of one launch, so

@@ -87,7 +87,8 @@ struct MomentEmitter {
   // mean = shift + a / n and M2 = b - a * a / n. A shift that is one of the
   // values bounds the cancellation there: n (shift - mean)^2 is at most n
   // times M2, so M2 keeps all but log2(n + 1) of float64's 53 bits (float32
-  // needs 24; the test's worst case puts an outlier first).
+  // needs 24; the scheduler keeps n at most kMomentGroupValues, and the
+  // test's worst case puts an outlier first).
   std::string group_sums(int W) const {
     const std::string Ws = std::to_string(W), DW = "double" + Ws, v = "v" + std::to_string(rs.input);
     const bool mean = rs.moment == 2;

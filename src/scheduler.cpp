@@ -514,6 +514,10 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
       const std::int64_t useful = std::max<std::int64_t>(1, m / (std::int64_t(rs.local_size) * b.plan.width * 8));
       g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
     }
+    // A moment's group sums at most kMomentGroupValues values, whatever the
+    // number of outputs (its accuracy bound; a CPU's few groups per output
+    // would otherwise sum rows of any length in one).
+    if (moment && n > 0) g = std::max(g, std::min<std::int64_t>(4096, (m + codegen::kMomentGroupValues - 1) / codegen::kMomentGroupValues));
     rs.two_stage = g > 1;
     if (rs.two_stage) rs.finish = tuning.split_finish;
     b.args.groups = g;

@@ -286,3 +286,23 @@ TEST_CASE("var and std in one pass: the accumulators' width follows DeviceTuning
     CHECK(moments >= 1);
   }
 }
+
+TEST_CASE("var and std in one pass: a work-group sums at most kMomentGroupValues values", "[reduce][moments]") {
+  if (!device_has_fp64()) {
+    WARN("the device has no float64: var and std take two passes there");
+    return;
+  }
+  // Scheduled, never evaluated: 4096 rows (more outputs than any device's
+  // target of groups) of a little over 3 x 2^24 values each.
+  const std::int64_t rows = 4096, len = 3 * codegen::kMomentGroupValues + 5;
+  const auto x = reshape(sin(arange<float>(0, double(rows * len))), {rows, len});
+  const std::string split = kernel_source(var(x, 1));
+  INFO(split);
+  CHECK(split.find("double") != std::string::npos);          // one pass
+  CHECK(split.find("% groups") != std::string::npos);        // over several groups per row
+  // Rows of 2^24: one group each where the outputs fill the device.
+  const auto y = reshape(sin(arange<float>(0, double(rows * codegen::kMomentGroupValues))), {rows, codegen::kMomentGroupValues});
+  const std::string whole = kernel_source(var(y, 1));
+  CHECK(whole.find("double") != std::string::npos);
+  CHECK(whole.find("% groups") == std::string::npos);
+}
