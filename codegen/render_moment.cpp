@@ -139,10 +139,12 @@ struct MomentEmitter {
   // mean of n_0 of the n values, so n (shift - mean)^2 is at most n / n_0
   // times M2: M2 keeps all but about log2(groups + 1) bits more.
   std::string combine_partial_sums(const std::string& ind) const {
-    std::string s = ind + "{\n" + ind + "  const double sh = pm[o * groups];\n" + ind + "  double sa = 0, sb = 0, ss = 0;\n" + ind + "  long c = 0;\n";
+    std::string s = ind + "{\n" + ind + "  const double sh = pm[o * groups];\n";
+    s += ind + "  double sa = 0, sb = 0, ss = 0;\n" + ind + "  long c = 0;\n";
     s += ind + "  for (long k = lid; k < groups; k += " + L + ") {\n";
     s += ind + "    const long at = o * groups + k, nk = pn[at];\n";
-    s += ind + "    if (nk > 0) { const double f = (double)nk, d = pm[at] - sh; sa = fma(f, d, sa); sb += pq[at] + f * d * d; c += nk; }\n";
+    s += ind + "    if (nk > 0) {\n" + ind + "      const double f = (double)nk, d = pm[at] - sh;\n";
+    s += ind + "      sa = fma(f, d, sa); sb += pq[at] + f * d * d; c += nk;\n" + ind + "    }\n";
     s += ind + "    ss += ps[at];\n" + ind + "  }\n";
     s += ind + "  shn[lid] = c; shm[lid] = sa; shq[lid] = sb; shs[lid] = ss;\n" + ind + "}\n" + sum_tree(ind, true);
     s += ind + "if (lid == 0) {\n" + ind + "  const double nd = (double)shn[0], a_ = shm[0], t_ = shq[0] - a_ * (a_ / nd);\n";

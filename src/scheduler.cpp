@@ -517,7 +517,10 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // A moment's group sums at most kMomentGroupValues values, whatever the
     // number of outputs (its accuracy bound; a CPU's few groups per output
     // would otherwise sum rows of any length in one).
-    if (moment && n > 0) g = std::max(g, std::min<std::int64_t>(4096, (m + codegen::kMomentGroupValues - 1) / codegen::kMomentGroupValues));
+    if (moment && n > 0) {
+      const std::int64_t per = codegen::kMomentGroupValues;
+      g = std::max(g, std::min<std::int64_t>(4096, (m + per - 1) / per));
+    }
     rs.two_stage = g > 1;
     if (rs.two_stage) rs.finish = tuning.split_finish;
     b.args.groups = g;
