@@ -71,21 +71,11 @@ DevicePtr common_device_of(const Node* const* inputs, std::size_t count, std::st
 }
 }  // namespace
 
-void check_one_device(std::initializer_list<const Node*> inputs, std::string_view what) {
-  shared_device(inputs.begin(), inputs.size(), what);
-}
-
 DevicePtr common_device(std::initializer_list<const Node*> inputs, std::string_view what) {
   return common_device_of(inputs.begin(), inputs.size(), what);
 }
 
 DevicePtr common_device(std::span<const NodePtr> inputs, std::string_view what) {
-  // No vector of raw pointers: this runs for every elementwise node.
-  if (inputs.size() <= 3) {
-    const Node* raw[3] = {};
-    for (std::size_t i = 0; i < inputs.size(); ++i) raw[i] = inputs[i].get();
-    return common_device_of(raw, inputs.size(), what);
-  }
   std::vector<const Node*> raw;
   raw.reserve(inputs.size());
   for (const auto& n : inputs) raw.push_back(n.get());
@@ -165,7 +155,7 @@ std::vector<DeviceState*> reachable_devices(const Node* const* roots, std::size_
     Part part = std::move(todo.back());
     todo.pop_back();
     if (std::find(found.begin(), found.end(), part.dev) == found.end()) found.push_back(part.dev);
-    const std::lock_guard<std::recursive_mutex> lock(part.dev->mutex);
+    const std::lock_guard<std::mutex> lock(part.dev->mutex);
     std::vector<const Node*> stack = std::move(part.nodes);
     while (!stack.empty()) {
       const Node* n = stack.back();

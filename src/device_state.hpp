@@ -41,8 +41,10 @@ struct DeviceState : std::enable_shared_from_this<DeviceState> {
   /// thrown, and the next call tries again).
   rt::Runtime& runtime();
 
-  // Guards this device's nodes and runtime (see the top of this file).
-  std::recursive_mutex mutex;
+  // Guards this device's nodes and runtime (see the top of this file). Not
+  // recursive: a thread never takes it twice (GraphLock skips the locks its
+  // thread holds), and a plain mutex costs less on every operation.
+  std::mutex mutex;
   // Under `mutex`: default_tuning() of this device, computed on first use,
   // with what tuning.hpp has loaded or measured for it since.
   std::optional<DeviceTuning> tuning;
@@ -70,10 +72,6 @@ std::string describe(DeviceState& dev);
 /// fusecl::Error naming both and `what` (the operation).
 DevicePtr common_device(std::initializer_list<const Node*> inputs, std::string_view what);
 DevicePtr common_device(std::span<const NodePtr> inputs, std::string_view what);
-
-/// Throws as common_device does where `inputs` live on two devices; cheaper
-/// (no handle is copied), for the check each operation makes before it locks.
-void check_one_device(std::initializer_list<const Node*> inputs, std::string_view what);
 
 /// The tuning of `dev` (the caller holds its lock) with the process-wide overrides for tests and
 /// benchmarks (set_vector_bytes, set_reduce_two_kernels, set_two_pass_moments) applied.

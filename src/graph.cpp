@@ -143,8 +143,7 @@ std::uint32_t fused_size(std::span<const NodePtr> roots, std::uint32_t limit) {
 }
 }  // namespace
 
-NodePtr make_elementwise(Op op, DType out, NodeInputs inputs) {
-  DevicePtr device = common_device(span_of(inputs), op_name(op));
+NodePtr make_elementwise(Op op, DType out, NodeInputs inputs, DevicePtr device) {
   // Most operations combine arrays of one shape, or one and scalars: then the
   // result has that input's shape, nothing is broadcast, and its byte count
   // was checked when the input was made, unless the result's elements are wider.
@@ -214,7 +213,7 @@ NodePtr cast_locked(const NodePtr& x, DType to) {
     n->data = ScalarData{cast_scalar_bits(x->dtype, x->bits(), to)};
     return n;
   }
-  return make_elementwise(Op::Cast, to, {x});
+  return make_elementwise(Op::Cast, to, {x}, x->device ? x->device : current_state());
 }
 
 // The inputs of a new node, moved in: an initializer list would copy each
@@ -233,33 +232,37 @@ NodePtr make_cast(const NodePtr& x, DType to) {
 }
 
 NodePtr unary(Op op, const NodePtr& x) {
+  DevicePtr device = common_device({x.get()}, op_name(op));
   const GraphLock lock{x.get()};
   if (!unary_supported(op, x->dtype))
     throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(x->dtype)));
   const DType compute = unary_compute(op, x->dtype);
-  return make_elementwise(op, unary_result(op, x->dtype), operands(cast_locked(x, compute)));
+  return make_elementwise(op, unary_result(op, x->dtype), operands(cast_locked(x, compute)), std::move(device));
 }
 
 NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
-  check_one_device({a.get(), b.get()}, op_name(op));  // before locking: two devices are an error
+  // Before locking: two devices are an error.
+  DevicePtr device = common_device({a.get(), b.get()}, op_name(op));
   const GraphLock lock{a.get(), b.get()};
   if (!binary_supported(op, a->dtype, b->dtype))
     throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(a->dtype)) +
                 " and " + std::string(dtype_name(b->dtype)));
   const DType compute = binary_compute(op, a->dtype, b->dtype);
   return make_elementwise(op, binary_result(op, a->dtype, b->dtype),
-                          operands(cast_locked(a, compute), cast_locked(b, compute)));
+                          operands(cast_locked(a, compute), cast_locked(b, compute)), std::move(device));
 }
 
 NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
-  check_one_device({a.get(), b.get(), c.get()}, op_name(op));
+  DevicePtr device = common_device({a.get(), b.get(), c.get()}, op_name(op));
   const GraphLock lock{a.get(), b.get(), c.get()};
   if (op == Op::Where) {  // the condition is a truth value, not an operand of the result
     const DType out = ternary_compute(op, promote(b->dtype, c->dtype));
-    return make_elementwise(op, out, operands(cast_locked(a, DType::Bool), cast_locked(b, out), cast_locked(c, out)));
+    return make_elementwise(op, out, operands(cast_locked(a, DType::Bool), cast_locked(b, out), cast_locked(c, out)),
+                            std::move(device));
   }
   const DType out = ternary_compute(op, promote(promote(a->dtype, b->dtype), c->dtype));
-  return make_elementwise(op, out, operands(cast_locked(a, out), cast_locked(b, out), cast_locked(c, out)));
+  return make_elementwise(op, out, operands(cast_locked(a, out), cast_locked(b, out), cast_locked(c, out)),
+                          std::move(device));
 }
 
 }  // namespace fusecl::detail

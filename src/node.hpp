@@ -193,10 +193,11 @@ NodePtr make_host_view(const void* data, DType dtype, Shape shape, std::shared_p
 /// x's value on `device` (lazy: evaluation copies it through the host).
 NodePtr make_transfer(const NodePtr& x, std::shared_ptr<DeviceState> device);
 
-/// Elementwise node of `op` whose inputs already have the computation dtype;
-/// broadcasts them to one shape. Evaluates inputs early if the graph grows
-/// past max_fused_ops().
-NodePtr make_elementwise(Op op, DType out, NodeInputs inputs);
+/// Elementwise node of `op` on `device` (the inputs' common_device, which the
+/// caller found before locking) whose inputs already have the computation
+/// dtype; broadcasts them to one shape. Evaluates inputs early if the graph
+/// grows past max_fused_ops().
+NodePtr make_elementwise(Op op, DType out, NodeInputs inputs, std::shared_ptr<DeviceState> device);
 NodePtr make_cast(const NodePtr& x, DType to);
 
 /// A reduction of x over `axes` (any order, negative allowed; empty: all axes),
