@@ -89,6 +89,13 @@ struct MomentEmitter {
   // times M2, so M2 keeps all but log2(n + 1) of float64's 53 bits (float32
   // needs 24; the scheduler keeps n at most kMomentGroupValues, and the
   // test's worst case puts an outlier first).
+  // lid 0's line that turns the tree's sums of `count` deviations (shm[0])
+  // and of their squares (shq[0]) into M2 = b - a * a / n, as t_; the caller
+  // clamps t_ below 0, which is rounding (NaN stays NaN: inf - inf in the sums).
+  static std::string m2_of_sums(const std::string& ind, const std::string& count) {
+    return ind + "const double nd = " + count + ", a_ = shm[0], t_ = shq[0] - a_ * (a_ / nd);\n";
+  }
+
   std::string group_sums(int W) const {
     const std::string Ws = std::to_string(W), DW = "double" + Ws, v = "v" + std::to_string(rs.input);
     const bool mean = rs.moment == 2;
@@ -126,8 +133,7 @@ struct MomentEmitter {
     b += "    const double x_ = (double)" + v + ", d_ = x_ - sh;\n    sa += d_;\n    sb = fma(d_, d_, sb);\n";
     b += mean ? "    ss += x_;\n  }\n" : "  }\n";
     b += "  shm[lid] = sa; shq[lid] = sb; shs[lid] = ss;\n" + sum_tree("  ", false);
-    // q_ below 0 is rounding (NaN stays NaN: inf - inf in the sums).
-    b += "  if (lid == 0) {\n    const double nd = (double)(r_end - r_begin), a_ = shm[0], t_ = shq[0] - a_ * (a_ / nd);\n";
+    b += "  if (lid == 0) {\n" + m2_of_sums("    ", "(double)(r_end - r_begin)");
     b += "    shn[0] = r_end - r_begin; shm[0] = sh + a_ / nd; shq[0] = t_ < 0 ? 0.0 : t_;\n  }\n";
     return b;
   }
@@ -147,7 +153,7 @@ struct MomentEmitter {
     s += ind + "      sa = fma(f, d, sa); sb += pq[at] + f * d * d; c += nk;\n" + ind + "    }\n";
     s += ind + "    ss += ps[at];\n" + ind + "  }\n";
     s += ind + "  shn[lid] = c; shm[lid] = sa; shq[lid] = sb; shs[lid] = ss;\n" + ind + "}\n" + sum_tree(ind, true);
-    s += ind + "if (lid == 0) {\n" + ind + "  const double nd = (double)shn[0], a_ = shm[0], t_ = shq[0] - a_ * (a_ / nd);\n";
+    s += ind + "if (lid == 0) {\n" + m2_of_sums(ind + "  ", "(double)shn[0]");
     s += ind + "  shq[0] = t_ < 0 ? 0.0 : t_;\n" + ind + "}\n";
     return s;
   }
