@@ -57,7 +57,7 @@ bool append_node(const Node& n, GraphKey& key) {
       w.push_back(number);
       return true;
     }
-    case Op::Scalar: w.push_back(n.bits()); return true;
+    case Op::Scalar: return true;  // its value is an argument, refilled by run_kept_plan
     case Op::Generate: {
       const GenParams& g = n.gen();
       w.insert(w.end(), {std::uint64_t(g.kind), bits_of(g.start), bits_of(g.step), bits_of(g.stop), std::uint64_t(g.k)});
@@ -92,6 +92,8 @@ struct KeptPlan {
   std::uint64_t used = 0;
   Replay replay;  // reading the graph's buffers by number
   std::vector<std::vector<int>> nodes;  // by output: the nodes (by number in the walk) that become its buffer
+  // By step: its scalar slots that hold a graph's scalar, with that node's number in the walk.
+  std::vector<SmallVector<std::pair<std::int16_t, int>, 4>> scalars;
 };
 
 struct PlanCache {
@@ -161,6 +163,11 @@ bool run_kept_plan(DeviceState& dev, const GraphKey& key) {
 
   // The nodes that become buffers, held: turning one into a buffer may
   // release the last other reference to another.
+  // This graph's scalar values: the key holds their dtypes, not their values.
+  for (std::size_t k = 0; k < plan->scalars.size(); ++k) {
+    auto& values = plan->replay.steps[k].kernel.args.scalars;
+    for (const auto& [slot, i] : plan->scalars[k]) values[std::size_t(slot)] = (*key.nodes[std::size_t(i)])->bits();
+  }
   SmallVector<SmallVector<NodePtr, 1>, 4> nodes(plan->nodes.size());
   for (std::size_t k = 0; k < nodes.size(); ++k)
     for (const int i : plan->nodes[k]) nodes[k].push_back(*key.nodes[std::size_t(i)]);
@@ -194,6 +201,14 @@ void keep_plan(DeviceState& dev, GraphKey&& key, const Schedule& s) {
       numbers.push_back(it->second);
     }
     plan->nodes.push_back(std::move(numbers));
+  }
+  for (const auto& step : s.steps) {
+    auto& slots = plan->scalars.emplace_back();
+    for (const auto& [slot, node] : step.kernel.args.scalar_nodes) {
+      const auto it = number.find(node);
+      if (it == number.end()) return;  // as above
+      slots.push_back({slot, it->second});
+    }
   }
   plan->tuning = tuning_of(dev);
   plan->hash = key.hash;

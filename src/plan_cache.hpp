@@ -3,17 +3,22 @@
 // new arrays over and over spends most of its host time for small arrays
 // scheduling the graph again (Black-Scholes at 2^10 on PoCL: about half of
 // eval's instructions are the scheduling pass); a graph whose structure,
-// leaf shapes, scalar values and buffer aliasing match an earlier one's gets
-// that one's kernels with its own buffers, as fusecl::fuse replays do, but
-// without the caller declaring anything.
+// leaf shapes and buffer aliasing match an earlier one's gets that one's
+// kernels with its own buffers and scalar values, as fusecl::fuse replays
+// do, but without the caller declaring anything.
 //
 // The key is the graph itself, serialized from the roots down: every node's
-// op, dtype, shape, weight (the scheduler reads it) and kind data (scalar
-// bits, view strides, reduction axes...), its inputs by position in the walk,
-// and for buffer nodes which of the graph's distinct buffers they read. Two
-// graphs with equal keys get equal schedules from make_schedule, so reusing
-// one is what scheduling again would do: the same kernels, the same outputs,
-// the same nodes turned into buffers. FUSECL_PLAN_CACHE=0 turns it off.
+// op, dtype, shape, weight (the scheduler reads it) and kind data (view
+// strides, reduction axes, generator parameters...), its inputs by position
+// in the walk, and for buffer nodes which of the graph's distinct buffers
+// they read. Two graphs with equal keys get equal schedules from
+// make_schedule but for the values in scalar slots: a scalar is a kernel
+// argument, whose value no scheduling decision reads, so the key leaves it
+// out (a loop whose scalars change every step, a time or a rate, reuses one
+// plan) and a reuse fills each slot from the new graph's scalar node. So
+// reusing a plan is what scheduling again would do: the same kernels, the
+// same arguments, the same nodes turned into buffers. FUSECL_PLAN_CACHE=0
+// turns it off.
 #pragma once
 
 #include "src/node.hpp"

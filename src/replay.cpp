@@ -25,6 +25,7 @@ std::shared_ptr<Replay> make_replay(const Schedule& s, std::span<const std::shar
       return nullptr;
     }
     Replay::Step step{st.kernel, {}, st.outputs, st.reads, {}};
+    step.kernel.args.scalar_nodes.clear();  // this graph's nodes: the plan outlives them
     for (auto& in : step.kernel.args.inputs) {
       int source = Replay::kOutput;
       if (in.pending < 0) {

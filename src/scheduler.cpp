@@ -128,6 +128,7 @@ class BodyBuilder {
   std::int16_t scalar(const Node& s) {
     auto [it, fresh] = scalar_slots_.try_emplace(&s, std::int16_t(plan.scalar_dtypes.size()));
     if (fresh) {
+      args.scalar_nodes.push_back({it->second, &s});
       plan.scalar_dtypes.push_back(s.dtype);
       args.scalars.push_back(s.bits());
     }

@@ -36,6 +36,11 @@ struct InputBuffer {
 struct KernelArgs {
   std::vector<InputBuffer> inputs;                        // by buffer slot
   std::vector<std::uint64_t> scalars;                     // by scalar slot, as bits of the slot's dtype
+  // The slots that hold a graph's scalar, with its node (the others hold the
+  // scheduler's own values: a mean's divisor). A kept plan (plan_cache.hpp)
+  // fills these slots from a later graph's scalars; valid only while the
+  // graph is alive (make_replay drops them).
+  SmallVector<std::pair<std::int16_t, const Node*>, 4> scalar_nodes;
   std::int64_t count = 0;                                 // elements (elementwise) or outputs (reduce)
   std::int64_t reduce_count = 0;                          // reduce: length of the reduced range
   std::vector<std::int64_t> dims;                         // index space, plan.ndim of them
