@@ -10,6 +10,10 @@
 //                                      two results): building, keying or scheduling,
 //                                      launching and releasing a large graph; with
 //                                      FUSECL_PLAN_CACHE=0 it is scheduled every time
+//   BM_overhead/black_scholes_rates_async/10
+//                                      the same at a new interest rate every call (a
+//                                      server pricing each request at its own rate):
+//                                      scalars' values are not part of the plan key
 //
 // items_per_second is evaluations per second in all.
 #include "bench/check.hpp"
@@ -55,7 +59,8 @@ void run_overhead(benchmark::State& state, int evals_per_iteration) {
   state.SetItemsProcessed(state.iterations() * evals_per_iteration);  // evaluations, not elements
 }
 
-void run_black_scholes(benchmark::State& state) {
+// rates: a new interest rate every call, else the workload's own.
+void run_black_scholes(benchmark::State& state, bool rates) {
   FusionScope fusion(true);
   std::vector<float> host(std::size_t(1) << kLog2);
   std::vector<fusecl::Array<float>> in;
@@ -67,8 +72,12 @@ void run_black_scholes(benchmark::State& state) {
   eval_all(BlackScholes::compute<DeviceApi>(shape, in));  // builds (or loads) the kernel
   fusecl::finish();
   const fusecl::Stats before = fusecl::stats();
+  int call = 0;
   for (auto _ : state) {
-    for (int i = 0; i < kBatch; ++i) eval_all(BlackScholes::compute<DeviceApi>(shape, in));
+    for (int i = 0; i < kBatch; ++i, ++call) {
+      const float rate = rates ? 0.01f + 1e-6f * float(call % 10000) : BlackScholes::kRate;
+      eval_all(BlackScholes::compute_at<DeviceApi>(shape, in, rate));
+    }
     fusecl::finish();
   }
   report_counters(state, before, std::int64_t(1) << kLog2, double(kBatch) * 5.0 * double(host.size()) * sizeof(float));
@@ -82,7 +91,9 @@ void register_overhead_benchmarks() {
                      [](benchmark::State& s) { run_overhead(s, 1); });
   register_benchmark(benchmark_name("overhead", "fused_device_async", kLog2),
                      [](benchmark::State& s) { run_overhead(s, kBatch); });
-  register_benchmark(benchmark_name("overhead", "black_scholes_async", kLog2), [](benchmark::State& s) { run_black_scholes(s); });
+  register_benchmark(benchmark_name("overhead", "black_scholes_async", kLog2), [](benchmark::State& s) { run_black_scholes(s, false); });
+  register_benchmark(benchmark_name("overhead", "black_scholes_rates_async", kLog2),
+                     [](benchmark::State& s) { run_black_scholes(s, true); });
 }
 
 }  // namespace fusecl_bench

@@ -152,17 +152,23 @@ struct BlackScholes {
   }
 
   template <class Api>
-  static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
+  static auto compute(const fusecl::Shape& shape, const std::vector<typename Api::F32>& in) {
+    return compute_at<Api>(shape, in, kRate);
+  }
+
+  /// At another interest rate (host_overhead.cpp changes it every call).
+  template <class Api>
+  static auto compute_at(const fusecl::Shape&, const std::vector<typename Api::F32>& in, float rate) {
     using A = typename Api::F32;
     const A& spot = in[0];
     const A& strike = in[1];
     const A& years = in[2];
     const A vol_sqrt_t = kVolatility * sqrt(years);
-    const A d1 = (log(spot / strike) + (kRate + 0.5f * kVolatility * kVolatility) * years) / vol_sqrt_t;
+    const A d1 = (log(spot / strike) + (rate + 0.5f * kVolatility * kVolatility) * years) / vol_sqrt_t;
     const A d2 = d1 - vol_sqrt_t;
     const A n1 = normal_cdf(d1);
     const A n2 = normal_cdf(d2);
-    const A discounted_strike = strike * exp(-kRate * years);
+    const A discounted_strike = strike * exp(-rate * years);
     A call = spot * n1 - discounted_strike * n2;
     A put = discounted_strike * (1.0f - n2) - spot * (1.0f - n1);
     return std::tuple{call, put};
