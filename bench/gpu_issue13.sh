@@ -43,6 +43,7 @@
 # Everything goes under $OUT; each step has a time limit.
 set -u
 bundle=$PWD/carry/new
+mkdir -p "$OUT"  # OUT=$OUT/a for one of several runs in a call
 # Everything is packed into $OUT/issue13.tgz at the end (the device tool brings
 # back a limited number of files).
 pack() { (cd "$OUT" && tar czf /tmp/issue13.tgz --exclude=issue13.tgz . && find . -type f ! -name issue13.tgz -delete && mv /tmp/issue13.tgz .); }
@@ -56,7 +57,7 @@ mode=${1:-table}
 # The whole suite on this GPU, into $OUT/tests.txt.
 suite() {
   (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
-     timeout 300 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
+     timeout 550 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
 }
 if [ "$mode" = suite ]; then
   suite
