@@ -1,8 +1,9 @@
 // fusecl::fuse (include/fusecl/fuse.hpp): plans kept per argument signature
 // and replayed. A plan is the schedule of the first call's graph with each
 // kernel input that read an argument's buffer marked by the argument's
-// index, so a later call only fills in its own buffers and launches: the
-// graph is not built, scheduled or hashed again.
+// index, and each scalar slot that holds a scalar argument marked the same
+// way, so a later call only fills in its own buffers and scalars and
+// launches: the graph is not built, scheduled or hashed again.
 #include "fusecl/fuse.hpp"
 
 #include "fusecl/error.hpp"
@@ -11,6 +12,7 @@
 #include "src/replay.hpp"
 #include "src/schedule.hpp"
 #include "src/tuning.hpp"
+#include "src/views.hpp"
 
 #include <algorithm>
 #include <iostream>
@@ -26,7 +28,7 @@ namespace {
 struct ArgKey {
   DType dtype;
   Shape shape;
-  int alias;  // the first argument with the same buffer (itself if none)
+  int alias;  // the first argument with the same buffer (itself if none); -1: a scalar
   friend bool operator==(const ArgKey&, const ArgKey&) = default;
 };
 
@@ -39,6 +41,8 @@ struct FusePlan {
     Shape shape;
   };
   std::vector<Root> roots;
+  // By step: its scalar slots that hold a scalar argument, with the argument's index.
+  std::vector<SmallVector<std::pair<std::int16_t, int>, 2>> scalars;
 };
 
 struct Entry {
@@ -54,6 +58,7 @@ std::string graph_obstacle(const std::vector<NodePtr>& roots, const std::vector<
   std::unordered_set<const Node*> seen, arg_nodes;
   std::unordered_set<const rt::DeviceBuffer*> arg_buffers;
   for (const auto& a : args) {
+    if (a->op != Op::Buffer) continue;  // a scalar's view
     arg_nodes.insert(a.get());
     arg_buffers.insert(a->buffer().get());
   }
@@ -77,15 +82,28 @@ std::string graph_obstacle(const std::vector<NodePtr>& roots, const std::vector<
   return "";
 }
 
-// The replay of `s` (made for `roots` from `args`), or why there is none.
-// Buffers other than the arguments' (captured arrays) stay in the plan.
+// The arguments' buffers by position (null for a scalar).
+SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> buffers_of(const std::vector<NodePtr>& args) {
+  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> buffers;
+  for (const auto& a : args) buffers.push_back(a->op == Op::Buffer ? a->buffer() : nullptr);
+  return buffers;
+}
+
+// The replay of `s` (made for `roots` from `args`, scalars as 0-d views), or
+// why there is none. Buffers other than the arguments' (captured arrays) and
+// scalars other than theirs stay in the plan.
 std::shared_ptr<FusePlan> make_fuse_plan(const Schedule& s, const std::vector<NodePtr>& roots,
                                          const std::vector<NodePtr>& args, std::string& reason) {
-  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> arg_buffers;
-  for (const auto& a : args) arg_buffers.push_back(a->buffer());
+  const auto arg_buffers = buffers_of(args);
   std::shared_ptr<Replay> r = make_replay(s, {arg_buffers.data(), arg_buffers.size()}, true, reason);
   if (!r) return nullptr;
-  auto plan = std::make_shared<FusePlan>(FusePlan{std::move(*r), {}});
+  auto plan = std::make_shared<FusePlan>(FusePlan{std::move(*r), {}, {}});
+  for (const auto& step : s.steps) {
+    auto& slots = plan->scalars.emplace_back();
+    for (const auto& [slot, node] : step.kernel.args.scalar_nodes)
+      for (std::size_t i = 0; i < args.size(); ++i)
+        if (args[i]->op == Op::View && args[i]->inputs[0].get() == node) slots.push_back({slot, int(i)});
+  }
   for (const auto& root : roots) {
     const int k = s.output_of(*root);
     if (k < 0) {
@@ -98,10 +116,12 @@ std::shared_ptr<FusePlan> make_fuse_plan(const Schedule& s, const std::vector<No
   return plan;
 }
 
-// Runs `plan` with `args`; the caller holds dev's lock.
+// Runs `plan` with `args` (as the caller gave them); the caller holds dev's lock.
 std::vector<NodePtr> run_fuse_plan(DeviceState& dev, FusePlan& plan, const std::vector<NodePtr>& args) {
-  SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> arg_buffers;
-  for (const auto& a : args) arg_buffers.push_back(a->buffer());
+  const auto arg_buffers = buffers_of(args);
+  for (std::size_t k = 0; k < plan.scalars.size(); ++k)
+    for (const auto& [slot, i] : plan.scalars[k])
+      plan.replay.steps[k].kernel.args.scalars[std::size_t(slot)] = args[std::size_t(i)]->bits();
   const auto bufs = run_replay(dev, plan.replay, {arg_buffers.data(), arg_buffers.size()}, [](std::size_t, const auto&) {});
   std::vector<NodePtr> results;
   results.reserve(plan.roots.size());
@@ -147,6 +167,10 @@ std::string argument_obstacle(const std::vector<NodePtr>& args, std::vector<ArgK
   key.reserve(args.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
     const Node& n = *args[i];
+    if (n.op == Op::Scalar) {
+      key.push_back({n.dtype, Shape{}, -1});  // its value is the replay's argument
+      continue;
+    }
     if (n.op != Op::Buffer)
       return "argument " + std::to_string(i) + " is not evaluated (a lazy expression, a view or a host view): eval() it first";
     if (n.shape.size() == 0 || !n.buffer()) return "argument " + std::to_string(i) + " is empty";
@@ -154,7 +178,7 @@ std::string argument_obstacle(const std::vector<NodePtr>& args, std::vector<ArgK
     dev = n.device.get();
     int alias = int(i);
     for (std::size_t j = 0; j < i; ++j)
-      if (args[j]->buffer() == n.buffer()) {
+      if (args[j]->op == Op::Buffer && args[j]->buffer() == n.buffer()) {
         alias = int(j);
         break;
       }
@@ -162,6 +186,30 @@ std::string argument_obstacle(const std::vector<NodePtr>& args, std::vector<ArgK
   }
   if (!dev) return "it has no array arguments";
   return "";
+}
+
+// The nodes the function is called with: arrays as given, or (fresh) new
+// buffer nodes over their buffers; scalars as 0-d views of themselves or
+// (fresh) of new scalars, on the arrays' device. A view keeps a scalar a
+// node of the graph: an operation casts it in a kernel, never on the host,
+// so every use reads its slot. (A scalar alone belongs to no device, and an
+// operation on it alone would land on this thread's default one.)
+std::vector<NodePtr> operands(const std::vector<NodePtr>& args, bool fresh) {
+  DevicePtr dev;
+  for (const auto& a : args)
+    if (a->device) {
+      dev = a->device;
+      break;
+    }
+  if (!dev) dev = current_state();
+  std::vector<NodePtr> out;
+  out.reserve(args.size());
+  for (const auto& a : args) {
+    if (a->op == Op::Scalar) out.push_back(broadcast_scalar(fresh ? make_scalar(a->dtype, a->bits()) : a, Shape{}, dev));
+    else if (fresh) out.push_back(make_buffer(a->buffer(), a->dtype, a->shape, a->device));
+    else out.push_back(a);
+  }
+  return out;
 }
 
 void log_line(const std::string& line) {
@@ -173,7 +221,7 @@ std::vector<NodePtr> unreplayed(const std::vector<NodePtr>& args,
                                 const std::function<std::vector<NodePtr>(const std::vector<NodePtr>&)>& body,
                                 const std::string& why) {
   log_line("not replayed, because " + why);
-  std::vector<NodePtr> roots = body(args);
+  std::vector<NodePtr> roots = body(operands(args, false));
   evaluate_nodes(roots);
   return roots;
 }
@@ -218,11 +266,10 @@ std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& 
   }
 
   // First call with this signature (or one not replayed): run the function,
-  // on new nodes over the arguments' buffers, so that the graph tells an
-  // argument from an array the function captured (perhaps the same one).
-  std::vector<NodePtr> fresh;
-  fresh.reserve(args.size());
-  for (const auto& a : args) fresh.push_back(make_buffer(a->buffer(), a->dtype, a->shape, a->device));
+  // on new nodes over the arguments' buffers and new scalars, so that the
+  // graph tells an argument from what the function captured (perhaps the
+  // same array or value).
+  const std::vector<NodePtr> fresh = operands(args, true);
   const std::uint64_t before = evaluations_on_this_thread();
   std::vector<NodePtr> roots = body(fresh);
   std::string reason;

@@ -164,6 +164,106 @@ TEST_CASE("fuse: signatures are dtypes, shapes and aliasing; the least recently 
   CHECK(g.info().replays == 1);
 }
 
+namespace {
+
+// Written once for a float scalar (the reference, evaluated as a graph) and
+// once for a 0-d array (what a fused function gets): each scalar meets
+// arrays only, so both compute the same float32 operations.
+template <class S>
+std::tuple<A, A> with_scalars(const A& x, const A& y, const S& rate, const S& shift) {
+  const A d = (x - shift) * rate + y;
+  return {exp(-(rate * abs(y))) * d, where(x < shift, rate * y, d - rate)};
+}
+template <class S>
+A softmax_at(const A& x, const S& temperature) {
+  const A e = exp((x - max(x, 1, true)) * temperature);
+  return e / sum(e, 1, true);
+}
+template <class S>
+A centered_scaled(const A& x, const S& s) { return (x - mean(x)) * s; }
+
+}  // namespace
+
+TEST_CASE("fuse: scalar arguments are kernel arguments each replay takes from its call", "[fuse]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float values[] = {0.02f, 3.5f, -0.0f, 1e-40f, -inf, std::numeric_limits<float>::quiet_NaN(), FLT_MAX, 1.0f};
+  auto two = fuse([](const A& x, const A& y, const A& rate, const A& shift) { return with_scalars(x, y, rate, shift); });
+  auto soft = fuse([](const A& x, const A& t) { return softmax_at(x, t); });
+  auto cent = fuse([](const A& x, const A& s) { return centered_scaled(x, s); });
+  const A x = from_host(inputs(4099, 31)), y = from_host(inputs(4099, 32));
+  const A rows = from_host(inputs(7 * 1000, 33, false), Shape{7, 1000});
+  const A big = from_host(inputs(1000003, 34, false));  // its mean in two kernels: the scalar in the second
+  std::uint64_t built = 0;
+  for (std::size_t k = 0; k < std::size(values); ++k) {
+    const float v = values[k], w = values[(k + 3) % std::size(values)];
+    INFO("scalars " << v << ", " << w);
+    reset_stats();
+    auto [p, q] = two(x, y, v, w);
+    const A s = soft(rows, v);
+    const A c = cent(big, w);
+    finish();
+    const Stats fused = stats();
+    auto [pr, qr] = with_scalars(x, y, v, w);
+    const A sr = softmax_at(rows, v), cr = centered_scaled(big, w);
+    eval(pr, qr, sr, cr);
+    CHECK(same_bits(p.to_host(), pr.to_host()));
+    CHECK(same_bits(q.to_host(), qr.to_host()));
+    CHECK(same_bits(s.to_host(), sr.to_host()));
+    CHECK(same_bits(c.to_host(), cr.to_host()));
+    CHECK(fused.uploads == 0);
+    if (k == 0) built = fused.programs_built;
+    if (k > 0) CHECK(fused.programs_built == 0);  // a value is an argument, never a kernel of its own
+    (void)built;
+  }
+  CHECK(two.info().traces == 1);
+  CHECK(two.info().replays == std::size(values) - 1);
+  CHECK(soft.info().replays == std::size(values) - 1);
+  CHECK(cent.info().replays == std::size(values) - 1);
+}
+
+TEST_CASE("fuse: a scalar argument is a 0-d array of its C++ type", "[fuse]") {
+  const std::vector<float> hx = inputs(1000, 41);
+  const A x = from_host(hx);
+  // A double reaches the function as a 0-d float64 array: float32 with it is float64, as in NumPy.
+  auto add = fuse([](const A& a, const Array<double>& d) { return a + d; });
+  for (const double d : {0.1, -2.5e300, 1e-310}) {
+    const auto r = add(x, d);
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(r)>, Array<double>>);
+    const std::vector<double> got = r.to_host();
+    bool right = true;
+    for (std::size_t i = 0; i < hx.size(); ++i) {
+      const double want = double(hx[i]) + d;
+      right = right && (got[i] == want || (std::isnan(got[i]) && std::isnan(want)));
+    }
+    CHECK(right);
+  }
+  CHECK(add.info().replays == 2);
+  // An int32 scalar with float32 arrays: the cast to float64 is in the kernel, so each call's value counts.
+  auto scale = fuse([](const A& a, const Array<std::int32_t>& k) { return a * k; });
+  for (const int k : {3, -7, 2147483647}) {
+    const std::vector<double> got = scale(x, k).to_host();
+    bool right = true;
+    for (std::size_t i = 0; i < hx.size(); ++i) {
+      const double want = double(hx[i]) * double(k);
+      right = right && (got[i] == want || (std::isnan(got[i]) && std::isnan(want)));
+    }
+    CHECK(right);
+  }
+  CHECK(scale.info().replays == 2);
+  // Integers with integers; and a scalar's dtype is part of the signature.
+  const Array<std::int32_t> xi = from_host(std::vector<std::int32_t>{1, -2, 3, 40000, -5});
+  auto lin = fuse([](const Array<std::int32_t>& a, const Array<std::int32_t>& k) { return a * k + 1; });
+  CHECK(lin(xi, 3).to_host() == std::vector<std::int32_t>{4, -5, 10, 120001, -14});
+  CHECK(lin(xi, -1).to_host() == std::vector<std::int32_t>{0, 3, -2, -39999, 6});
+  CHECK(lin.info().replays == 1);
+  auto g = fuse([](const A& a, const auto& s) { return a * s; });
+  (void)g(x, 2.0f).to_host();
+  (void)g(x, 2.0).to_host();  // float64: another signature
+  (void)g(x, 3.0f).to_host();
+  CHECK(g.info().traces == 2);
+  CHECK(g.info().replays == 1);
+}
+
 TEST_CASE("fuse: what cannot be replayed runs the function each time, and says why", "[fuse]") {
   const A x = from_host(inputs(1000, 21)), y = from_host(inputs(1000, 22));
   auto twice = [](auto& f, auto&&... args) {

@@ -64,6 +64,22 @@ struct FusedResult<std::tuple<A...>> : FusedTuple<std::tuple, A...> {};
 template <class A, class B>
 struct FusedResult<std::pair<A, B>> : FusedTuple<std::pair, A, B> {};
 
+// An argument of a fused function: an Array as it is, or an arithmetic
+// scalar, which reaches the function as a 0-d Array of its type (a kernel
+// argument that replays take from each call).
+template <class X>
+struct FuseArg {
+  static_assert(std::is_arithmetic_v<X>, "fusecl::fuse: arguments are Arrays or arithmetic scalars");
+  using S = canonical_t<X>;
+  using type = Array<S>;
+  static NodePtr node(X x) { return make_scalar(dtype_of_v<S>, bits_of(static_cast<S>(x))); }
+};
+template <class T>
+struct FuseArg<Array<T>> {
+  using type = Array<T>;
+  static const NodePtr& node(const Array<T>& a) { return a.node(); }
+};
+
 }  // namespace detail
 
 /// A function of arrays (see fuse()). Copies share one plan cache; calls
@@ -74,18 +90,20 @@ class Fused {
   explicit Fused(F f, std::size_t max_signatures = 8)
       : f_(std::move(f)), cache_(detail::make_trace_cache(max_signatures)) {}
 
-  template <class... T>
-  auto operator()(const Array<T>&... args) const {
-    using R = std::remove_cvref_t<std::invoke_result_t<const F&, const Array<T>&...>>;
+  /// Each argument an Array or an arithmetic scalar (a float reaches the
+  /// function as a 0-d Array<float>, and so on).
+  template <class... X>
+  auto operator()(const X&... args) const {
+    using R = std::remove_cvref_t<std::invoke_result_t<const F&, const typename detail::FuseArg<X>::type&...>>;
     // The function gets arrays of the nodes call_traced hands it (for a
-    // plan, new nodes over the arguments' buffers, so that what it captures
-    // is told apart from what it is given).
+    // plan, new nodes over the arguments' buffers and new scalars, so that
+    // what it captures is told apart from what it is given).
     auto body = [&](const std::vector<detail::NodePtr>& in) {
       return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return detail::FusedResult<R>::nodes(std::invoke(f_, Array<T>(in[I])...));
-      }(std::index_sequence_for<T...>{});
+        return detail::FusedResult<R>::nodes(std::invoke(f_, typename detail::FuseArg<X>::type(in[I])...));
+      }(std::index_sequence_for<X...>{});
     };
-    return detail::FusedResult<R>::make(detail::call_traced(*cache_, {args.node()...}, body));
+    return detail::FusedResult<R>::make(detail::call_traced(*cache_, {detail::FuseArg<X>::node(args)...}, body));
   }
 
   FuseInfo info() const { return detail::trace_info(*cache_); }
@@ -101,6 +119,12 @@ class Fused {
 /// them on later calls: no graph is built and nothing is scheduled again.
 /// Results are evaluated when the call returns (their kernels enqueued), as
 /// with eval().
+///
+/// An argument may also be an arithmetic scalar: the function gets it as a
+/// 0-d Array of its C++ type (pass 0.5f, not 0.5, for float32 arithmetic: a
+/// 0-d array's dtype counts in promotion, as in NumPy), and a replay uses
+/// each call's value. A scalar the function captures instead is fixed when
+/// it is traced.
 ///
 /// A replay needs what a plan can be replayed with:
 ///   - every argument evaluated (a buffer, not a lazy expression, a view or a
