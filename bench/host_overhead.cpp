@@ -14,6 +14,9 @@
 //                                      the same at a new interest rate every call (a
 //                                      server pricing each request at its own rate):
 //                                      scalars' values are not part of the plan key
+//   BM_overhead/black_scholes_fuse_rates_async/10
+//                                      the same through fusecl::fuse, the rate an
+//                                      argument: replayed with each call's value
 //
 // items_per_second is evaluations per second in all.
 #include "bench/check.hpp"
@@ -59,8 +62,9 @@ void run_overhead(benchmark::State& state, int evals_per_iteration) {
   state.SetItemsProcessed(state.iterations() * evals_per_iteration);  // evaluations, not elements
 }
 
-// rates: a new interest rate every call, else the workload's own.
-void run_black_scholes(benchmark::State& state, bool rates) {
+enum class Pricing { same_rate, new_rates, fused_new_rates };
+
+void run_black_scholes(benchmark::State& state, Pricing how) {
   FusionScope fusion(true);
   std::vector<float> host(std::size_t(1) << kLog2);
   std::vector<fusecl::Array<float>> in;
@@ -69,17 +73,26 @@ void run_black_scholes(benchmark::State& state, bool rates) {
     in.push_back(fusecl::from_host(host));
   }
   const fusecl::Shape shape{std::int64_t(1) << kLog2};
-  eval_all(BlackScholes::compute<DeviceApi>(shape, in));  // builds (or loads) the kernel
+  using A = fusecl::Array<float>;
+  const auto priced = fusecl::fuse([&](const A& s, const A& k, const A& t, const A& rate) {
+    return BlackScholes::compute_at<DeviceApi>(shape, {s, k, t}, rate);
+  });
+  // Builds (or loads) the kernel; fused, the rate is a kernel operand, so it is another one.
+  if (how == Pricing::fused_new_rates) (void)priced(in[0], in[1], in[2], BlackScholes::kRate);
+  else eval_all(BlackScholes::compute<DeviceApi>(shape, in));
   fusecl::finish();
   const fusecl::Stats before = fusecl::stats();
   int call = 0;
   for (auto _ : state) {
     for (int i = 0; i < kBatch; ++i, ++call) {
-      const float rate = rates ? 0.01f + 1e-6f * float(call % 10000) : BlackScholes::kRate;
-      eval_all(BlackScholes::compute_at<DeviceApi>(shape, in, rate));
+      const float rate = how == Pricing::same_rate ? BlackScholes::kRate : 0.01f + 1e-6f * float(call % 10000);
+      if (how == Pricing::fused_new_rates) (void)priced(in[0], in[1], in[2], rate);
+      else eval_all(BlackScholes::compute_at<DeviceApi>(shape, in, rate));
     }
     fusecl::finish();
   }
+  if (how == Pricing::fused_new_rates && priced.info().replays < std::uint64_t(call))
+    state.SkipWithError(("fuse() did not replay: " + priced.info().last_reason).c_str());
   report_counters(state, before, std::int64_t(1) << kLog2, double(kBatch) * 5.0 * double(host.size()) * sizeof(float));
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
@@ -91,9 +104,12 @@ void register_overhead_benchmarks() {
                      [](benchmark::State& s) { run_overhead(s, 1); });
   register_benchmark(benchmark_name("overhead", "fused_device_async", kLog2),
                      [](benchmark::State& s) { run_overhead(s, kBatch); });
-  register_benchmark(benchmark_name("overhead", "black_scholes_async", kLog2), [](benchmark::State& s) { run_black_scholes(s, false); });
+  register_benchmark(benchmark_name("overhead", "black_scholes_async", kLog2),
+                     [](benchmark::State& s) { run_black_scholes(s, Pricing::same_rate); });
   register_benchmark(benchmark_name("overhead", "black_scholes_rates_async", kLog2),
-                     [](benchmark::State& s) { run_black_scholes(s, true); });
+                     [](benchmark::State& s) { run_black_scholes(s, Pricing::new_rates); });
+  register_benchmark(benchmark_name("overhead", "black_scholes_fuse_rates_async", kLog2),
+                     [](benchmark::State& s) { run_black_scholes(s, Pricing::fused_new_rates); });
 }
 
 }  // namespace fusecl_bench

@@ -156,9 +156,10 @@ struct BlackScholes {
     return compute_at<Api>(shape, in, kRate);
   }
 
-  /// At another interest rate (host_overhead.cpp changes it every call).
-  template <class Api>
-  static auto compute_at(const fusecl::Shape&, const std::vector<typename Api::F32>& in, float rate) {
+  /// At another interest rate, a float or a 0-d array (host_overhead.cpp
+  /// changes it every call, in eval and as a fuse() argument).
+  template <class Api, class R = float>
+  static auto compute_at(const fusecl::Shape&, const std::vector<typename Api::F32>& in, const R& rate) {
     using A = typename Api::F32;
     const A& spot = in[0];
     const A& strike = in[1];
