@@ -79,6 +79,13 @@ struct MomentEmitter {
     return s;
   }
 
+  // lid 0's line that turns the tree's sums of `count` deviations (shm[0])
+  // and of their squares (shq[0]) into M2 = b - a * a / n, as t_; the caller
+  // clamps t_ below 0, which is rounding (NaN stays NaN: inf - inf in the sums).
+  static std::string m2_of_sums(const std::string& ind, const std::string& count) {
+    return ind + "const double nd = " + count + ", a_ = shm[0], t_ = shq[0] - a_ * (a_ / nd);\n";
+  }
+
   // The group's range [r_begin, r_end) of output o into (shn, shm, shq,
   // shs)[0] (count, mean, M2, sum; lid 0 only). Every work-item sums, in
   // float64, the deviations of its values from one shift common to the
@@ -89,13 +96,6 @@ struct MomentEmitter {
   // times M2, so M2 keeps all but log2(n + 1) of float64's 53 bits (float32
   // needs 24; the scheduler keeps n at most kMomentGroupValues, and the
   // test's worst case puts an outlier first).
-  // lid 0's line that turns the tree's sums of `count` deviations (shm[0])
-  // and of their squares (shq[0]) into M2 = b - a * a / n, as t_; the caller
-  // clamps t_ below 0, which is rounding (NaN stays NaN: inf - inf in the sums).
-  static std::string m2_of_sums(const std::string& ind, const std::string& count) {
-    return ind + "const double nd = " + count + ", a_ = shm[0], t_ = shq[0] - a_ * (a_ / nd);\n";
-  }
-
   std::string group_sums(int W) const {
     const std::string Ws = std::to_string(W), DW = "double" + Ws, v = "v" + std::to_string(rs.input);
     const bool mean = rs.moment == 2;

@@ -92,8 +92,7 @@ struct KeptPlan {
   std::uint64_t used = 0;
   Replay replay;  // reading the graph's buffers by number
   std::vector<std::vector<int>> nodes;  // by output: the nodes (by number in the walk) that become its buffer
-  // By step: its scalar slots that hold a graph's scalar, with that node's number in the walk.
-  std::vector<SmallVector<std::pair<std::int16_t, int>, 4>> scalars;
+  std::vector<int> scalars;  // the replay's scalars: the graph's scalar nodes, by number in the walk
 };
 
 struct PlanCache {
@@ -161,17 +160,15 @@ bool run_kept_plan(DeviceState& dev, const GraphKey& key) {
   const std::shared_ptr<KeptPlan> plan = *it;  // held: a nested evaluation could drop it from the cache
   plan->used = ++cache.clock;
 
+  // This graph's scalar values: the key holds their dtypes, not their values.
+  SmallVector<std::uint64_t, 8> scalars;
+  for (const int i : plan->scalars) scalars.push_back((*key.nodes[std::size_t(i)])->bits());
   // The nodes that become buffers, held: turning one into a buffer may
   // release the last other reference to another.
-  // This graph's scalar values: the key holds their dtypes, not their values.
-  for (std::size_t k = 0; k < plan->scalars.size(); ++k) {
-    auto& values = plan->replay.steps[k].kernel.args.scalars;
-    for (const auto& [slot, i] : plan->scalars[k]) values[std::size_t(slot)] = (*key.nodes[std::size_t(i)])->bits();
-  }
   SmallVector<SmallVector<NodePtr, 1>, 4> nodes(plan->nodes.size());
   for (std::size_t k = 0; k < nodes.size(); ++k)
     for (const int i : plan->nodes[k]) nodes[k].push_back(*key.nodes[std::size_t(i)]);
-  run_replay(dev, plan->replay, key.buffers, [&](std::size_t k, const std::shared_ptr<rt::DeviceBuffer>& buf) {
+  run_replay(dev, plan->replay, key.buffers, {scalars.data(), scalars.size()}, [&](std::size_t k, const std::shared_ptr<rt::DeviceBuffer>& buf) {
     for (const auto& node : nodes[k]) become_buffer(*node, buf);
     nodes[k].clear();
   });
@@ -185,14 +182,23 @@ bool run_kept_plan(DeviceState& dev, const GraphKey& key) {
 
 void keep_plan(DeviceState& dev, GraphKey&& key, const Schedule& s) {
   if (dev.tune.measuring || s.steps.empty()) return;
-  std::string reason;
-  std::shared_ptr<Replay> r = make_replay(s, key.buffers, false, reason);
-  if (!r) return;
-  auto plan = std::make_shared<KeptPlan>();
-  plan->replay = std::move(*r);
   std::unordered_map<const Node*, int> number;
   number.reserve(key.nodes.size());
   for (std::size_t i = 0; i < key.nodes.size(); ++i) number.emplace(key.nodes[i]->get(), int(i));
+  auto plan = std::make_shared<KeptPlan>();
+  // The replay's scalars are the graph's scalar nodes its kernels read, numbered as met.
+  auto scalar_index = [&](const Node& n) {
+    const auto it = number.find(&n);
+    if (it == number.end()) return -1;  // not this graph's: make_replay refuses it
+    const auto at = std::find(plan->scalars.begin(), plan->scalars.end(), it->second);
+    if (at != plan->scalars.end()) return int(at - plan->scalars.begin());
+    plan->scalars.push_back(it->second);
+    return int(plan->scalars.size() - 1);
+  };
+  std::string reason;
+  std::shared_ptr<Replay> r = make_replay(s, key.buffers, scalar_index, false, reason);
+  if (!r) return;
+  plan->replay = std::move(*r);
   for (const auto& o : s.outputs) {
     std::vector<int> numbers;
     for (const auto& node : o.nodes) {
@@ -201,14 +207,6 @@ void keep_plan(DeviceState& dev, GraphKey&& key, const Schedule& s) {
       numbers.push_back(it->second);
     }
     plan->nodes.push_back(std::move(numbers));
-  }
-  for (const auto& step : s.steps) {
-    auto& slots = plan->scalars.emplace_back();
-    for (const auto& [slot, node] : step.kernel.args.scalar_nodes) {
-      const auto it = number.find(node);
-      if (it == number.end()) return;  // as above
-      slots.push_back({slot, it->second});
-    }
   }
   plan->tuning = tuning_of(dev);
   plan->hash = key.hash;

@@ -9,7 +9,8 @@
 namespace fusecl::detail {
 
 std::shared_ptr<Replay> make_replay(const Schedule& s, std::span<const std::shared_ptr<rt::DeviceBuffer>> buffers,
-                                    bool fixed_allowed, std::string& reason) {
+                                    const std::function<int(const Node&)>& scalar_index, bool fixed_allowed,
+                                    std::string& reason) {
   auto r = std::make_shared<Replay>();
   for (const auto& o : s.outputs) {
     if (o.preset) {
@@ -24,7 +25,16 @@ std::shared_ptr<Replay> make_replay(const Schedule& s, std::span<const std::shar
       reason = "it copies an array from another device";
       return nullptr;
     }
-    Replay::Step step{st.kernel, {}, st.outputs, st.reads, {}};
+    Replay::Step step{st.kernel, {}, {}, st.outputs, st.reads, {}};
+    for (const auto& [slot, node] : st.kernel.args.scalar_nodes) {
+      const int i = scalar_index(*node);
+      if (i >= 0) {
+        step.scalars.push_back({slot, i});
+      } else if (!fixed_allowed) {
+        reason = "internal: a scalar that is not one of the graph's";
+        return nullptr;
+      }
+    }
     step.kernel.args.scalar_nodes.clear();  // this graph's nodes: the plan outlives them
     for (auto& in : step.kernel.args.inputs) {
       int source = Replay::kOutput;
@@ -53,6 +63,7 @@ std::shared_ptr<Replay> make_replay(const Schedule& s, std::span<const std::shar
 
 SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> run_replay(
     DeviceState& dev, Replay& r, std::span<const std::shared_ptr<rt::DeviceBuffer>> buffers,
+    std::span<const std::uint64_t> scalars,
     const std::function<void(std::size_t, const std::shared_ptr<rt::DeviceBuffer>&)>& finished) {
   SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> bufs(r.outputs.size());
   SmallVector<std::shared_ptr<rt::DeviceBuffer>, 2> outs;  // one step's, reused
@@ -79,6 +90,7 @@ SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> run_replay(
       if (st.source[j] >= 0) inputs[j].buffer = buffers[std::size_t(st.source[j])];
       else if (st.source[j] == Replay::kOutput) inputs[j].buffer = bufs[std::size_t(inputs[j].pending)];
     }
+    for (const auto& [slot, k] : st.scalars) st.kernel.args.scalars[std::size_t(slot)] = scalars[std::size_t(k)];
     launch(dev, st.kernel, {outs.data(), outs.size()}, &st.memo);
     for (const int k : st.outputs)
       if (r.outputs[std::size_t(k)].last_write == int(i)) finished(std::size_t(k), bufs[std::size_t(k)]);

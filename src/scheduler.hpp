@@ -37,9 +37,9 @@ struct KernelArgs {
   std::vector<InputBuffer> inputs;                        // by buffer slot
   std::vector<std::uint64_t> scalars;                     // by scalar slot, as bits of the slot's dtype
   // The slots that hold a graph's scalar, with its node (the others hold the
-  // scheduler's own values: a mean's divisor). A kept plan (plan_cache.hpp)
-  // fills these slots from a later graph's scalars; valid only while the
-  // graph is alive (make_replay drops them).
+  // scheduler's own values: a mean's divisor): make_replay (replay.hpp) has a
+  // replay fill them from its run's scalars. Valid only while the graph is
+  // alive (make_replay drops them from its copy).
   SmallVector<std::pair<std::int16_t, const Node*>, 4> scalar_nodes;
   std::int64_t count = 0;                                 // elements (elementwise) or outputs (reduce)
   std::int64_t reduce_count = 0;                          // reduce: length of the reduced range

@@ -41,8 +41,6 @@ struct FusePlan {
     Shape shape;
   };
   std::vector<Root> roots;
-  // By step: its scalar slots that hold a scalar argument, with the argument's index.
-  std::vector<SmallVector<std::pair<std::int16_t, int>, 2>> scalars;
 };
 
 struct Entry {
@@ -95,15 +93,15 @@ SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> buffers_of(const std::vector<N
 std::shared_ptr<FusePlan> make_fuse_plan(const Schedule& s, const std::vector<NodePtr>& roots,
                                          const std::vector<NodePtr>& args, std::string& reason) {
   const auto arg_buffers = buffers_of(args);
-  std::shared_ptr<Replay> r = make_replay(s, {arg_buffers.data(), arg_buffers.size()}, true, reason);
+  // A replay's scalars are the arguments' (by position); others stay as traced.
+  auto scalar_index = [&](const Node& n) {
+    for (std::size_t i = 0; i < args.size(); ++i)
+      if (args[i]->op == Op::View && args[i]->inputs[0].get() == &n) return int(i);
+    return -1;
+  };
+  std::shared_ptr<Replay> r = make_replay(s, {arg_buffers.data(), arg_buffers.size()}, scalar_index, true, reason);
   if (!r) return nullptr;
-  auto plan = std::make_shared<FusePlan>(FusePlan{std::move(*r), {}, {}});
-  for (const auto& step : s.steps) {
-    auto& slots = plan->scalars.emplace_back();
-    for (const auto& [slot, node] : step.kernel.args.scalar_nodes)
-      for (std::size_t i = 0; i < args.size(); ++i)
-        if (args[i]->op == Op::View && args[i]->inputs[0].get() == node) slots.push_back({slot, int(i)});
-  }
+  auto plan = std::make_shared<FusePlan>(FusePlan{std::move(*r), {}});
   for (const auto& root : roots) {
     const int k = s.output_of(*root);
     if (k < 0) {
@@ -119,10 +117,10 @@ std::shared_ptr<FusePlan> make_fuse_plan(const Schedule& s, const std::vector<No
 // Runs `plan` with `args` (as the caller gave them); the caller holds dev's lock.
 std::vector<NodePtr> run_fuse_plan(DeviceState& dev, FusePlan& plan, const std::vector<NodePtr>& args) {
   const auto arg_buffers = buffers_of(args);
-  for (std::size_t k = 0; k < plan.scalars.size(); ++k)
-    for (const auto& [slot, i] : plan.scalars[k])
-      plan.replay.steps[k].kernel.args.scalars[std::size_t(slot)] = args[std::size_t(i)]->bits();
-  const auto bufs = run_replay(dev, plan.replay, {arg_buffers.data(), arg_buffers.size()}, [](std::size_t, const auto&) {});
+  SmallVector<std::uint64_t, 4> arg_scalars;
+  for (const auto& a : args) arg_scalars.push_back(a->op == Op::Scalar ? a->bits() : 0);
+  const auto bufs = run_replay(dev, plan.replay, {arg_buffers.data(), arg_buffers.size()},
+                               {arg_scalars.data(), arg_scalars.size()}, [](std::size_t, const auto&) {});
   std::vector<NodePtr> results;
   results.reserve(plan.roots.size());
   for (const auto& r : plan.roots) results.push_back(make_buffer(bufs[std::size_t(r.output)], r.dtype, r.shape, dev.shared_from_this()));
