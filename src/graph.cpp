@@ -213,7 +213,7 @@ NodePtr cast_locked(const NodePtr& x, DType to) {
     n->data = ScalarData{cast_scalar_bits(x->dtype, x->bits(), to)};
     return n;
   }
-  return make_elementwise(Op::Cast, to, {x}, x->device ? x->device : current_state());
+  return make_elementwise(Op::Cast, to, {x}, common_device({x.get()}, op_name(Op::Cast)));
 }
 
 // The inputs of a new node, moved in: an initializer list would copy each

@@ -57,7 +57,7 @@ bool append_node(const Node& n, GraphKey& key) {
       w.push_back(number);
       return true;
     }
-    case Op::Scalar: return true;  // its value is an argument, refilled by run_kept_plan
+    case Op::Scalar: return true;  // its value is a replay's input: run_kept_plan passes this graph's
     case Op::Generate: {
       const GenParams& g = n.gen();
       w.insert(w.end(), {std::uint64_t(g.kind), bits_of(g.start), bits_of(g.step), bits_of(g.stop), std::uint64_t(g.k)});
