@@ -40,7 +40,8 @@ void evaluate_host(const NodePtr& r) {
 void evaluate_on(DeviceState& dev, const std::vector<NodePtr>& roots) {
   for (const auto& r : roots)
     if (r->host) evaluate_host(r);
-  GraphKey key;
+  ScratchKey scratch;
+  GraphKey& key = *scratch;
   const bool keyed = plan_cache_enabled() && make_graph_key(roots, key);
   if (keyed && run_kept_plan(dev, key)) return;
   Schedule s = tuned_schedule(dev, roots);

@@ -110,6 +110,35 @@ std::atomic<bool>& plan_cache_flag() {
 bool plan_cache_enabled() { return plan_cache_flag().load(std::memory_order_relaxed); }
 bool set_plan_cache(bool on) { return plan_cache_flag().exchange(on); }
 
+namespace {
+// This thread's spare keys, made on first use in the thread and freed when it
+// ends. The flag is trivially destructible, so a ScratchKey that ends after
+// them (an evaluation in another thread_local's destructor) still reads it
+// and frees its key instead of keeping it.
+thread_local bool spare_keys_gone = false;
+struct SpareKeys {
+  std::vector<std::unique_ptr<GraphKey>> keys;
+  ~SpareKeys() { spare_keys_gone = true; }
+};
+thread_local SpareKeys spare_keys;
+}  // namespace
+
+ScratchKey::ScratchKey() {
+  if (!spare_keys_gone && !spare_keys.keys.empty()) {
+    key_ = std::move(spare_keys.keys.back());
+    spare_keys.keys.pop_back();
+  } else {
+    key_ = std::make_unique<GraphKey>();
+  }
+}
+
+ScratchKey::~ScratchKey() {
+  // The buffers go now, not at the next evaluation: a key must not keep device memory alive.
+  key_->buffers.clear();
+  key_->nodes.clear();
+  if (!spare_keys_gone && spare_keys.keys.size() < 4) spare_keys.keys.push_back(std::move(key_));
+}
+
 bool make_graph_key(const std::vector<NodePtr>& roots, GraphKey& key) {
   key.words.clear();
   key.nodes.clear();

@@ -42,6 +42,21 @@ struct GraphKey {
   std::vector<std::shared_ptr<rt::DeviceBuffer>> buffers;  // the graph's distinct buffers, by number
 };
 
+/// A GraphKey from this thread's spares, given back emptied when it goes: its
+/// vectors keep their capacity, so keying a graph allocates nothing after the
+/// first evaluations (evaluations nest, so a thread may hold several).
+class ScratchKey {
+ public:
+  ScratchKey();
+  ~ScratchKey();
+  ScratchKey(const ScratchKey&) = delete;
+  ScratchKey& operator=(const ScratchKey&) = delete;
+  GraphKey& operator*() { return *key_; }
+
+ private:
+  std::unique_ptr<GraphKey> key_;
+};
+
 /// The kept plans of one device (DeviceState::plans), guarded by its lock.
 struct PlanCache;
 

@@ -7,6 +7,7 @@
 // same memory, the device's tuning. Random draws are never kept. A scalar's
 // value is not structure: a graph differing only there reuses the plan and
 // computes with its own values.
+#include "runtime/context.hpp"
 #include "src/launch.hpp"
 #include "src/plan_cache.hpp"
 
@@ -393,6 +394,25 @@ TEST_CASE("plan cache: more structures than it keeps, all still right", "[plan_c
         for (int j = 0; j < k; ++j) v = v * 0.5f + float(k);
       CHECK(same_values(r.to_host(), want));
     }
+}
+
+TEST_CASE("plan cache: once an evaluation is done, nothing of it holds the graph's buffers", "[plan_cache]") {
+  // Keys are reused from one evaluation to the next (ScratchKey); one that
+  // kept its graph's buffers would hold device memory the caller let go.
+  const CacheSwitch on(true);
+  rt::Runtime& runtime = rt::runtime();
+  finish();
+  const std::uint64_t before = rt::memory_budget(runtime).in_use;
+  {
+    const A x = from_host(values(1 << 18, 8));
+    const A y = from_host(values(1 << 18, 9));
+    for (int k = 0; k < 3; ++k) {  // scheduled, then the plan reused
+      A r = x * 2.0f + y;
+      eval(r);
+    }
+  }
+  finish();
+  CHECK(rt::memory_budget(runtime).in_use == before);
 }
 
 TEST_CASE("plan cache: threads evaluating one structure on their own arrays", "[plan_cache][threads]") {
