@@ -3,7 +3,9 @@
 // kernel input that read an argument's buffer marked by the argument's
 // index, and each scalar slot that holds a scalar argument marked the same
 // way, so a later call only fills in its own buffers and scalars and
-// launches: the graph is not built, scheduled or hashed again.
+// launches: the graph is not built, scheduled or hashed again. A binding's
+// scalars that are no nodes (Python numbers) become slots the body makes
+// while it is traced (trace_scalar), numbered after the arguments.
 #include "fusecl/fuse.hpp"
 
 #include "fusecl/error.hpp"
@@ -41,10 +43,13 @@ struct FusePlan {
     Shape shape;
   };
   std::vector<Root> roots;
+  std::size_t external = 0;              // slots trace_scalar made, filled by TraceHooks::fill
+  std::shared_ptr<const void> payload;   // the binding's, handed to fill
 };
 
 struct Entry {
   std::vector<ArgKey> key;
+  std::vector<std::uint64_t> extra;  // TraceHooks::key
   std::shared_ptr<DeviceState> device;  // held: no other device can take its address
   std::shared_ptr<FusePlan> replay;  // null: this signature is not replayed (reason says why)
   std::string reason;
@@ -87,21 +92,26 @@ SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> buffers_of(const std::vector<N
   return buffers;
 }
 
-// The replay of `s` (made for `roots` from `args`, scalars as 0-d views), or
-// why there is none. Buffers other than the arguments' (captured arrays) and
-// scalars other than theirs stay in the plan.
+// The replay of `s` (made for `roots` from `args`, scalars as 0-d views, and
+// the body's `slots`), or why there is none. Buffers other than the
+// arguments' (captured arrays) and scalars other than theirs and the slots
+// stay in the plan.
 std::shared_ptr<FusePlan> make_fuse_plan(const Schedule& s, const std::vector<NodePtr>& roots,
-                                         const std::vector<NodePtr>& args, std::string& reason) {
+                                         const std::vector<NodePtr>& args, const std::vector<NodePtr>& slots,
+                                         std::string& reason) {
   const auto arg_buffers = buffers_of(args);
-  // A replay's scalars are the arguments' (by position); others stay as traced.
+  // A replay's scalars are the arguments' (by position), then the slots';
+  // others stay as traced.
   auto scalar_index = [&](const Node& n) {
     for (std::size_t i = 0; i < args.size(); ++i)
       if (args[i]->op == Op::View && args[i]->inputs[0].get() == &n) return int(i);
+    for (std::size_t k = 0; k < slots.size(); ++k)
+      if (slots[k].get() == &n) return int(args.size() + k);
     return -1;
   };
   std::shared_ptr<Replay> r = make_replay(s, {arg_buffers.data(), arg_buffers.size()}, scalar_index, true, reason);
   if (!r) return nullptr;
-  auto plan = std::make_shared<FusePlan>(FusePlan{std::move(*r), {}});
+  auto plan = std::make_shared<FusePlan>(FusePlan{std::move(*r), {}, slots.size(), nullptr});
   for (const auto& root : roots) {
     const int k = s.output_of(*root);
     if (k < 0) {
@@ -114,11 +124,14 @@ std::shared_ptr<FusePlan> make_fuse_plan(const Schedule& s, const std::vector<No
   return plan;
 }
 
-// Runs `plan` with `args` (as the caller gave them); the caller holds dev's lock.
-std::vector<NodePtr> run_fuse_plan(DeviceState& dev, FusePlan& plan, const std::vector<NodePtr>& args) {
+// Runs `plan` with `args` (as the caller gave them) and the slots' values
+// `external`; the caller holds dev's lock.
+std::vector<NodePtr> run_fuse_plan(DeviceState& dev, FusePlan& plan, const std::vector<NodePtr>& args,
+                                   const std::vector<std::uint64_t>& external) {
   const auto arg_buffers = buffers_of(args);
   SmallVector<std::uint64_t, 4> arg_scalars;
   for (const auto& a : args) arg_scalars.push_back(a->op == Op::Scalar ? a->bits() : 0);
+  for (const std::uint64_t b : external) arg_scalars.push_back(b);
   const auto bufs = run_replay(dev, plan.replay, {arg_buffers.data(), arg_buffers.size()},
                                {arg_scalars.data(), arg_scalars.size()}, [](std::size_t, const auto&) {});
   std::vector<NodePtr> results;
@@ -210,6 +223,33 @@ std::vector<NodePtr> operands(const std::vector<NodePtr>& args, bool fresh) {
   return out;
 }
 
+// The trace a body runs for on this thread (TraceHooks::tracing), if any: the
+// arguments' device and the slots trace_scalar made. A fused function called
+// inside another's body has its own, and the outer one is back when it returns.
+struct ActiveTrace {
+  DevicePtr device;
+  std::vector<NodePtr> slots;
+};
+thread_local ActiveTrace* active_trace = nullptr;
+
+class TraceScope {
+ public:
+  TraceScope(ActiveTrace* t, TraceHooks* hooks) : outer_(active_trace), hooks_(hooks) {
+    active_trace = t;
+    if (hooks_) hooks_->tracing = t != nullptr;
+  }
+  ~TraceScope() {
+    active_trace = outer_;
+    if (hooks_) hooks_->tracing = false;
+  }
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  ActiveTrace* outer_;
+  TraceHooks* hooks_;
+};
+
 void log_line(const std::string& line) {
   if (log_schedules()) std::cerr << "fuse: " << line << "\n" << std::flush;
 }
@@ -217,17 +257,29 @@ void log_line(const std::string& line) {
 // The function run and its results evaluated, as eval() does (`why` counted already).
 std::vector<NodePtr> unreplayed(const std::vector<NodePtr>& args,
                                 const std::function<std::vector<NodePtr>(const std::vector<NodePtr>&)>& body,
-                                const std::string& why) {
+                                TraceHooks* hooks, const std::string& why) {
   log_line("not replayed, because " + why);
-  std::vector<NodePtr> roots = body(operands(args, false));
+  std::vector<NodePtr> roots;
+  {
+    const TraceScope untraced(nullptr, hooks);
+    roots = body(operands(args, false));
+  }
   evaluate_nodes(roots);
   return roots;
 }
 
 }  // namespace
 
+NodePtr trace_scalar(DType d, std::uint64_t bits) {
+  if (!active_trace) return nullptr;
+  NodePtr n = make_scalar(d, bits);
+  active_trace->slots.push_back(n);
+  return broadcast_scalar(n, Shape{}, active_trace->device);
+}
+
 std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& args,
-                                 const std::function<std::vector<NodePtr>(const std::vector<NodePtr>&)>& body) {
+                                 const std::function<std::vector<NodePtr>(const std::vector<NodePtr>&)>& body,
+                                 TraceHooks* hooks) {
   // A call computes arrays: a fused function calling this one while it is
   // traced must not take this call's results for constants.
   count_evaluation_on_this_thread();
@@ -235,32 +287,48 @@ std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& 
   DeviceState* dev = nullptr;
   if (std::string why = argument_obstacle(args, key, dev); !why.empty()) {
     cache.note_unreplayed(why);
-    return unreplayed(args, body, why);
+    return unreplayed(args, body, hooks, why);
   }
+  static const std::vector<std::uint64_t> no_extra;
+  const std::vector<std::uint64_t>& extra = hooks ? hooks->key : no_extra;
+  auto same = [&](const Entry& e) { return e.device.get() == dev && e.key == key && e.extra == extra; };
 
   std::shared_ptr<FusePlan> replay;
   std::string known;  // why a signature met before is not replayed
   {
     const std::lock_guard g(cache.mutex);
     for (auto& e : cache.entries)
-      if (e.device.get() == dev && e.key == key) {
+      if (same(e)) {
         e.used = ++cache.clock;
-        if (e.replay) {
-          replay = e.replay;
-          ++cache.info.replays;
-        } else {
-          known = e.reason;
-          ++cache.info.unreplayed;
-          cache.info.last_reason = e.reason;
-        }
+        if (e.replay) replay = e.replay;
+        else known = e.reason;
         break;
       }
   }
-  if (!known.empty()) return unreplayed(args, body, known);
+  if (!known.empty()) {
+    cache.note_unreplayed(known);
+    return unreplayed(args, body, hooks, known);
+  }
   if (replay) {
+    // The binding's slot values first, outside every lock (it may run the
+    // caller's code, and may throw before anything is launched).
+    std::vector<std::uint64_t> external;
+    if (replay->external > 0) {
+      if (!hooks || !hooks->fill) throw Error("internal: a fused plan with scalar slots and nothing to fill them");
+      if (!hooks->fill(replay->payload.get(), external)) {
+        const std::string why = "a scalar argument's value now has another type than when it was traced";
+        cache.note_unreplayed(why);
+        return unreplayed(args, body, hooks, why);
+      }
+      if (external.size() != replay->external) throw Error("internal: a fused plan's scalar slots were not all filled");
+    }
+    {
+      const std::lock_guard g(cache.mutex);
+      ++cache.info.replays;
+    }
     const GraphLock lock(*dev);
     if (log_schedules()) log_line("replay of " + std::to_string(replay->replay.steps.size()) + " kernel(s) on " + describe(*dev));
-    return run_fuse_plan(*dev, *replay, args);
+    return run_fuse_plan(*dev, *replay, args, external);
   }
 
   // First call with this signature (or one not replayed): run the function,
@@ -269,18 +337,25 @@ std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& 
   // same array or value).
   const std::vector<NodePtr> fresh = operands(args, true);
   const std::uint64_t before = evaluations_on_this_thread();
-  std::vector<NodePtr> roots = body(fresh);
+  ActiveTrace trace{dev->shared_from_this(), {}};
+  std::vector<NodePtr> roots;
+  {
+    const TraceScope traced(&trace, hooks);
+    roots = body(fresh);
+  }
   std::string reason;
   if (evaluations_on_this_thread() != before)
     reason = "the function evaluated or uploaded arrays while it ran (to_host, eval, from_host, a fused function, or a graph "
              "past FUSECL_MAX_FUSED_OPS), which a replay would not do again";
+  if (reason.empty() && hooks) reason = hooks->refuse;
   std::shared_ptr<FusePlan> made;
   {
     const GraphLock lock(roots);
     if (reason.empty()) reason = graph_obstacle(roots, fresh, dev);
     if (reason.empty()) {
       Schedule s = tuned_schedule(*dev, roots);
-      made = make_fuse_plan(s, roots, fresh, reason);
+      made = make_fuse_plan(s, roots, fresh, trace.slots, reason);
+      if (made && hooks) made->payload = hooks->payload;
       if (log_schedules()) std::cerr << describe(s, describe(*dev)) << std::flush;
       run_schedule(*dev, s);
     } else {
@@ -289,13 +364,12 @@ std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& 
   }
   log_line(made ? "planned for replay" : "not replayed, because " + reason);
   const std::lock_guard g(cache.mutex);
-  auto it = std::find_if(cache.entries.begin(), cache.entries.end(),
-                         [&](const Entry& e) { return e.device.get() == dev && e.key == key; });
+  auto it = std::find_if(cache.entries.begin(), cache.entries.end(), same);
   if (it == cache.entries.end()) {
     if (cache.entries.size() >= cache.max_signatures)
       cache.entries.erase(std::min_element(cache.entries.begin(), cache.entries.end(),
                                            [](const Entry& a, const Entry& b) { return a.used < b.used; }));
-    it = cache.entries.insert(cache.entries.end(), Entry{key, dev->shared_from_this(), nullptr, "", 0});
+    it = cache.entries.insert(cache.entries.end(), Entry{key, extra, dev->shared_from_this(), nullptr, "", 0});
   }
   it->replay = made;
   it->reason = reason;

@@ -34,14 +34,43 @@ namespace detail {
 
 struct TraceCache;
 std::shared_ptr<TraceCache> make_trace_cache(std::size_t max_signatures);
+
+/// What a binding adds to call_traced for arguments that are not nodes:
+/// Python's numbers, whose dtype each operation decides (NEP 50), so they
+/// cannot be one scalar node of a dtype fixed in advance. The body makes a
+/// scalar slot of the dtype each use needs (trace_scalar), and each replay
+/// fills the slots through `fill`.
+struct TraceHooks {
+  std::vector<std::uint64_t> key;  // signature words besides the arguments' (plans are kept per both)
+  // Set by call_traced before the body runs: whether it runs for a plan
+  // (trace_scalar makes slots) or only for its values.
+  bool tracing = false;
+  // Set by the body when it ran for a plan: why no plan may be kept ("": one
+  // may), and what the plan keeps to hand to `fill`.
+  std::string refuse;
+  std::shared_ptr<const void> payload;
+  // A replay's slot values (bits, in the order trace_scalar made the slots)
+  // for this call, from the payload its trace left; false: this call cannot
+  // replay, and the body runs instead. Called with no lock held; may throw
+  // (the call then throws, having launched nothing).
+  std::function<bool(const void* payload, std::vector<std::uint64_t>& bits)> fill;
+};
+
 /// The evaluated results of the function `body` calls on the arrays whose
 /// nodes are `args`: a replay of the plan for their signature if the cache
 /// holds one; otherwise body runs, its results are evaluated, and the plan is
 /// kept where it can be replayed. body's argument is the nodes to call the
 /// function with.
 std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& args,
-                                 const std::function<std::vector<NodePtr>(const std::vector<NodePtr>&)>& body);
+                                 const std::function<std::vector<NodePtr>(const std::vector<NodePtr>&)>& body,
+                                 TraceHooks* hooks = nullptr);
 FuseInfo trace_info(const TraceCache& cache);
+
+/// While a body runs for a plan (TraceHooks::tracing) on this thread: a
+/// scalar of dtype d, now `bits`, as a 0-d array on the arguments' device,
+/// whose value each replay takes from TraceHooks::fill (never folded on the
+/// host: a cast of it is computed in the kernel). Otherwise null.
+NodePtr trace_scalar(DType d, std::uint64_t bits);
 
 template <class R>
 struct FusedResult {

@@ -16,6 +16,7 @@ from . import _core
 from ._core import *  # noqa: F401,F403  (Array, operations, devices, stats)
 from ._core import Array, Error, _DeviceScope, asarray
 from . import random  # noqa: F401
+from .fused import fuse  # noqa: F401
 
 __all__ = [n for n in dir(_core) if not n.startswith("_")] + ["random", "device", "newaxis", "square", "fuse"]
 
@@ -106,54 +107,6 @@ for _name, _ufunc in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"), 
                       ("or", "bitwise_or"), ("xor", "bitwise_xor"), ("lshift", "left_shift"),
                       ("rshift", "right_shift")]:
     setattr(Array, f"__i{_name}__", _inplace(getattr(Array, f"__{_name}__"), _ufunc))
-
-
-class _Fused:
-    """A function of arrays planned once per argument signature and replayed
-    (see fuse)."""
-
-    def __init__(self, fn, max_signatures):
-        self._fn = fn
-        self._cache = _core._TraceCache(max_signatures)
-        self._single = True  # whether the function returned one array (not a tuple), the last time it ran
-        _functools.update_wrapper(self, fn)
-
-    def _body(self, *arrays):
-        r = self._fn(*arrays)
-        self._single = isinstance(r, Array)
-        return r
-
-    def __call__(self, *args):
-        if _builtins.all(isinstance(a, (Array, _np.ndarray)) for a in args):  # fusecl.all is a reduction
-            out = self._cache.call(self._body, *[asarray(a) for a in args])
-            return out[0] if self._single else tuple(out)
-        # A Python scalar (or anything else) is no array a plan can take: the
-        # function runs, and its results are evaluated, as without fuse.
-        r = self._fn(*args)
-        arrays = (r,) if isinstance(r, Array) else tuple(r)
-        _core.eval(*arrays)
-        return r
-
-    def info(self):
-        """traces, replays, unreplayed (calls), signatures (plans held) and
-        last_reason (why the latest unreplayed call could not replay)."""
-        return self._cache.info()
-
-
-def fuse(fn=None, *, max_signatures=8):
-    """``@fusecl.fuse``: plans the function's kernels on its first call with
-    each argument signature (dtypes, shapes, device, which arguments are the
-    same array) and replays them on later calls, without running the Python
-    function or building its graph again, as cupy.fuse does. Arguments are
-    fusecl arrays or ndarrays (uploaded); the function returns an array or a
-    tuple of them, evaluated when the call returns. A call that cannot replay
-    (an argument that is lazy, a view or empty; random numbers drawn, or
-    arrays evaluated or uploaded, inside the function; a Python scalar
-    argument) runs the function as without fuse: ``f.info()["last_reason"]``
-    says why."""
-    if fn is None:
-        return lambda f: _Fused(f, max_signatures)
-    return _Fused(fn, max_signatures)
 
 
 def square(x):

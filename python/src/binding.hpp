@@ -48,6 +48,7 @@ struct Operand {
   bool strong = true;
   WeakKind weak = WeakKind::Int;
   py::object value;          // a weak scalar's Python value
+  py::object stand_in;       // the stand-in it came from, if of the trace running now (scalar_args.cpp)
 };
 /// Interprets x; nullopt when x is of no type an operation accepts (the
 /// operator then returns NotImplemented). ndarrays and lists are uploaded.
@@ -61,6 +62,48 @@ DType common_dtype(const std::vector<const Operand*>& xs);
 std::uint64_t scalar_bits(const py::handle& value, DType d);
 /// x as an array (asarray for anything else).
 PyArray as_array(const py::handle& x);
+
+// ---- Python numbers passed to fused functions (scalar_args.cpp) ----
+/// Whether x is a stand-in for a fused function's Python number (fusecl.fused.ScalarArg).
+bool is_stand_in(const py::handle& x);
+/// A stand-in's number now; `pin` first tells its trace that the number is
+/// used as a Python value, so the function is planned per value of it.
+py::object stand_in_value(const py::handle& x, bool pin);
+/// Whether x is a stand-in of the trace running now on this thread.
+bool stand_in_live(const py::handle& x);
+/// A scalar slot of dtype d holding the live stand-in x's number, which each
+/// replay computes again from its call's numbers.
+NodePtr stand_in_node(const py::handle& x, DType d);
+/// A weak scalar where no array gives it a dtype (NumPy makes it a 0-d
+/// array of its default dtype): a float64 slot for a live float stand-in,
+/// else uploaded.
+PyArray weak_alone(const Operand& x);
+/// A slot a trace made: the recorded arithmetic from the call's arguments to
+/// the number (a function of the argument tuple), the slot's dtype, and the
+/// Python type the number had when traced (the dtype depended on it).
+struct Slot {
+  py::object f;
+  DType dtype;
+  py::object type;
+};
+/// While it lives, the trace `trace` (null: none) runs on this thread and its slots go to `slots`.
+class LiveTrace {
+ public:
+  LiveTrace(PyObject* trace, std::vector<Slot>* slots);
+  ~LiveTrace();
+  LiveTrace(const LiveTrace&) = delete;
+  LiveTrace& operator=(const LiveTrace&) = delete;
+
+ private:
+  PyObject* trace_;
+  std::vector<Slot>* slots_;
+};
+/// The slots a trace made, as the payload its plan keeps (TraceHooks::payload).
+std::shared_ptr<const void> slots_payload(std::vector<Slot>&& slots);
+/// A replay's slot values from its call's arguments `args`; false where a
+/// number has another Python type than when traced.
+bool fill_slots(const void* payload, const py::tuple& args, std::vector<std::uint64_t>& bits);
+void register_scalar_arg_type(const py::object& type);
 
 // ---- shapes (operand.cpp) ----
 Shape to_shape(const py::handle& shape);

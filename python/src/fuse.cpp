@@ -1,7 +1,8 @@
 // fusecl.fuse's native half (python/fusecl/__init__.py wraps it): a plan
 // cache per fused function (include/fusecl/fuse.hpp). The Python function
 // runs only when a call cannot replay; a replay builds no Python objects but
-// the results.
+// the results, and redoes the Python arithmetic on number arguments that the
+// plan's scalar slots hold (scalar_args.cpp).
 #include "binding.hpp"
 
 namespace fusecl::py_binding {
@@ -26,19 +27,40 @@ std::vector<NodePtr> result_nodes(const py::object& r) {
 struct PyTraceCache {
   std::shared_ptr<detail::TraceCache> cache;
 
-  // The results of fn(*args) (args: fusecl arrays), as a list of arrays.
-  py::list call(const py::function& fn, const py::args& args) {
+  // The results of a call, as a list of arrays. `arrays`: the call's arrays
+  // (fusecl arrays), in order; `key`: signature words for its Python numbers
+  // (fused.py); `args`: all its arguments, from which a replay's slots are
+  // computed. body(arrays, trace) runs the function: `trace` is None, or the
+  // set of the trace's pinned arguments, whose identity tells its stand-ins
+  // apart; it returns (results, why no plan may be kept or "").
+  py::list call(const py::function& body, const py::list& arrays, std::vector<std::uint64_t> key, const py::tuple& args) {
     std::vector<NodePtr> in;
-    for (auto a : args) {
+    for (auto a : arrays) {
       if (!py::isinstance<PyArray>(a)) throw py::type_error("internal: fuse passes arrays only");
       in.push_back(a.cast<const PyArray&>().node);
     }
+    detail::TraceHooks hooks;
+    hooks.key = std::move(key);
+    hooks.fill = [&](const void* payload, std::vector<std::uint64_t>& bits) { return fill_slots(payload, args, bits); };
     // The GIL is held throughout: the function runs (when it must) on this thread.
     const std::vector<NodePtr> out = detail::call_traced(*cache, in, [&](const std::vector<NodePtr>& nodes) {
-      py::tuple arrays(nodes.size());
-      for (std::size_t i = 0; i < nodes.size(); ++i) arrays[i] = py::cast(PyArray{nodes[i]});
-      return result_nodes(fn(*arrays));
-    });
+      py::tuple given(nodes.size());
+      for (std::size_t i = 0; i < nodes.size(); ++i) given[i] = py::cast(PyArray{nodes[i]});
+      const bool tracing = hooks.tracing;
+      const py::object trace = tracing ? py::object(py::set()) : py::object(py::none());
+      std::vector<Slot> slots;
+      py::tuple r;
+      {
+        const LiveTrace live(tracing ? trace.ptr() : nullptr, &slots);
+        r = body(given, trace).cast<py::tuple>();
+      }
+      std::vector<NodePtr> results = result_nodes(r[0]);
+      if (tracing) {
+        hooks.refuse = r[1].cast<std::string>();
+        hooks.payload = slots.empty() ? nullptr : slots_payload(std::move(slots));
+      }
+      return results;
+    }, &hooks);
     py::list results;
     for (const auto& n : out) results.append(py::cast(PyArray{n}));
     return results;
@@ -67,6 +89,7 @@ void register_fuse(py::module_& m) {
            py::arg("max_signatures"))
       .def("call", &PyTraceCache::call)
       .def("info", &PyTraceCache::info);
+  m.def("_register_scalar_arg", &register_scalar_arg_type);
 }
 
 }  // namespace fusecl::py_binding

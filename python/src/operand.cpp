@@ -86,6 +86,14 @@ std::optional<Operand> to_operand(const py::handle& x) {
     o.dtype = detail::node_dtype(o.node);
     return o;
   }
+  if (is_stand_in(x)) {
+    // A fused function's Python number: weak as the number is. Of the trace
+    // running now, each use becomes a slot; of another (one that escaped the
+    // function), the number is a constant.
+    auto n = to_operand(stand_in_value(x, false));
+    if (n && !n->strong && stand_in_live(x)) n->stand_in = py::reinterpret_borrow<py::object>(x);
+    return n;
+  }
   PyObject* p = x.ptr();
   if (is_numpy_scalar(x)) {
     // NumPy scalars are strong (NEP 50): np.float64(2) * float32 array is
@@ -114,6 +122,7 @@ std::optional<Operand> to_operand(const py::handle& x) {
 
 NodePtr operand_node(const Operand& x, DType d) {
   if (x.node) return x.node;  // binary() and friends cast arrays themselves
+  if (x.stand_in) return stand_in_node(x.stand_in, d);
   return detail::make_scalar(d, scalar_bits(x.value, d));
 }
 
@@ -132,6 +141,7 @@ DType common_dtype(const std::vector<const Operand*>& xs) {
 
 PyArray as_array(const py::handle& x) {
   if (py::isinstance<PyArray>(x)) return x.cast<PyArray>();
+  if (is_stand_in(x)) return weak_alone(*to_operand(x));
   return upload(x, default_device());
 }
 

@@ -28,7 +28,7 @@ std::string types_str(const std::vector<const Operand*>& xs) {
 // scalars, the first becomes a 0-d array of NumPy's default dtype.
 void ensure_strong(Operand& x, const Operand& y) {
   if (x.strong || y.strong) return;
-  PyArray a = upload(x.value, default_device());
+  PyArray a = weak_alone(x);
   x.node = a.node, x.dtype = a.dtype(), x.strong = true;
 }
 
@@ -71,6 +71,9 @@ py::object true_divide(const py::handle& xh, const py::handle& yh, bool operator
 // `a ** 2` with a Python 2 or 2.0 is a * a, as NumPy's ** operator does
 // (its fast_scalar_power): exact where pow() is within ulps, and much cheaper.
 py::object pow_operator(const py::handle& xh, const py::handle& yh) {
+  // Whether the exponent is 2 decides the operation: a fused function's
+  // number is planned per value here.
+  if (is_stand_in(yh)) return pow_operator(xh, stand_in_value(yh, true));
   const bool two = (PyLong_CheckExact(yh.ptr()) || PyFloat_CheckExact(yh.ptr())) &&
                    PyObject_RichCompareBool(yh.ptr(), py::int_(2).ptr(), Py_EQ) == 1;
   if (!two) return binary_op(Op::Pow, xh, yh, true);
@@ -92,7 +95,7 @@ PyArray unary_op(Op op, const py::handle& xh) {
 PyArray where_op(const py::handle& ch, const py::handle& xh, const py::handle& yh) {
   Operand c = need_operand(ch, "where"), x = need_operand(xh, "where"), y = need_operand(yh, "where");
   if (!c.strong && !x.strong && !y.strong) {
-    PyArray a = upload(c.value, default_device());
+    PyArray a = weak_alone(c);
     c.node = a.node, c.dtype = a.dtype(), c.strong = true;
   }
   const DType p = ternary_compute(Op::Where, common_dtype({&x, &y}));

@@ -100,8 +100,10 @@ def test_bad_results_and_scalar_arguments():
         bad(fusecl.asarray(np.ones(3, np.float32)))
     scaled = fusecl.fuse(lambda a, s: a * s)
     x = fusecl.asarray(np.ones(3, np.float32))
-    r = scaled(x, 2.5)  # a Python scalar: run as without fuse, NEP 50 kept
-    assert r.dtype == np.float32
-    np.testing.assert_array_equal(r.numpy(), np.full(3, 2.5, np.float32))
+    r = scaled(x, np.float64(2.5))  # a NumPy scalar (strong): run as without fuse, NEP 50 kept
+    assert r.dtype == np.float64
+    np.testing.assert_array_equal(r.numpy(), np.full(3, 2.5))
+    with pytest.raises(TypeError):
+        scaled(x, "2.5")  # as without fuse
     with pytest.raises(ValueError):
         fusecl.fuse(lambda a: a, max_signatures=0)(x)
