@@ -140,9 +140,16 @@ def _reflected(fn):
     return method
 
 
-def _pinned(fn):
+def _compared(fn):
+    # A comparison of numbers is a Python bool the function may branch on:
+    # the numbers are pinned. Beside an array it is the array's elementwise
+    # comparison (reflected), which keeps the number a slot.
     def method(self, other):
-        return fn(self._pin(), other._pin() if isinstance(other, ScalarArg) else other)
+        if isinstance(other, ScalarArg):
+            return fn(self._pin(), other._pin())
+        if not isinstance(other, (int, float)):
+            return NotImplemented
+        return fn(self._pin(), other)
     return method
 
 
@@ -162,7 +169,7 @@ for _name, _fn in [("add", _operator.add), ("sub", _operator.sub), ("mul", _oper
 for _name, _fn in [("neg", _operator.neg), ("pos", _operator.pos), ("abs", abs), ("invert", _operator.invert)]:
     setattr(ScalarArg, f"__{_name}__", _unary(_fn))
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    setattr(ScalarArg, f"__{_name}__", _pinned(getattr(_operator, _name)))
+    setattr(ScalarArg, f"__{_name}__", _compared(getattr(_operator, _name)))
 
 _core._register_scalar_arg(ScalarArg)
 

@@ -176,6 +176,31 @@ def test_a_number_used_as_a_python_value_is_planned_per_value():
     assert info["traces"] == 4 and info["replays"] == 3 and info["unreplayed"] == 1, info
 
 
+def test_a_branch_on_a_number_is_never_replayed_for_another_value():
+    fn = lambda x, v: x * v if v > 0 else x - v  # noqa: E731
+    f = fusecl.fuse(fn)
+    xh = np.arange(5, dtype=np.float32)
+    x = fusecl.asarray(xh)
+    for v in (1.5, -1.5, 1.5, -1.5, 2.5, 0):
+        same_bits(f(x, v), unfused(fn, x, v), f"v={v}")
+        np.testing.assert_array_equal(f(x, v).numpy(), xh * np.float32(v) if v > 0 else xh - np.float32(v))
+    info = f.info()
+    assert info["unreplayed"] == 1 and info["traces"] == 4, info  # pinned, then a plan per value
+
+
+def test_a_number_compared_with_an_array_stays_a_kernel_argument():
+    fn = lambda x, lo, hi: fusecl.where(lo < x, fusecl.minimum(x, hi), lo)  # noqa: E731
+    f = fusecl.fuse(fn)
+    xh = np.linspace(-2, 2, 21, dtype=np.float32)
+    x = fusecl.asarray(xh)
+    for lo, hi in [(-1.0, 1.0), (0.0, 0.5), (-3.0, 3.0)]:
+        got = f(x, lo, hi)
+        same_bits(got, unfused(fn, x, lo, hi))
+        np.testing.assert_array_equal(got.numpy(), np.where(lo < xh, np.minimum(xh, np.float32(hi)), np.float32(lo)))
+    info = f.info()
+    assert info["traces"] == 1 and info["replays"] == 2, info
+
+
 def test_an_exponent_is_planned_per_value_as_numpy_squares_for_two():
     fn = lambda x, p: x ** p  # noqa: E731
     f = fusecl.fuse(fn)
