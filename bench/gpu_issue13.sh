@@ -15,6 +15,11 @@
 #                                      the whole suite, then softmax and row
 #                                      normalization against the BASE bundle
 #   bash bench/gpu_issue13.sh suite    the whole suite only
+#   bash bench/gpu_issue13.sh python   the whole suite, the Python module built
+#                                      here (carry/pylib, carry/pyhdr), its fuse
+#                                      tests, then bench/python_fuse.py at
+#                                      2^16, 2^21, 2^26 (LOG2) beside cupy.fuse,
+#                                      3 rounds (SUITE=0 skips the suite)
 #   bash bench/gpu_issue13.sh fuse     fusecl's fused_device and fuse_device
 #                                      (fusecl::fuse replays) at 2^16, 2^21,
 #                                      2^26 on every workload, then CuPy,
@@ -59,6 +64,42 @@ suite() {
   (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
      timeout 550 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
 }
+# The Python module, built here against this machine's Python and pybind11
+# (the headers fusecl's public headers need from Boost in carry/pyhdr, the
+# library in carry/pylib), into /tmp/py (issue 15's CuPy comparison).
+build_python() {
+  mkdir -p /tmp/py/fusecl /tmp/pyobj
+  export PYBIND_INC=$(python3 -c 'import pybind11; print(pybind11.get_include())')
+  export PY_INC=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  suffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+  ls python/src/*.cpp | xargs -P 16 -I{} sh -c \
+    'g++ -std=c++20 -O2 -fPIC -w -Iinclude -Icarry/pyhdr -I"$PY_INC" -I"$PYBIND_INC" -c {} -o /tmp/pyobj/$(basename {} .cpp).o' \
+    > "$OUT/python_build.txt" 2>&1
+  g++ -shared -o "/tmp/py/fusecl/_core$suffix" /tmp/pyobj/*.o carry/pylib/libfusecl.a -L"$bundle/lib" -lOpenCL -lpthread >> "$OUT/python_build.txt" 2>&1
+  cp python/fusecl/*.py /tmp/py/fusecl/
+}
+# Python's fusecl.fuse with number arguments (bench/python_fuse.py) beside
+# cupy.fuse, 3 rounds, after the whole suite and the Python fuse tests
+# (where pytest is installed).
+if [ "$mode" = python ]; then
+  if [ "${SUITE:-1}" = 1 ]; then  # SUITE=0: the Python part only
+    suite
+    grep -E "FAILED|failed|passed" "$OUT/tests.txt" | head -40
+  fi
+  build_python
+  tail -3 "$OUT/python_build.txt"
+  if python3 -c 'import pytest' 2>/dev/null; then
+    (cd tests/python && PYTHONPATH=/tmp/py timeout 200 python3 -m pytest -q -p no:cacheprovider test_fuse.py test_fuse_numbers.py \
+       > "$OUT/pytest.txt" 2>&1; echo "rc=$?" >> "$OUT/pytest.txt")
+    tail -3 "$OUT/pytest.txt"
+  fi
+  for r in 1 2 3; do
+    PYTHONPATH=/tmp/py timeout 150 python3 bench/python_fuse.py ${LOG2:-16 21 26} >> "$OUT/python_fuse.txt" 2>&1
+    echo "python_fuse round $r: $?"
+  done
+  cat "$OUT/python_fuse.txt"
+  exit 0
+fi
 if [ "$mode" = suite ]; then
   suite
   grep -E "FAILED|failed|passed" "$OUT/tests.txt" | head -40
@@ -154,19 +195,8 @@ if [ "$mode" = tests ] || [ "$mode" = final ]; then
   done
   [ "$mode" = final ] || exit 0
 fi
-# The Python module, built here against this machine's Python and pybind11
-# (the headers fusecl's public headers need from Boost in carry/pyhdr, the
-# library in carry/pylib), then its overhead beside CuPy's (issue 15).
 if [ -f carry/pylib/libfusecl.a ] && [ "$mode" = table ]; then
-  mkdir -p /tmp/py/fusecl /tmp/pyobj
-  export PYBIND_INC=$(python3 -c 'import pybind11; print(pybind11.get_include())')
-  export PY_INC=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
-  suffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-  ls python/src/*.cpp | xargs -P 16 -I{} sh -c \
-    'g++ -std=c++20 -O2 -fPIC -w -Iinclude -Icarry/pyhdr -I"$PY_INC" -I"$PYBIND_INC" -c {} -o /tmp/pyobj/$(basename {} .cpp).o' \
-    > "$OUT/python_build.txt" 2>&1
-  g++ -shared -o "/tmp/py/fusecl/_core$suffix" /tmp/pyobj/*.o carry/pylib/libfusecl.a -L"$bundle/lib" -lOpenCL -lpthread >> "$OUT/python_build.txt" 2>&1
-  cp python/fusecl/*.py /tmp/py/fusecl/
+  build_python
   PYTHONPATH=/tmp/py timeout 120 python3 bench/python_overhead.py > "$OUT/python_overhead.txt" 2>&1
   echo "python_overhead: $?"; cat "$OUT/python_overhead.txt"; tail -5 "$OUT/python_build.txt"
 fi
