@@ -5,7 +5,8 @@ function evaluated unfused (the graph built each call), cupy.fuse where CuPy
 is installed, and NumPy on the host. Float32 inputs already on the device;
 each call waits for the device (fusecl.finish, CuPy's synchronize), so the
 times are wall clock per call, Python included. Each result is checked: fuse
-against unfused bit for bit, CuPy and NumPy within 1e-4.
+against unfused bit for bit and NumPy within 1e-4; cupy.fuse's error against
+NumPy is printed.
 
     PYTHONPATH=build/python python3 bench/python_fuse.py [log2 sizes, default 16 21]
 """
@@ -92,8 +93,12 @@ def main():
         rows = [("fusecl.fuse", per_call(fuse_call)), ("fusecl eval", per_call(eval_call))]
         if cp is not None:
             cargs = [cp.asarray(h) for h in host]
-            for g, w in zip(cfused(*cargs, 0.05, 0.25), want):
-                np.testing.assert_allclose(cp.asnumpy(g), w, rtol=1e-4, atol=1e-3)
+            # Reported, not asserted: on an H200 (CuPy 14.2) cupy.fuse with
+            # float arguments was 4e-4 off where CuPy unfused, and cupy.fuse
+            # with the numbers written in, were 2e-5 off.
+            err = max(float(np.max(np.abs(cp.asnumpy(g).astype(np.float64) - w) / (np.abs(w) + 1e-3)))
+                      for g, w in zip(cfused(*cargs, 0.05, 0.25), want))
+            print(f"2^{log2}: cupy.fuse's largest error against NumPy: {err:.2g} (relative)")
 
             def cupy_call():
                 cfused(*cargs, RATE, VOLATILITY)
