@@ -11,11 +11,11 @@ NumPy is printed.
     PYTHONPATH=build/python python3 bench/python_fuse.py [log2 sizes, default 16 21]
 """
 import sys
-import time
 
 import numpy as np
 
 import fusecl
+from python_overhead import per_call  # this folder's: median of 5 rounds, seconds per call
 
 RATE, VOLATILITY = 0.02, 0.30
 
@@ -35,26 +35,6 @@ def black_scholes(m, spot, strike, years, rate, vol):
     n1, n2 = normal_cdf(d1), normal_cdf(d2)
     discounted = strike * m.exp(-rate * years)
     return spot * n1 - discounted * n2, discounted * (1.0 - n2) - spot * (1.0 - n1)
-
-
-def per_call(fn, seconds=1.0):
-    """Median over 5 rounds of the seconds per call of fn (each round ~seconds/5)."""
-    fn()
-    n = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if time.perf_counter() - start > seconds / 5:
-            break
-        n *= 2
-    rounds = []
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(n):
-            fn()
-        rounds.append((time.perf_counter() - start) / n)
-    return sorted(rounds)[2]
 
 
 def main():
