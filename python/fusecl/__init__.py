@@ -7,8 +7,6 @@ nothing runs until a result is needed (``a.numpy()``, ``np.asarray(a)``,
 consumers get kernels of their own). Dtypes and promotion follow NumPy 2
 (NEP 50: Python scalars are weak), whatever NumPy version is installed.
 """
-import builtins as _builtins
-import functools as _functools
 
 import numpy as _np
 
