@@ -16,7 +16,8 @@ PyArray upload(const py::handle& x, const Device& dev) {
     arr = arr.attr("astype")(dt.attr("newbyteorder")("="));
   // One C-contiguous copy on the host if the input is strided (a view, a
   // transposed or sliced ndarray), then one upload.
-  py::array c = np.attr("ascontiguousarray")(arr);
+  // (asarray with order="C": ascontiguousarray would make a 0-d array 1-d.)
+  py::array c = np.attr("asarray")(arr, py::arg("order") = "C");
   const Shape shape(std::vector<std::int64_t>(c.shape(), c.shape() + c.ndim()));
   const void* data = c.data();
   NodePtr node;

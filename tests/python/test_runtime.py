@@ -40,6 +40,19 @@ def test_one_upload_per_asarray_even_for_strided_input():
     np.testing.assert_array_equal(fusecl.asarray([[1, 2], [3, 4]]).numpy(), np.array([[1, 2], [3, 4]]))
 
 
+def test_zero_dimensional_inputs_stay_zero_dimensional():
+    # np.ascontiguousarray makes 0-d arrays 1-d; NumPy's meaning keeps shape ().
+    for value in (2.5, np.float32(-0.0), np.array(7, dtype=np.int16), np.uint64(2**64 - 1), True):
+        a = fusecl.asarray(value)
+        want = np.asarray(value)
+        assert a.shape == () and a.ndim == 0 and a.dtype == want.dtype, repr(value)
+        assert a.numpy().shape == () and a.numpy().tobytes() == want.tobytes(), repr(value)
+    assert fusecl.sqrt(2.0).shape == () and fusecl.sqrt(2.0).numpy() == np.sqrt(2.0)
+    x = fusecl.asarray(np.arange(3, dtype=np.float32))
+    assert (x * fusecl.asarray(np.float32(2))).shape == (3,)
+    assert (fusecl.asarray(np.float64(1.5)) + fusecl.asarray(np.float64(1))).numpy() == 2.5
+
+
 def test_eval_many_and_introspection():
     x = fusecl.asarray(np.arange(10, dtype=np.float32))
     a, b = x * 2, fusecl.sin(x)
