@@ -6,7 +6,8 @@ is installed, and NumPy on the host. Float32 inputs already on the device;
 each call waits for the device (fusecl.finish, CuPy's synchronize), so the
 times are wall clock per call, Python included. Each result is checked: fuse
 against unfused bit for bit and NumPy within 1e-4; cupy.fuse's error against
-NumPy is printed.
+NumPy is printed. A second fusecl.fuse row passes the numbers as np.float32
+scalars (strong: float32 arithmetic, their own signature).
 
     PYTHONPATH=build/python python3 bench/python_fuse.py [log2 sizes, default 16 21]
 """
@@ -18,6 +19,10 @@ import fusecl
 from python_overhead import per_call  # this folder's: median of 5 rounds, seconds per call
 
 RATE, VOLATILITY = 0.02, 0.30
+# NumPy 2's promotion (NEP 50) on NumPy 1.24 too: there np.float32 * 0.5 would
+# otherwise be float64, and the np.float32 row would time float64 arithmetic.
+if hasattr(np, "_set_promotion_state"):
+    np._set_promotion_state("weak")
 
 
 def black_scholes(m, spot, strike, years, rate, vol):
@@ -62,15 +67,28 @@ def main():
             assert np.array_equal(g.numpy(), p.numpy()), "fuse and unfused differ"
             np.testing.assert_allclose(g.numpy(), w, rtol=1e-4, atol=1e-3)
 
+        # The numbers as NumPy scalars (rates[i] of a float32 ndarray): strong, float32 arithmetic.
+        np_rate, np_vol = np.float32(RATE), np.float32(VOLATILITY)
+        got = fused(*args, np.float32(0.05), np.float32(0.25))
+        plain = black_scholes(fusecl, *args, np.float32(0.05), np.float32(0.25))
+        fusecl.eval(*plain)
+        for g, p in zip(got, plain):
+            assert np.array_equal(g.numpy(), p.numpy()), "fuse and unfused differ (NumPy scalars)"
+
         def fuse_call():
             fused(*args, RATE, VOLATILITY)
+            fusecl.finish()
+
+        def fuse_numpy_call():
+            fused(*args, np_rate, np_vol)
             fusecl.finish()
 
         def eval_call():
             fusecl.eval(*black_scholes(fusecl, *args, RATE, VOLATILITY))
             fusecl.finish()
 
-        rows = [("fusecl.fuse", per_call(fuse_call)), ("fusecl eval", per_call(eval_call))]
+        rows = [("fusecl.fuse", per_call(fuse_call)), ("fusecl.fuse, np.float32 numbers", per_call(fuse_numpy_call)),
+                ("fusecl eval", per_call(eval_call))]
         if cp is not None:
             cargs = [cp.asarray(h) for h in host]
             # Reported, not asserted: on an H200 (CuPy 14.2) cupy.fuse with

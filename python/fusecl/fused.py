@@ -1,5 +1,5 @@
-"""fusecl.fuse: a function of arrays and Python numbers planned once per
-argument signature and replayed (the plan cache is C++'s, python/src/fuse.cpp).
+"""fusecl.fuse: a function of arrays and numbers planned once per argument
+signature and replayed (the plan cache is C++'s, python/src/fuse.cpp).
 
 A Python number argument cannot be a scalar of a dtype fixed in advance: under
 NEP 50 it is weak, so ``x * rate`` is float32 for a float32 ``x`` and float64
@@ -7,7 +7,10 @@ for a float64 one. While the function is traced, each number arrives as a
 ``ScalarArg`` stand-in that records the Python arithmetic done on it
 (``0.5 * v * v``); each use of one in a fusecl operation becomes a scalar slot
 of the dtype NumPy gives it there, and a replay redoes the arithmetic on its
-own call's numbers to fill the slots. Where the function uses a number as a
+own call's numbers to fill the slots. A NumPy scalar (``np.float32(0.5)``, or
+``rates[i]`` of an ndarray) is strong and has its own dtype: its stand-in's
+slots have that dtype, and its arithmetic is NumPy's, redone on each call's
+scalars. Where the function uses a number as a
 Python value (a comparison, ``int()``, ``float()``, an index, an axis, a
 shape, ``math.sin``), the stand-in gives the value and its argument is from
 then on planned per value, as torch.compile specializes on such arguments.
@@ -24,24 +27,47 @@ from ._core import Array, asarray
 
 # The Python types a number argument may have, and a code for each in the key.
 _KINDS = {bool: 1, int: 2, float: 3}
+# NumPy scalars of the dtypes fusecl has (kind 4 in the key, then the dtype's
+# code): np.float16, complex and the rest run the function as without fuse.
+_NUMPY = 4
+_NUMPY_DTYPES = {_np.dtype(t).str: code for code, t in enumerate(
+    [_np.bool_, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8, _np.uint16, _np.uint32, _np.uint64,
+     _np.float32, _np.float64])}
+
+
+def _numpy_code(value):
+    """The key code of a NumPy scalar of a dtype fusecl has, else None."""
+    return _NUMPY_DTYPES.get(value.dtype.str) if isinstance(value, _np.generic) else None
+
+
+def _is_number(value):
+    """Whether value is a number a stand-in computes with (not an array)."""
+    return type(value) in _KINDS or _numpy_code(value) is not None
 
 
 def _value_words(kind, value):
     """The key words of a number planned per value, or None where it has none."""
-    if kind == 3:
-        return [_struct.unpack("<Q", _struct.pack("<d", value))[0]]  # -0.0, nan payloads kept apart
+    if kind == 3 or (kind == _NUMPY and value.dtype.kind == "f"):
+        return [_struct.unpack("<Q", _struct.pack("<d", float(value)))[0]]  # -0.0, nan payloads kept apart
+    value = int(value)
     if -(1 << 63) <= value < (1 << 64):
         return [value & ((1 << 64) - 1), int(value < 0)]
     return None
 
 
 class ScalarArg:
-    """A Python number argument of a fused function while it is traced. It
-    acts as the number in arithmetic and in fusecl operations; where its
-    value is used otherwise it gives the value, and the function is planned
-    per value of that argument. ``isinstance(v, float)`` is False for it."""
+    """A number argument of a fused function (a Python bool, int or float, or
+    a NumPy scalar) while it is traced. It acts as the number in arithmetic
+    and in fusecl operations; where its value is used otherwise it gives the
+    value, and the function is planned per value of that argument.
+    ``isinstance(v, float)`` is False for it; a NumPy scalar's ``dtype``,
+    ``shape``, ``ndim``, ``size``, ``itemsize`` and ``nbytes`` are read
+    without fixing its value."""
 
     __slots__ = ("_trace", "_value", "_f", "_deps")
+    # Above NumPy's: a NumPy scalar's operator (np.float32(1) / v) then
+    # defers to ours, which records it, instead of reading the value.
+    __array_priority__ = 1e6
 
     def __init__(self, trace, value, f, deps):
         self._trace = trace  # the set of pinned arguments; its identity tells traces apart
@@ -56,6 +82,8 @@ class ScalarArg:
     def __getattr__(self, name):  # v.real, v.is_integer(), v.bit_length() ...
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in _TYPE_ATTRS and isinstance(self._value, _np.generic):
+            return getattr(self._value, name)  # the same for every value of its type: the signature holds it
         return getattr(self._pin(), name)
 
     def __repr__(self):
@@ -107,10 +135,16 @@ class ScalarArg:
         return divmod(other, self._pin())
 
 
+_TYPE_ATTRS = frozenset(("dtype", "shape", "ndim", "size", "itemsize", "nbytes"))
+# What arithmetic with a stand-in takes as the other number; anything else
+# (an array) gets NotImplemented, and its reflected operator runs.
+_CONSTANTS = (int, float, _np.bool_, _np.number)
+
+
 def _result(trace, value, f, deps):
-    # A bool, int or float stays a stand-in; anything else (a complex from
-    # (-1.0) ** 0.5, a NumPy scalar from v * np.float32(2)) is a value.
-    if type(value) in _KINDS:
+    # A number stays a stand-in; anything else (a complex from (-1.0) ** 0.5,
+    # an np.float16) is a value.
+    if _is_number(value):
         return ScalarArg(trace, value, f, deps)
     trace.update(deps)
     return value
@@ -125,7 +159,7 @@ def _binary(fn):
                            self._deps | other._deps)
         if isinstance(other, ScalarArg):  # one that escaped another trace: a constant here
             other = other._value
-        if not isinstance(other, (int, float)):
+        if not isinstance(other, _CONSTANTS):
             return NotImplemented  # arrays: their reflected operator
         return _result(self._trace, fn(self._value, other), lambda a: fn(sf(a), other), self._deps)
     return method
@@ -133,7 +167,9 @@ def _binary(fn):
 
 def _reflected(fn):
     def method(self, other):
-        if not isinstance(other, (int, float)):
+        if isinstance(other, _np.ndarray):  # it deferred to us (__array_priority__): the value
+            return fn(other, self._pin())
+        if not isinstance(other, _CONSTANTS):
             return NotImplemented
         sf = self._f
         return _result(self._trace, fn(other, self._value), lambda a: fn(other, sf(a)), self._deps)
@@ -147,7 +183,9 @@ def _compared(fn):
     def method(self, other):
         if isinstance(other, ScalarArg):
             return fn(self._pin(), other._pin())
-        if not isinstance(other, (int, float)):
+        if isinstance(other, _np.ndarray):  # ndarray < v deferred to v > ndarray
+            return fn(self._pin(), other)
+        if not isinstance(other, _CONSTANTS):
             return NotImplemented
         return fn(self._pin(), other)
     return method
@@ -198,16 +236,19 @@ class Fused:
             if isinstance(a, (Array, _np.ndarray)):
                 arrays.append(asarray(a))
                 continue
-            kind = _KINDS.get(type(a))
+            kind, dtype = _KINDS.get(type(a)), []
             if kind is None:
-                return self._plain(args)
+                code = _numpy_code(a)
+                if code is None:
+                    return self._plain(args)
+                kind, dtype = _NUMPY, [code]
             if i in self._static:
                 words = _value_words(kind, a)
                 if words is None:
                     return self._plain(args)
-                key += [i << 8 | 1 << 4 | kind, *words]
+                key += [i << 8 | 1 << 4 | kind, *dtype, *words]
             else:
-                key.append(i << 8 | kind)
+                key += [i << 8 | kind, *dtype]
 
         def body(given, trace):
             it = iter(given)
@@ -241,11 +282,13 @@ def fuse(fn=None, *, max_signatures=8):
     each argument signature and replays them on later calls, without running
     the Python function or building its graph again, as cupy.fuse does.
 
-    Arguments are fusecl arrays, ndarrays (uploaded) and Python numbers
-    (bool, int, float). The signature is the arrays' dtypes and shapes, their
-    device, which arguments are the same array, and each number's Python
-    type. A number keeps NEP 50's meaning (``x * rate`` is float32 for a
-    float32 ``x``) and a replay uses each call's value; inside the function
+    Arguments are fusecl arrays, ndarrays (uploaded), Python numbers (bool,
+    int, float) and NumPy scalars of fusecl's dtypes. The signature is the
+    arrays' dtypes and shapes, their device, which arguments are the same
+    array, and each number's type (a NumPy scalar's dtype). A number keeps
+    NEP 50's meaning (``x * rate`` is float32 for a float32 ``x`` and a
+    Python float, float64 for an ``np.float64``) and a replay uses each
+    call's value; inside the function
     it is a stand-in (``fusecl.fused.ScalarArg``) that acts as the number in
     arithmetic. Where the function uses a number as a Python value (a
     comparison, ``int()``, ``float()``, ``math.sin``, an index, an axis, a
@@ -254,7 +297,7 @@ def fuse(fn=None, *, max_signatures=8):
     evaluated when the call returns.
 
     A call that cannot replay (an argument that is lazy, a view, empty, a
-    NumPy scalar or of another type; random numbers drawn, or arrays
+    NumPy scalar of a dtype fusecl lacks, or of another type; random numbers drawn, or arrays
     evaluated or uploaded, inside the function) runs the function as without
     fuse: ``f.info()["last_reason"]`` says why."""
     if fn is None:

@@ -87,11 +87,15 @@ std::optional<Operand> to_operand(const py::handle& x) {
     return o;
   }
   if (is_stand_in(x)) {
-    // A fused function's Python number: weak as the number is. Of the trace
-    // running now, each use becomes a slot; of another (one that escaped the
-    // function), the number is a constant.
+    // A fused function's number: weak as a Python number is, strong with its
+    // dtype as a NumPy scalar is. Of the trace running now, each use becomes
+    // a slot (a weak one's dtype is known only beside the other operands);
+    // of another (one that escaped the function), the number is a constant.
     auto n = to_operand(stand_in_value(x, false));
-    if (n && !n->strong && stand_in_live(x)) n->stand_in = py::reinterpret_borrow<py::object>(x);
+    if (n && stand_in_live(x)) {
+      if (n->strong) n->node = stand_in_node(x, n->dtype);
+      else n->stand_in = py::reinterpret_borrow<py::object>(x);
+    }
     return n;
   }
   PyObject* p = x.ptr();
@@ -141,7 +145,14 @@ DType common_dtype(const std::vector<const Operand*>& xs) {
 
 PyArray as_array(const py::handle& x) {
   if (py::isinstance<PyArray>(x)) return x.cast<PyArray>();
-  if (is_stand_in(x)) return weak_alone(*to_operand(x));
+  if (is_stand_in(x)) {
+    const Operand o = *to_operand(x);
+    if (!o.strong) return weak_alone(o);
+    // A NumPy scalar's stand-in: its slot, of its own dtype (or, escaped from
+    // its trace, its number).
+    if (stand_in_live(x)) return PyArray{o.node};
+    return upload(stand_in_value(x, false), default_device());
+  }
   return upload(x, default_device());
 }
 

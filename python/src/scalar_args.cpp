@@ -1,8 +1,9 @@
-// Python numbers passed to a fused function (fusecl.fuse). While the function
-// is traced, each arrives as a stand-in (fusecl.fused.ScalarArg) that records
-// the Python arithmetic done on it. Each use of a stand-in in an operation
-// becomes a scalar slot of the dtype NumPy gives the number there (NEP 50: a
-// Python float is float32 beside float32 arrays, float64 alone), and a replay
+// Numbers passed to a fused function (fusecl.fuse): Python numbers and NumPy
+// scalars. While the function is traced, each arrives as a stand-in
+// (fusecl.fused.ScalarArg) that records the arithmetic done on it. Each use
+// of a stand-in in an operation becomes a scalar slot of the dtype NumPy
+// gives the number there (NEP 50: a Python float is float32 beside float32
+// arrays, float64 alone; a NumPy scalar has its own dtype), and a replay
 // fills each slot by redoing the recorded arithmetic on its call's numbers.
 // Where a number is used as a Python value (a comparison, int(), an index,
 // an axis), the stand-in gives its value and says so to its trace; the

@@ -100,7 +100,7 @@ def test_bad_results_and_scalar_arguments():
         bad(fusecl.asarray(np.ones(3, np.float32)))
     scaled = fusecl.fuse(lambda a, s: a * s)
     x = fusecl.asarray(np.ones(3, np.float32))
-    r = scaled(x, np.float64(2.5))  # a NumPy scalar (strong): run as without fuse, NEP 50 kept
+    r = scaled(x, np.float64(2.5))  # a NumPy scalar: strong, as NEP 50 has it (test_fuse_numpy_scalars.py)
     assert r.dtype == np.float64
     np.testing.assert_array_equal(r.numpy(), np.full(3, 2.5))
     with pytest.raises(TypeError):
