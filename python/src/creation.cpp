@@ -11,7 +11,11 @@ namespace {
 // NumPy's dtype for a Python fill value when none is given.
 DType value_dtype(const py::handle& v) {
   if (PyBool_Check(v.ptr())) return DType::Bool;
-  if (PyLong_Check(v.ptr())) return DType::Int64;
+  if (PyLong_Check(v.ptr())) {  // as np.array(v): int64, else uint64 where it fits (else OverflowError later)
+    int overflow = 0;
+    (void)PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    return overflow > 0 ? DType::UInt64 : DType::Int64;
+  }
   if (PyFloat_Check(v.ptr())) return DType::Float64;
   return from_numpy_dtype(py::module_::import("numpy").attr("asarray")(v).attr("dtype"));
 }
@@ -20,7 +24,20 @@ DType dtype_or(const py::object& dtype, DType fallback) {
   return dtype.is_none() ? fallback : from_numpy_dtype(dtype);
 }
 
-PyArray full(const py::object& shape, const py::object& value, const py::object& dtype, const py::object& device) {
+PyArray full(const py::object& shape, const py::object& fill, const py::object& dtype, const py::object& device) {
+  py::object value = fill;
+  if (is_stand_in(fill)) {
+    // A fused function's number (fusecl.fuse): a slot broadcast to the shape,
+    // so replays fill each call's value. Otherwise (a Python int without a
+    // dtype, whose NumPy dtype depends on the value; another device; a
+    // stand-in of no trace running) its number, read as a Python value.
+    const py::object v = stand_in_value(fill, false);
+    if (stand_in_live(fill) && device.is_none() && (!dtype.is_none() || !PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()))) {
+      const DType d = dtype.is_none() ? value_dtype(v) : from_numpy_dtype(dtype);
+      return PyArray{detail::view_broadcast(stand_in_node(fill, d), to_shape(shape))};
+    }
+    value = stand_in_value(fill, stand_in_live(fill));
+  }
   const DType d = dtype.is_none() ? value_dtype(value) : from_numpy_dtype(dtype);
   py::object v = value;
   if (!PyBool_Check(v.ptr()) && !PyLong_Check(v.ptr()) && !PyFloat_Check(v.ptr())) v = v.attr("item")();

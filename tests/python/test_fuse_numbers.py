@@ -246,3 +246,31 @@ def test_numbers_only_or_nested_fused_functions_run_correctly():
     alone = fusecl.fuse(lambda a, b: fusecl.full((3,), a) * b)
     np.testing.assert_array_equal(alone(2.0, 3.0).numpy(), np.full(3, 6.0))
     np.testing.assert_array_equal(alone(1.0, -1.0).numpy(), np.full(3, -1.0))
+
+
+def test_full_of_a_number_is_filled_on_each_replay():
+    xh = np.arange(8, dtype=np.float32)
+    x = fusecl.asarray(xh)
+    f = fusecl.fuse(lambda x, v: fusecl.full((2, 8), v) * x)
+    for v in (2.0, -0.0, math.inf, 3.5):
+        got = f(x, v)
+        with np.errstate(invalid="ignore"):  # inf * 0
+            want = np.full((2, 8), v) * xh  # a float fill: float64, as np.full's
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.numpy().tobytes() == want.tobytes(), v
+    assert f.info()["traces"] == 1 and f.info()["replays"] == 3
+    g = fusecl.fuse(lambda x, v: fusecl.full(x.shape, v, dtype=np.int32) + x)
+    for v in (2.7, -1.5, 7.0):  # truncated to int32 as NumPy's unsafe cast
+        np.testing.assert_array_equal(g(x, v).numpy(), np.full(8, v).astype(np.int32) + xh)
+    assert g.info()["replays"] == 2
+    h = fusecl.fuse(lambda x, v: fusecl.full(x.shape, v))
+    for v in (np.float32(-0.0), np.float32(7), np.float32(np.nan)):
+        got = h(x, v)
+        assert got.dtype == np.float32 and got.numpy().tobytes() == np.full(8, v).tobytes()
+    assert h.info()["replays"] == 2
+    # A Python int alone: NumPy's dtype depends on the value (int64, or uint64
+    # past it), so it is planned per value, and each value gets its own.
+    k = fusecl.fuse(lambda x, v: fusecl.full(x.shape, v) + x)
+    for v in (2, 3, 2, 2**63, 2**64 - 1, -2**63):
+        got, want = k(x, v), np.full(8, v) + xh
+        assert got.dtype == want.dtype and np.array_equal(got.numpy(), want), v

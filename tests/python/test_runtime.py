@@ -53,6 +53,14 @@ def test_zero_dimensional_inputs_stay_zero_dimensional():
     assert (fusecl.asarray(np.float64(1.5)) + fusecl.asarray(np.float64(1))).numpy() == 2.5
 
 
+def test_full_of_a_python_int_has_numpys_dtype():
+    for v in (0, -1, 2**63 - 1, 2**63, 2**64 - 1, -2**63):
+        a, want = fusecl.full(3, v), np.full(3, v)
+        assert a.dtype == want.dtype and a.numpy().tolist() == want.tolist(), v
+    with pytest.raises(OverflowError):
+        fusecl.full(3, 2**64)  # NumPy makes an object array, which fusecl has not
+
+
 def test_eval_many_and_introspection():
     x = fusecl.asarray(np.arange(10, dtype=np.float32))
     a, b = x * 2, fusecl.sin(x)
