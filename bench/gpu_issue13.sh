@@ -89,7 +89,7 @@ if [ "$mode" = python ]; then
   build_python
   tail -3 "$OUT/python_build.txt"
   if python3 -c 'import pytest' 2>/dev/null; then
-    (cd tests/python && PYTHONPATH=/tmp/py timeout 200 python3 -m pytest -q -p no:cacheprovider test_fuse.py test_fuse_numbers.py \
+    (cd tests/python && PYTHONPATH=/tmp/py timeout 200 python3 -m pytest -q -p no:cacheprovider test_fuse.py test_fuse_numbers.py test_fuse_numpy_scalars.py \
        > "$OUT/pytest.txt" 2>&1; echo "rc=$?" >> "$OUT/pytest.txt")
     tail -3 "$OUT/pytest.txt"
   fi
