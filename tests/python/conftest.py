@@ -37,6 +37,29 @@ def edge_values(dtype, n, rng):
     return v
 
 
+def unfused(fn, *args):
+    """fn's results, evaluated: what a fused function must give bit for bit (the fuse tests)."""
+    r = fn(*args)
+    fusecl.eval(*((r,) if isinstance(r, fusecl.Array) else r))
+    return r
+
+
+def same_bits(got, want, what=""):
+    """got and want (fusecl arrays) have one dtype, one shape and the same bits."""
+    g, w = got.numpy(), want.numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape, what
+    assert np.array_equal(g.view(np.uint8), w.view(np.uint8)), f"{what}: {g[:8]} against {w[:8]}"
+
+
+def fuse_black_scholes(S, K, T, r, v):
+    """Black-Scholes-like arithmetic on arrays and numbers (tanh for the normal CDF), two results."""
+    sq = fusecl.sqrt(T)
+    d1 = (fusecl.log(S / K) + (r + 0.5 * v * v) * T) / (v * sq)
+    d2 = d1 - v * sq
+    disc = K * fusecl.exp(-r * T)
+    return S * fusecl.tanh(d1) - disc * fusecl.tanh(d2), disc
+
+
 def ulp_close(got, want, ulps):
     """True where got is within `ulps` units in the last place of want (NaN
     matching NaN, infinities matching exactly)."""

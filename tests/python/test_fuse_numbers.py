@@ -10,27 +10,7 @@ import pytest
 
 import fusecl
 
-from conftest import edge_values
-
-
-def unfused(fn, *args):
-    r = fn(*args)
-    fusecl.eval(*((r,) if isinstance(r, fusecl.Array) else r))
-    return r
-
-
-def same_bits(got, want, what=""):
-    g, w = got.numpy(), want.numpy()
-    assert got.dtype == want.dtype and got.shape == want.shape, what
-    assert np.array_equal(g.view(np.uint8), w.view(np.uint8)), f"{what}: {g[:8]} against {w[:8]}"
-
-
-def black_scholes(S, K, T, r, v):
-    sq = fusecl.sqrt(T)
-    d1 = (fusecl.log(S / K) + (r + 0.5 * v * v) * T) / (v * sq)
-    d2 = d1 - v * sq
-    disc = K * fusecl.exp(-r * T)
-    return S * fusecl.tanh(d1) - disc * fusecl.tanh(d2), disc
+from conftest import edge_values, fuse_black_scholes as black_scholes, same_bits, unfused
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -52,7 +32,8 @@ def test_numbers_are_weak_and_each_replay_uses_its_own(dtype):
     assert info["traces"] == 1 and info["replays"] == 3 and info["unreplayed"] == 0, info
 
 
-def test_a_replay_with_numbers_launches_one_kernel_and_runs_no_python():
+@pytest.mark.parametrize("number", [float, np.float32])  # Python numbers and NumPy scalars
+def test_a_replay_with_numbers_launches_one_kernel_and_runs_no_python(number):
     calls = []
 
     def scaled(x, a, b):
@@ -61,9 +42,9 @@ def test_a_replay_with_numbers_launches_one_kernel_and_runs_no_python():
 
     f = fusecl.fuse(scaled)
     x = fusecl.asarray(np.arange(100, dtype=np.float32))
-    f(x, 2.0, 1.0).numpy()
+    f(x, number(2), number(1)).numpy()
     fusecl.reset_stats()
-    r = f(x, 3.0, -1.0)
+    r = f(x, number(3), number(-1))
     fusecl.finish()
     s = fusecl.stats()
     assert s["kernels_launched"] == 1 and s["uploads"] == 0 and s["downloads"] == 0, s

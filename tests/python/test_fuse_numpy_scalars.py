@@ -8,27 +8,7 @@ import pytest
 
 import fusecl
 
-from conftest import edge_values
-
-
-def unfused(fn, *args):
-    r = fn(*args)
-    fusecl.eval(*((r,) if isinstance(r, fusecl.Array) else r))
-    return r
-
-
-def same_bits(got, want, what=""):
-    g, w = got.numpy(), want.numpy()
-    assert got.dtype == want.dtype and got.shape == want.shape, what
-    assert np.array_equal(g.view(np.uint8), w.view(np.uint8)), f"{what}: {g[:8]} against {w[:8]}"
-
-
-def black_scholes(S, K, T, r, v):
-    sq = fusecl.sqrt(T)
-    d1 = (fusecl.log(S / K) + (r + v * v / 2) * T) / (v * sq)
-    d2 = d1 - v * sq
-    disc = K * fusecl.exp(-r * T)
-    return S * fusecl.tanh(d1) - disc * fusecl.tanh(d2), disc
+from conftest import edge_values, fuse_black_scholes as black_scholes, same_bits, unfused
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -51,25 +31,6 @@ def test_rates_read_from_an_ndarray_are_replayed_with_each_value(dtype):
         np.testing.assert_allclose(got[1].numpy(), kh * np.exp(-r * th), rtol=2e-6 if dtype == np.float32 else 1e-14)
     info = f.info()
     assert info["traces"] == 1 and info["replays"] == len(rates) - 1 and info["unreplayed"] == 0, info
-
-
-def test_a_replay_launches_one_kernel_and_uploads_nothing():
-    calls = []
-
-    def scaled(x, a, b):
-        calls.append(1)
-        return x * a + b
-
-    f = fusecl.fuse(scaled)
-    x = fusecl.asarray(np.arange(100, dtype=np.float32))
-    f(x, np.float32(2), np.float32(1)).numpy()
-    fusecl.reset_stats()
-    r = f(x, np.float32(3), np.float32(-1))
-    fusecl.finish()
-    s = fusecl.stats()
-    assert s["kernels_launched"] == 1 and s["uploads"] == 0 and s["downloads"] == 0, s
-    assert len(calls) == 1
-    np.testing.assert_array_equal(r.numpy(), np.arange(100, dtype=np.float32) * 3 - 1)
 
 
 def test_numpy_scalars_are_strong_and_each_dtype_is_its_own_signature():
