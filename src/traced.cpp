@@ -315,8 +315,7 @@ std::vector<NodePtr> call_traced(TraceCache& cache, const std::vector<NodePtr>& 
     std::vector<std::uint64_t> external;
     if (replay->external > 0) {
       if (!hooks || !hooks->fill) throw Error("internal: a fused plan with scalar slots and nothing to fill them");
-      if (!hooks->fill(replay->payload.get(), external)) {
-        const std::string why = "a scalar argument's value now has another type than when it was traced";
+      if (const std::string why = hooks->fill(replay->payload.get(), external); !why.empty()) {
         cache.note_unreplayed(why);
         return unreplayed(args, body, hooks, why);
       }

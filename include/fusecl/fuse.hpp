@@ -50,10 +50,11 @@ struct TraceHooks {
   std::string refuse;
   std::shared_ptr<const void> payload;
   // A replay's slot values (bits, in the order trace_scalar made the slots)
-  // for this call, from the payload its trace left; false: this call cannot
-  // replay, and the body runs instead. Called with no lock held; may throw
-  // (the call then throws, having launched nothing).
-  std::function<bool(const void* payload, std::vector<std::uint64_t>& bits)> fill;
+  // for this call, from the payload its trace left. It returns "", or why
+  // this call cannot replay: the body then runs instead, and the reason is
+  // FuseInfo::last_reason. Called with no lock held; may throw (the call then
+  // throws, having launched nothing).
+  std::function<std::string(const void* payload, std::vector<std::uint64_t>& bits)> fill;
 };
 
 /// The evaluated results of the function `body` calls on the arrays whose

@@ -49,6 +49,7 @@ struct Operand {
   WeakKind weak = WeakKind::Int;
   py::object value;          // a weak scalar's Python value
   py::object stand_in;       // the stand-in it came from, if of the trace running now (scalar_args.cpp)
+  bool compared = false;     // a weak int compared with an integer array (its slot may not replay out of range)
 };
 /// Interprets x; nullopt when x is of no type an operation accepts (the
 /// operator then returns NotImplemented). ndarrays and lists are uploaded.
@@ -60,6 +61,8 @@ NodePtr operand_node(const Operand& x, DType d);
 DType common_dtype(const std::vector<const Operand*>& xs);
 /// The bits of a Python scalar converted to dtype d (make_scalar's argument).
 std::uint64_t scalar_bits(const py::handle& value, DType d);
+/// Whether the Python int `value` is within the integer dtype d's range.
+bool int_fits(const py::handle& value, DType d);
 /// x as an array (asarray for anything else).
 PyArray as_array(const py::handle& x);
 
@@ -72,8 +75,10 @@ py::object stand_in_value(const py::handle& x, bool pin);
 /// Whether x is a stand-in of the trace running now on this thread.
 bool stand_in_live(const py::handle& x);
 /// A scalar slot of dtype d holding the live stand-in x's number, which each
-/// replay computes again from its call's numbers.
-NodePtr stand_in_node(const py::handle& x, DType d);
+/// replay computes again from its call's numbers. `compared`: an int compared
+/// with an integer array, whose replay with an int out of d's range runs the
+/// function instead (NumPy's result is then a constant, not an overflow).
+NodePtr stand_in_node(const py::handle& x, DType d, bool compared = false);
 /// A weak scalar where no array gives it a dtype (NumPy makes it a 0-d
 /// array of its default dtype): a float64 slot for a live float stand-in,
 /// else uploaded.
@@ -85,6 +90,7 @@ struct Slot {
   py::object f;
   DType dtype;
   py::object type;
+  bool compared = false;  // stand_in_node's
 };
 /// While it lives, the trace `trace` (null: none) runs on this thread and its slots go to `slots`.
 class LiveTrace {
@@ -100,9 +106,10 @@ class LiveTrace {
 };
 /// The slots a trace made, as the payload its plan keeps (TraceHooks::payload).
 std::shared_ptr<const void> slots_payload(std::vector<Slot>&& slots);
-/// A replay's slot values from its call's arguments `args`; false where a
-/// number has another Python type than when traced.
-bool fill_slots(const void* payload, const py::tuple& args, std::vector<std::uint64_t>& bits);
+/// A replay's slot values from its call's arguments `args`; why the call
+/// cannot replay ("" where it can): a number has another Python type than
+/// when traced, or a compared int is out of its slot's range.
+std::string fill_slots(const void* payload, const py::tuple& args, std::vector<std::uint64_t>& bits);
 void register_scalar_arg_type(const py::object& type);
 
 // ---- shapes (operand.cpp) ----

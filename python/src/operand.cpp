@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <utility>
 
 namespace fusecl::py_binding {
 
@@ -18,37 +20,44 @@ std::uint64_t bits(T v) {
 }
 
 
-// A Python int as the integer dtype d, or OverflowError as NumPy 2 raises.
-std::uint64_t int_bits(const py::handle& value, DType d) {
+// A Python int as the integer dtype d; nullopt where it does not fit.
+std::optional<std::uint64_t> int_bits_if_fits(const py::handle& value, DType d) {
   int overflow = 0;
   const long long s = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
   if (s == -1 && PyErr_Occurred()) throw py::error_already_set();
-  auto fail = [&]() -> std::uint64_t {
-    PyErr_Format(PyExc_OverflowError, "Python integer %S out of bounds for %s", value.ptr(),
-                 std::string(dtype_name(d)).c_str());
-    throw py::error_already_set();
-  };
-  if (overflow < 0) return fail();
+  if (overflow < 0) return std::nullopt;
   if (overflow > 0) {
-    if (d != DType::UInt64) return fail();
+    if (d != DType::UInt64) return std::nullopt;
     const unsigned long long u = PyLong_AsUnsignedLongLong(value.ptr());
     if (PyErr_Occurred()) {
       PyErr_Clear();
-      return fail();
+      return std::nullopt;
     }
     return bits(std::uint64_t(u));
   }
+  auto as = [&]<class T>(T) -> std::optional<std::uint64_t> {
+    if (!std::in_range<T>(s)) return std::nullopt;
+    return bits(T(s));
+  };
   switch (d) {
-    case DType::Int8: return std::in_range<std::int8_t>(s) ? bits(std::int8_t(s)) : fail();
-    case DType::Int16: return std::in_range<std::int16_t>(s) ? bits(std::int16_t(s)) : fail();
-    case DType::Int32: return std::in_range<std::int32_t>(s) ? bits(std::int32_t(s)) : fail();
-    case DType::Int64: return bits(std::int64_t(s));
-    case DType::UInt8: return std::in_range<std::uint8_t>(s) ? bits(std::uint8_t(s)) : fail();
-    case DType::UInt16: return std::in_range<std::uint16_t>(s) ? bits(std::uint16_t(s)) : fail();
-    case DType::UInt32: return std::in_range<std::uint32_t>(s) ? bits(std::uint32_t(s)) : fail();
-    case DType::UInt64: return std::in_range<std::uint64_t>(s) ? bits(std::uint64_t(s)) : fail();
+    case DType::Int8: return as(std::int8_t{});
+    case DType::Int16: return as(std::int16_t{});
+    case DType::Int32: return as(std::int32_t{});
+    case DType::Int64: return as(std::int64_t{});
+    case DType::UInt8: return as(std::uint8_t{});
+    case DType::UInt16: return as(std::uint16_t{});
+    case DType::UInt32: return as(std::uint32_t{});
+    case DType::UInt64: return as(std::uint64_t{});
     default: return 0;
   }
+}
+
+// A Python int as the integer dtype d, or OverflowError as NumPy 2 raises.
+std::uint64_t int_bits(const py::handle& value, DType d) {
+  if (auto b = int_bits_if_fits(value, d)) return *b;
+  PyErr_Format(PyExc_OverflowError, "Python integer %S out of bounds for %s", value.ptr(),
+               std::string(dtype_name(d)).c_str());
+  throw py::error_already_set();
 }
 
 bool is_numpy_scalar(const py::handle& x) {
@@ -57,6 +66,10 @@ bool is_numpy_scalar(const py::handle& x) {
 }
 
 }  // namespace
+
+bool int_fits(const py::handle& value, DType d) {
+  return bool(int_bits_if_fits(py::int_(py::reinterpret_borrow<py::object>(value)), d));
+}
 
 std::uint64_t scalar_bits(const py::handle& value, DType d) {
   if (is_float(d)) {
@@ -126,7 +139,7 @@ std::optional<Operand> to_operand(const py::handle& x) {
 
 NodePtr operand_node(const Operand& x, DType d) {
   if (x.node) return x.node;  // binary() and friends cast arrays themselves
-  if (x.stand_in) return stand_in_node(x.stand_in, d);
+  if (x.stand_in) return stand_in_node(x.stand_in, d, x.compared);
   return detail::make_scalar(d, scalar_bits(x.value, d));
 }
 

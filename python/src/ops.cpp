@@ -3,6 +3,7 @@
 // alias where it differs), true division, where, fma, clip and astype.
 #include "binding.hpp"
 
+#include <optional>
 #include <string_view>
 
 namespace fusecl::py_binding {
@@ -40,6 +41,36 @@ Operand need_operand(const py::handle& x, std::string_view name) {
   return *o;
 }
 
+// NumPy 2 compares an integer array with a Python int outside the array's
+// dtype without converting the int (its special integer comparisons): every
+// element is then below it (or above it), so the result is all True or all
+// False. Arithmetic with such an int raises OverflowError (operand_node).
+// Null where the comparison is an ordinary one; then a traced int's slot is
+// marked, so that a replay with an int out of range runs the function.
+std::optional<PyArray> comparison_out_of_range(Op op, Operand& x, Operand& y) {
+  Operand* w = !x.strong ? &x : !y.strong ? &y : nullptr;
+  if (!w || w->weak != WeakKind::Int) return std::nullopt;
+  const Operand& a = w == &x ? y : x;
+  if (!is_integer(a.dtype)) return std::nullopt;  // bool arrays promote to int64 and raise, as NumPy's
+  const py::object& v = w->value;  // a stand-in's number now
+  if (int_fits(v, a.dtype)) {
+    w->compared = true;
+    return std::nullopt;
+  }
+  if (w->stand_in) (void)stand_in_value(w->stand_in, true);  // the graph depends on the value: planned per value
+  // Any element compares with v as 0 does: 0 is within every integer dtype.
+  const py::int_ zero(0);
+  const py::object lhs = w == &x ? v : py::object(zero), rhs = w == &x ? py::object(zero) : v;
+  static constexpr struct { Op op; int py; } ops[] = {{Op::Eq, Py_EQ}, {Op::Ne, Py_NE}, {Op::Lt, Py_LT},
+                                                      {Op::Le, Py_LE}, {Op::Gt, Py_GT}, {Op::Ge, Py_GE}};
+  int cmp = Py_EQ;
+  for (const auto& o : ops)
+    if (o.op == op) cmp = o.py;
+  const int truth = PyObject_RichCompareBool(lhs.ptr(), rhs.ptr(), cmp);
+  if (truth < 0) throw py::error_already_set();
+  return PyArray{detail::make_full(DType::Bool, std::uint64_t(truth), detail::node_shape(a.node), detail::node_device(a.node))};
+}
+
 }  // namespace
 
 py::object binary_op(Op op, const py::handle& xh, const py::handle& yh, bool operator_form) {
@@ -51,6 +82,8 @@ py::object binary_op(Op op, const py::handle& xh, const py::handle& yh, bool ope
   ensure_strong(*x, *y);
   const DType p = common_dtype({&*x, &*y});
   if (!binary_supported(op, p, p)) unsupported(op_name(op), {&*x, &*y});
+  if (is_comparison(op))
+    if (auto r = comparison_out_of_range(op, *x, *y)) return py::cast(*r);
   return py::cast(PyArray{detail::binary(op, operand_node(*x, p), operand_node(*y, p))});
 }
 

@@ -45,12 +45,12 @@ bool stand_in_live(const py::handle& x) {
   return live_trace && live_slots && x.attr("_trace").ptr() == live_trace;
 }
 
-NodePtr stand_in_node(const py::handle& x, DType d) {
+NodePtr stand_in_node(const py::handle& x, DType d, bool compared) {
   const py::object v = x.attr("_value");
   const std::uint64_t bits = scalar_bits(v, d);
   NodePtr n = live_slots ? detail::trace_scalar(d, bits) : nullptr;
   if (!n) return detail::make_scalar(d, bits);  // no plan is being made: the number as it is
-  live_slots->push_back({x.attr("_f"), d, py::type::of(v)});
+  live_slots->push_back({x.attr("_f"), d, py::type::of(v), compared});
   return n;
 }
 
@@ -80,13 +80,19 @@ std::shared_ptr<const void> slots_payload(std::vector<Slot>&& slots) {
   });
 }
 
-bool fill_slots(const void* payload, const py::tuple& args, std::vector<std::uint64_t>& bits) {
+std::string fill_slots(const void* payload, const py::tuple& args, std::vector<std::uint64_t>& bits) {
   for (const Slot& s : *static_cast<const Slots*>(payload)) {
     const py::object v = s.f(args);  // raises what the function's own arithmetic would (ZeroDivisionError...)
-    if (!v.get_type().is(s.type)) return false;  // 2 ** -1 is a float: another dtype than traced
-    bits.push_back(scalar_bits(v, s.dtype));     // OverflowError where NumPy raises it
+    if (!v.get_type().is(s.type))    // 2 ** -1 is a float: another dtype than traced
+      return "a number argument now has another type than when it was traced (" +
+             std::string(py::str(v.get_type().attr("__name__"))) + ", was " +
+             std::string(py::str(s.type.attr("__name__"))) + ")";
+    if (s.compared && !int_fits(v, s.dtype))
+      return "a Python int compared with a " + std::string(dtype_name(s.dtype)) +
+             " array is now outside that dtype's range (NumPy's result is then the same for every element)";
+    bits.push_back(scalar_bits(v, s.dtype));  // OverflowError where NumPy raises it
   }
-  return true;
+  return "";
 }
 
 }  // namespace fusecl::py_binding

@@ -109,6 +109,35 @@ def test_integer_numbers_and_numpys_overflow_errors(dtype):
         np.testing.assert_array_equal(g(x, k).numpy(), np.arange(10, dtype=dtype) / k)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.uint64])
+def test_an_int_compared_out_of_the_arrays_range_is_never_an_overflow(dtype):
+    # NumPy 2 compares an integer array with a Python int outside its dtype as
+    # values: all True or all False, never OverflowError (test_promotion.py).
+    fn = lambda x, k: fusecl.where(x < k, x, x // 2)  # noqa: E731
+    ii = np.iinfo(dtype)
+    xh = np.array([ii.min, ii.max, 0, 1, 5, 9, 200 % (int(ii.max) + 1)], dtype=dtype)
+    x = fusecl.asarray(xh)
+
+    def want(k):
+        return np.array([e if int(e) < k else e // 2 for e in xh], dtype=dtype)
+
+    f = fusecl.fuse(fn)
+    np.testing.assert_array_equal(f(x, 5).numpy(), want(5))  # traced in range: k is a kernel argument
+    for k in (6, ii.max + 1, ii.min - 1, 2 ** 70, 3):
+        got = f(x, k)
+        np.testing.assert_array_equal(got.numpy(), want(k), err_msg=f"k={k}")
+        same_bits(got, unfused(fn, x, k), f"k={k}")
+    info = f.info()
+    assert info["traces"] == 1 and info["replays"] == 2 and info["unreplayed"] == 3, info
+    assert "outside that dtype's range" in info["last_reason"]
+
+    g = fusecl.fuse(fn)  # traced out of range first: the graph depends on the value, planned per value
+    for k in (ii.min - 1, 5, ii.min - 1, 5, 7, ii.min - 1):
+        np.testing.assert_array_equal(g(x, k).numpy(), want(k), err_msg=f"k={k}")
+    info = g.info()
+    assert info["unreplayed"] == 1 and info["traces"] == 3 and info["replays"] == 2, info
+
+
 def test_each_python_type_of_a_number_is_its_own_signature():
     fn = lambda x, a: x * a  # noqa: E731
     f = fusecl.fuse(fn)
