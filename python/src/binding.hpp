@@ -42,6 +42,13 @@ DType from_numpy_dtype(const py::handle& dtype_like);
 // ---- operands (operand.cpp) ----
 /// A Python operand of an operation: an array (strong), a NumPy scalar
 /// (strong, NEP 50) or a Python bool/int/float (weak).
+/// What a replay checks of a stand-in's number before it fills the slot.
+enum class SlotCheck : std::uint8_t {
+  None,
+  InRange,      // an int compared with an integer array: out of the slot's range, the function runs instead
+  NonNegative,  // an integer power's exponent: a negative one raises ValueError, as NumPy
+};
+
 struct Operand {
   NodePtr node;              // arrays and NumPy scalars
   DType dtype = DType::Bool; // its dtype; for a weak scalar the dtype it would have alone
@@ -49,7 +56,7 @@ struct Operand {
   WeakKind weak = WeakKind::Int;
   py::object value;          // a weak scalar's Python value
   py::object stand_in;       // the stand-in it came from, if of the trace running now (scalar_args.cpp)
-  bool compared = false;     // a weak int compared with an integer array (its slot may not replay out of range)
+  SlotCheck check = SlotCheck::None;  // a live stand-in's, for its slot
 };
 /// Interprets x; nullopt when x is of no type an operation accepts (the
 /// operator then returns NotImplemented). ndarrays and lists are uploaded.
@@ -61,8 +68,12 @@ NodePtr operand_node(const Operand& x, DType d);
 DType common_dtype(const std::vector<const Operand*>& xs);
 /// The bits of a Python scalar converted to dtype d (make_scalar's argument).
 std::uint64_t scalar_bits(const py::handle& value, DType d);
+/// Whether x is a NumPy scalar (np.generic).
+bool is_numpy_scalar(const py::handle& x);
 /// Whether the Python int `value` is within the integer dtype d's range.
 bool int_fits(const py::handle& value, DType d);
+/// ValueError where `value`, an integer power's exponent, is negative (NumPy's).
+void check_exponent(const py::handle& value);
 /// x as an array (asarray for anything else).
 PyArray as_array(const py::handle& x);
 
@@ -75,10 +86,8 @@ py::object stand_in_value(const py::handle& x, bool pin);
 /// Whether x is a stand-in of the trace running now on this thread.
 bool stand_in_live(const py::handle& x);
 /// A scalar slot of dtype d holding the live stand-in x's number, which each
-/// replay computes again from its call's numbers. `compared`: an int compared
-/// with an integer array, whose replay with an int out of d's range runs the
-/// function instead (NumPy's result is then a constant, not an overflow).
-NodePtr stand_in_node(const py::handle& x, DType d, bool compared = false);
+/// replay computes again from its call's numbers, after `check`.
+NodePtr stand_in_node(const py::handle& x, DType d, SlotCheck check = SlotCheck::None);
 /// A weak scalar where no array gives it a dtype (NumPy makes it a 0-d
 /// array of its default dtype): a float64 slot for a live float stand-in,
 /// else uploaded.
@@ -90,7 +99,7 @@ struct Slot {
   py::object f;
   DType dtype;
   py::object type;
-  bool compared = false;  // stand_in_node's
+  SlotCheck check = SlotCheck::None;
 };
 /// While it lives, the trace `trace` (null: none) runs on this thread and its slots go to `slots`.
 class LiveTrace {
@@ -108,7 +117,7 @@ class LiveTrace {
 std::shared_ptr<const void> slots_payload(std::vector<Slot>&& slots);
 /// A replay's slot values from its call's arguments `args`; why the call
 /// cannot replay ("" where it can): a number has another Python type than
-/// when traced, or a compared int is out of its slot's range.
+/// when traced, or a compared int is out of its slot's range (SlotCheck).
 std::string fill_slots(const void* payload, const py::tuple& args, std::vector<std::uint64_t>& bits);
 void register_scalar_arg_type(const py::object& type);
 

@@ -60,15 +60,24 @@ std::uint64_t int_bits(const py::handle& value, DType d) {
   throw py::error_already_set();
 }
 
+
+}  // namespace
+
 bool is_numpy_scalar(const py::handle& x) {
   static py::object generic = py::module_::import("numpy").attr("generic");
   return py::isinstance(x, generic);
 }
 
-}  // namespace
-
 bool int_fits(const py::handle& value, DType d) {
   return bool(int_bits_if_fits(py::int_(py::reinterpret_borrow<py::object>(value)), d));
+}
+
+void check_exponent(const py::handle& value) {
+  const int negative = PyObject_RichCompareBool(value.ptr(), py::int_(0).ptr(), Py_LT);
+  if (negative < 0) throw py::error_already_set();
+  if (negative)
+    throw py::value_error("Integers to negative integer powers are not allowed. (NumPy raises this too; make the base "
+                          "or the exponent a float for a float power)");
 }
 
 std::uint64_t scalar_bits(const py::handle& value, DType d) {
@@ -139,7 +148,7 @@ std::optional<Operand> to_operand(const py::handle& x) {
 
 NodePtr operand_node(const Operand& x, DType d) {
   if (x.node) return x.node;  // binary() and friends cast arrays themselves
-  if (x.stand_in) return stand_in_node(x.stand_in, d, x.compared);
+  if (x.stand_in) return stand_in_node(x.stand_in, d, x.check);
   return detail::make_scalar(d, scalar_bits(x.value, d));
 }
 

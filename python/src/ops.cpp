@@ -54,7 +54,7 @@ std::optional<PyArray> comparison_out_of_range(Op op, Operand& x, Operand& y) {
   if (!is_integer(a.dtype)) return std::nullopt;  // bool arrays promote to int64 and raise, as NumPy's
   const py::object& v = w->value;  // a stand-in's number now
   if (int_fits(v, a.dtype)) {
-    w->compared = true;
+    w->check = SlotCheck::InRange;
     return std::nullopt;
   }
   if (w->stand_in) (void)stand_in_value(w->stand_in, true);  // the graph depends on the value: planned per value
@@ -71,11 +71,32 @@ std::optional<PyArray> comparison_out_of_range(Op op, Operand& x, Operand& y) {
   return PyArray{detail::make_full(DType::Bool, std::uint64_t(truth), detail::node_shape(a.node), detail::node_device(a.node))};
 }
 
+// NumPy raises ValueError for an integer power whose exponent is a negative
+// scalar, unless the base is empty (an array's negative exponents give 0 in
+// fusecl's kernels: README). A traced Python int is checked again on each
+// replay.
+void check_integer_power(const Operand& x, const py::handle& yh, Operand& y, DType p) {
+  if (!is_integer(p) || (x.node && detail::node_shape(x.node).size() == 0)) return;
+  if (!y.strong && y.weak == WeakKind::Int) {
+    if (!int_fits(y.value, p)) return;  // OverflowError first, as NumPy converts before it computes
+    if (y.stand_in) y.check = SlotCheck::NonNegative;
+    check_exponent(y.value);
+  } else if (is_stand_in(yh) || is_numpy_scalar(yh)) {
+    // A NumPy integer scalar; traced, its value decides: planned per value.
+    check_exponent(is_stand_in(yh) ? stand_in_value(yh, true) : py::object(yh.attr("item")()));
+  }
+}
+
 }  // namespace
 
 py::object binary_op(Op op, const py::handle& xh, const py::handle& yh, bool operator_form) {
   auto x = to_operand(xh), y = to_operand(yh);
   if (!x || !y) {
+    if (operator_form && (op == Op::Eq || op == Op::Ne) && (x || y) && (xh.is_none() || yh.is_none())) {
+      // a == None is elementwise in NumPy: all False (a != None: all True).
+      const NodePtr& a = x ? x->node : y->node;
+      return py::cast(PyArray{detail::make_full(DType::Bool, op == Op::Ne, detail::node_shape(a), detail::node_device(a))});
+    }
     if (operator_form) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     (void)need_operand(xh, op_name(op)), (void)need_operand(yh, op_name(op));
   }
@@ -84,6 +105,7 @@ py::object binary_op(Op op, const py::handle& xh, const py::handle& yh, bool ope
   if (!binary_supported(op, p, p)) unsupported(op_name(op), {&*x, &*y});
   if (is_comparison(op))
     if (auto r = comparison_out_of_range(op, *x, *y)) return py::cast(*r);
+  if (op == Op::Pow) check_integer_power(*x, yh, *y, p);
   return py::cast(PyArray{detail::binary(op, operand_node(*x, p), operand_node(*y, p))});
 }
 

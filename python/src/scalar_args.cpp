@@ -45,12 +45,12 @@ bool stand_in_live(const py::handle& x) {
   return live_trace && live_slots && x.attr("_trace").ptr() == live_trace;
 }
 
-NodePtr stand_in_node(const py::handle& x, DType d, bool compared) {
+NodePtr stand_in_node(const py::handle& x, DType d, SlotCheck check) {
   const py::object v = x.attr("_value");
   const std::uint64_t bits = scalar_bits(v, d);
   NodePtr n = live_slots ? detail::trace_scalar(d, bits) : nullptr;
   if (!n) return detail::make_scalar(d, bits);  // no plan is being made: the number as it is
-  live_slots->push_back({x.attr("_f"), d, py::type::of(v), compared});
+  live_slots->push_back({x.attr("_f"), d, py::type::of(v), check});
   return n;
 }
 
@@ -87,10 +87,11 @@ std::string fill_slots(const void* payload, const py::tuple& args, std::vector<s
       return "a number argument now has another type than when it was traced (" +
              std::string(py::str(v.get_type().attr("__name__"))) + ", was " +
              std::string(py::str(s.type.attr("__name__"))) + ")";
-    if (s.compared && !int_fits(v, s.dtype))
+    if (s.check == SlotCheck::InRange && !int_fits(v, s.dtype))
       return "a Python int compared with a " + std::string(dtype_name(s.dtype)) +
              " array is now outside that dtype's range (NumPy's result is then the same for every element)";
     bits.push_back(scalar_bits(v, s.dtype));  // OverflowError where NumPy raises it
+    if (s.check == SlotCheck::NonNegative) check_exponent(v);  // after: NumPy converts first
   }
   return "";
 }

@@ -260,3 +260,42 @@ def test_inplace_operators_keep_the_dtype_as_numpy(rng):
         f /= 2
     assert_matches(fusecl.square(f), x2 * x2)
     assert_matches(np.square(f), x2 * x2)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64], ids=lambda d: np.dtype(d).name)
+def test_a_negative_scalar_exponent_of_an_integer_power_raises_as_numpy(dtype):
+    x = fusecl.asarray(np.array([1, 2, 3], dtype))
+    for e in (-1, -7, np.int64(-2), np.int8(-1), -2 ** 70):
+        with pytest.raises((ValueError, OverflowError)) as err:
+            with np.errstate(all="ignore"):
+                np.power(np.array([1, 2, 3], dtype), e)
+        with pytest.raises(err.type):
+            x ** e
+        with pytest.raises(err.type):
+            fusecl.power(x, e)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        x ** np.int64(-1)
+    # an empty base raises nothing in NumPy; a float base or exponent is a float power
+    assert_matches(fusecl.asarray(np.zeros(0, dtype)) ** np.int64(-1), np.power(np.zeros(0, dtype), np.int64(-1)))
+    assert_matches(x ** -1.0, np.array([1, 2, 3], dtype) ** -1.0, 16)
+    assert_matches(x ** 0, np.ones(3, dtype))
+    # a fused function's exponent is checked on every replay, which launches nothing when it raises
+    f = fusecl.fuse(lambda x, n: fusecl.power(x, n))
+    assert_matches(f(x, 2), np.array([1, 4, 9], dtype))
+    fusecl.reset_stats()
+    signed = np.dtype(dtype).kind == "i"  # -1 does not fit uint16: NumPy's OverflowError comes first
+    with pytest.raises(ValueError if signed else OverflowError, match="negative integer powers" if signed else "uint16"):
+        f(x, -1)
+    assert fusecl.stats()["kernels_launched"] == 0
+    assert_matches(f(x, 3), np.array([1, 8, 27], dtype))
+    assert f.info()["replays"] == 1 and f.info()["traces"] == 1
+
+
+def test_comparison_with_none_is_elementwise_as_numpy():
+    xh = np.arange(6.0).reshape(2, 3)
+    x = fusecl.asarray(xh)
+    assert_matches(x == None, xh == None)  # noqa: E711
+    assert_matches(x != None, xh != None)  # noqa: E711
+    assert_matches(None == x[0], xh[0] == None)  # noqa: E711
+    with pytest.raises(TypeError):
+        x < None

@@ -159,7 +159,11 @@ def test_two_threads_evaluate_at_once_and_the_gil_is_released():
     for t in threads:
         t.join()
     assert got == pytest.approx(want, rel=1e-5)
-    assert longest < max(0.5 * one, 0.02), (longest, one)
+    # Held, the GIL would pause this thread for at least one whole evaluation;
+    # the margin below that is for the OS, which on 2 cores shares them among
+    # this thread, the two evaluating ones and PoCL's workers (half of one
+    # evaluation was not enough: it failed once in a full run).
+    assert longest < max(0.8 * one, 0.03), (longest, one)
 
 
 def test_other_numpy_functions_get_the_values():
