@@ -317,7 +317,9 @@ NodePtr make_reduce_ex(Op op, const NodePtr& x_in, std::vector<int> axes, bool a
   n->dtype = index ? DType::Int64 : x->dtype;
   n->shape = Shape(std::move(out));
   check_bytes(n->shape, size_of(n->dtype));
-  n->data = ReduceData{std::move(axes), double(count) - double(ddof), post_sqrt};
+  // NumPy divides by max(n - ddof, 0): with ddof past n, var is inf (or NaN
+  // where every deviation is 0), never negative.
+  n->data = ReduceData{std::move(axes), std::max(0.0, double(count) - double(ddof)), post_sqrt};
   n->weight = 1;
   n->depth = bounded_depth({&x, 1});
   n->inputs = {x};

@@ -247,6 +247,18 @@ TEST_CASE("var and std in one pass: edge values as NumPy has them", "[reduce][mo
     CHECK(std::isnan(mean(e).to_host()[0]));
     const auto one = from_host(std::vector<float>{3.0f, 5.0f}, {2, 1});
     for (float v : var(one, 1, false, 1).to_host()) CHECK(std::isnan(v));  // 0 / 0
+    // ddof past n divides by max(n - ddof, 0): inf, or NaN where every deviation is 0.
+    const auto two = from_host(std::vector<float>{3.0f, 5.0f, 4.0f, 4.0f}, {2, 2});
+    for (int ddof : {2, 3, 7}) {
+      INFO("ddof " << ddof);
+      const auto v = var(two, 1, false, ddof).to_host(), s = stddev(two, 1, false, ddof).to_host();
+      CHECK(std::isinf(v[0]));
+      CHECK(v[0] > 0);
+      CHECK(std::isnan(v[1]));
+      CHECK(std::isinf(s[0]));
+      CHECK(std::isnan(s[1]));
+      CHECK(std::isinf(var(two, {0, 1}, false, ddof + 2).to_host()[0]));
+    }
   }
 }
 
