@@ -20,6 +20,9 @@
 #                                      tests, then bench/python_fuse.py at
 #                                      2^16, 2^21, 2^26 (LOG2) beside cupy.fuse,
 #                                      3 rounds (SUITE=0 skips the suite)
+#   bash bench/gpu_issue13.sh pytest   the Python module built here, then the
+#                                      whole tests/python folder against this
+#                                      machine's NumPy (2.x, where CI has 1.24)
 #   bash bench/gpu_issue13.sh fuse     fusecl's fused_device and fuse_device
 #                                      (fusecl::fuse replays) at 2^16, 2^21,
 #                                      2^26 on every workload, then CuPy,
@@ -98,6 +101,15 @@ if [ "$mode" = python ]; then
     echo "python_fuse round $r: $?"
   done
   cat "$OUT/python_fuse.txt"
+  exit 0
+fi
+if [ "$mode" = pytest ]; then
+  build_python
+  tail -3 "$OUT/python_build.txt"
+  python3 -c 'import numpy; print("numpy", numpy.__version__)'
+  (cd tests/python && PYTHONPATH=/tmp/py timeout 300 python3 -m pytest -q -p no:cacheprovider . > "$OUT/pytest_all.txt" 2>&1
+   echo "rc=$?" >> "$OUT/pytest_all.txt")
+  grep -E "^FAILED|passed|failed|rc=" "$OUT/pytest_all.txt" | head -40
   exit 0
 fi
 if [ "$mode" = suite ]; then
