@@ -87,6 +87,8 @@ void check_integer_power(const Operand& x, const py::handle& yh, Operand& y, DTy
   }
 }
 
+PyArray binary_operands(Op op, Operand& x, Operand& y);
+
 }  // namespace
 
 py::object binary_op(Op op, const py::handle& xh, const py::handle& yh, bool operator_form) {
@@ -100,14 +102,55 @@ py::object binary_op(Op op, const py::handle& xh, const py::handle& yh, bool ope
     if (operator_form) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     (void)need_operand(xh, op_name(op)), (void)need_operand(yh, op_name(op));
   }
-  ensure_strong(*x, *y);
-  const DType p = common_dtype({&*x, &*y});
-  if (!binary_supported(op, p, p)) unsupported(op_name(op), {&*x, &*y});
-  if (is_comparison(op))
-    if (auto r = comparison_out_of_range(op, *x, *y)) return py::cast(*r);
-  if (op == Op::Pow) check_integer_power(*x, yh, *y, p);
-  return py::cast(PyArray{detail::binary(op, operand_node(*x, p), operand_node(*y, p))});
+  if (op == Op::Pow) {
+    ensure_strong(*x, *y);
+    check_integer_power(*x, yh, *y, common_dtype({&*x, &*y}));
+  }
+  return py::cast(binary_operands(op, *x, *y));
 }
+
+namespace {
+
+PyArray binary_operands(Op op, Operand& x, Operand& y) {
+  ensure_strong(x, y);
+  const DType p = common_dtype({&x, &y});
+  if (!binary_supported(op, p, p)) unsupported(op_name(op), {&x, &y});
+  if (is_comparison(op))
+    if (auto r = comparison_out_of_range(op, x, y)) return *r;
+  return PyArray{detail::binary(op, operand_node(x, p), operand_node(y, p))};
+}
+
+// NumPy 2's clip drops a Python int bound that lies beyond an integer
+// array's range on the side it clips (it clips nothing there, and would not
+// convert); a None bound is no bound. Each bound is maximum or minimum.
+PyArray clip_op(const py::handle& ah, const py::handle& loh, const py::handle& hih) {
+  if (loh.is_none() && hih.is_none()) throw py::value_error("fusecl.clip: one of the bounds must be given (both are None)");
+  Operand a = need_operand(ah, "clip");
+  for (const auto& [bh, op] : {std::pair{loh, Op::Maximum}, std::pair{hih, Op::Minimum}}) {
+    if (bh.is_none()) continue;
+    Operand b = need_operand(bh, "clip");
+    if (a.strong && is_integer(a.dtype) && !b.strong && b.weak == WeakKind::Int) {
+      if (!int_fits(b.value, a.dtype)) {
+        const int negative = PyObject_RichCompareBool(b.value.ptr(), py::int_(0).ptr(), Py_LT);
+        if (negative < 0) throw py::error_already_set();
+        if (bool(negative) == (op == Op::Maximum)) {
+          if (b.stand_in) (void)stand_in_value(b.stand_in, true);  // the graph depends on the value
+          continue;
+        }
+        // Beyond the other side: OverflowError in operand_node, as NumPy's.
+      } else if (b.stand_in) {
+        b.check = SlotCheck::InRange;  // a replay beyond the range runs the function, which drops it
+      }
+    }
+    PyArray r = binary_operands(op, a, b);
+    a = Operand{};
+    a.node = r.node, a.dtype = r.dtype();
+  }
+  if (!a.strong) return weak_alone(a);  // clip(2, 0, None) alone: as NumPy, a 0-d array
+  return PyArray{a.node};
+}
+
+}  // namespace
 
 py::object true_divide(const py::handle& xh, const py::handle& yh, bool operator_form) {
   auto x = to_operand(xh), y = to_operand(yh);
@@ -193,9 +236,7 @@ void register_ops(py::module_& m, py::class_<PyArray>& cls) {
   m.attr("divide") = m.attr("true_divide");
   m.def("where", &where_op, py::arg("condition"), py::arg("x"), py::arg("y"));
   m.def("fma", &fma_op);
-  m.def("clip", [](const py::object& x, const py::object& lo, const py::object& hi) {
-    return binary_op(Op::Minimum, binary_op(Op::Maximum, x, lo, false), hi, false);
-  });
+  m.def("clip", &clip_op, py::arg("a"), py::arg("a_min") = py::none(), py::arg("a_max") = py::none());
 
   // Operators. A binary operator with an operand of no known type returns
   // NotImplemented, so Python tries the other side's, then raises TypeError.

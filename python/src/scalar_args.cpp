@@ -89,7 +89,8 @@ std::string fill_slots(const void* payload, const py::tuple& args, std::vector<s
              std::string(py::str(s.type.attr("__name__"))) + ")";
     if (s.check == SlotCheck::InRange && !int_fits(v, s.dtype))
       return "a Python int compared with a " + std::string(dtype_name(s.dtype)) +
-             " array is now outside that dtype's range (NumPy's result is then the same for every element)";
+             " array (or a clip bound of one) is now outside that dtype's range, where NumPy's result does not "
+             "depend on its value";
     bits.push_back(scalar_bits(v, s.dtype));  // OverflowError where NumPy raises it
     if (s.check == SlotCheck::NonNegative) check_exponent(v);  // after: NumPy converts first
   }

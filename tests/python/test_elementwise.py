@@ -299,3 +299,30 @@ def test_comparison_with_none_is_elementwise_as_numpy():
     assert_matches(None == x[0], xh[0] == None)  # noqa: E711
     with pytest.raises(TypeError):
         x < None
+
+
+def test_clip_drops_int_bounds_beyond_an_integer_arrays_range_as_numpy2():
+    # NumPy 2's clip drops a Python int bound beyond an integer array's range
+    # on the side it clips (NumPy 1.24's NEP 50 mode raises instead): the
+    # expected values are written out.
+    i8h, u8h = np.array([1, -2, 3, 127, -128], np.int8), np.array([0, 5, 255], np.uint8)
+    i8, u8 = fusecl.asarray(i8h), fusecl.asarray(u8h)
+    assert_matches(fusecl.clip(i8, 0, 300), np.array([1, 0, 3, 127, 0], np.int8))
+    assert_matches(fusecl.clip(i8, -2 ** 70, 2), np.array([1, -2, 2, 2, -128], np.int8))
+    assert_matches(fusecl.clip(u8, -1, 5), np.array([0, 5, 5], np.uint8))
+    assert_matches(fusecl.clip(u8, -1, 2 ** 64), u8h)
+    assert_matches(fusecl.clip(u8, None, 5), np.clip(u8h, None, 5))
+    assert_matches(fusecl.clip(i8, -1, None), np.clip(i8h, -1, None))
+    assert_matches(fusecl.clip(i8, 0.5, 2), np.clip(i8h, 0.5, 2))  # float64, as NumPy
+    for lo, hi in ((200, 300), (0, -1), (-300, -200)):
+        with pytest.raises(OverflowError):
+            fusecl.clip(i8 if lo != 0 else u8, lo, hi)  # beyond the side it does not clip: NumPy raises too
+    with pytest.raises(ValueError, match="both are None"):
+        fusecl.clip(i8, None, None)
+    # fused: a bound traced in range is a kernel argument; a call with one beyond runs the function
+    f = fusecl.fuse(lambda x, lo, hi: fusecl.clip(x, lo, hi))
+    for lo, hi, want in ((1, 4, [1, 4, 4]), (-1, 300, [0, 5, 255]), (0, 3, [0, 3, 3]), (-5, 2, [0, 2, 2])):
+        assert_matches(f(u8, lo, hi), np.array(want, np.uint8), 0, f"clip({lo}, {hi})")
+    info = f.info()
+    assert info["traces"] == 1 and info["replays"] == 1 and info["unreplayed"] == 2, info
+    assert "clip bound" in info["last_reason"]
