@@ -93,7 +93,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
 
 int normalize_axis(int axis, int ndim) {
   if (axis < -ndim || axis >= ndim)
-    throw ShapeError("axis " + std::to_string(axis) + " is out of bounds for an array of dimension " +
+    throw AxisError("axis " + std::to_string(axis) + " is out of bounds for an array of dimension " +
                      std::to_string(ndim));
   return axis < 0 ? axis + ndim : axis;
 }

@@ -22,4 +22,11 @@ class ShapeError : public Error {
   using Error::Error;
 };
 
+/// An axis outside an array's dimensions (NumPy's AxisError; Python's
+/// module raises that).
+class AxisError : public ShapeError {
+ public:
+  using ShapeError::ShapeError;
+};
+
 }  // namespace fusecl

@@ -13,6 +13,7 @@ py::object item(const PyArray& a, const char* what) {
       throw py::value_error(a.shape().size() == 0
                                 ? "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is not empty."
                                 : "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+    if (std::string(what) == "item") throw py::value_error("can only convert an array of size 1 to a Python scalar");
     throw py::type_error("only length-1 arrays can be converted to Python scalars");
   }
   return download(a).attr("reshape")(py::tuple()).attr("item")();

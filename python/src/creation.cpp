@@ -83,7 +83,10 @@ void register_creation(py::module_& m) {
     const DType d = dtype_or(dtype, ints ? DType::Int64 : DType::Float64);
     if (d == DType::Bool) throw py::type_error("arange: bool is not a range type");
     const double s = step.cast<double>();
-    if (s == 0) throw py::value_error("Maximum allowed size exceeded");  // NumPy's message for step 0
+    if (s == 0) {  // NumPy divides by the step, and raises ZeroDivisionError
+      PyErr_SetString(PyExc_ZeroDivisionError, "fusecl.arange: the step is 0");
+      throw py::error_already_set();
+    }
     return PyArray{detail::make_arange(d, lo.cast<double>(), hi.cast<double>(), s, device_arg(device))};
   }, py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1, py::arg("dtype") = py::none(),
   py::arg("device") = py::none());
@@ -91,9 +94,13 @@ void register_creation(py::module_& m) {
   m.def("linspace", [](double start, double stop, std::int64_t num, bool endpoint, const py::object& dtype,
                        const py::object& device) {
     const DType d = dtype_or(dtype, DType::Float64);
-    if (!is_float(d)) throw py::type_error("fusecl.linspace: dtype must be float32 or float64 (cast afterwards with astype)");
     if (num < 0) throw py::value_error("Number of samples, " + std::to_string(num) + ", must be non-negative.");
-    return PyArray{detail::make_linspace(d, start, stop, num, endpoint, device_arg(device))};
+    if (is_float(d)) return PyArray{detail::make_linspace(d, start, stop, num, endpoint, device_arg(device))};
+    // An integer dtype: the float64 values rounded down, as NumPy's linspace
+    // (floor, then the cast); bool: nonzero is True.
+    NodePtr f = detail::make_linspace(DType::Float64, start, stop, num, endpoint, device_arg(device));
+    if (d != DType::Bool) f = detail::unary(Op::Floor, f);
+    return PyArray{detail::make_cast(f, d)};
   }, py::arg("start"), py::arg("stop"), py::arg("num") = 50, py::arg("endpoint") = true, py::arg("dtype") = py::none(),
   py::arg("device") = py::none());
 

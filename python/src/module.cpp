@@ -8,11 +8,16 @@ namespace {
 void register_errors(py::module_& m) {
   // fusecl::Error (device, build, memory failures) -> fusecl.Error(RuntimeError);
   // fusecl::ShapeError (broadcasting, reshape, axes) -> ValueError, whose
-  // messages already use NumPy's wording.
+  // messages already use NumPy's wording; fusecl::AxisError -> NumPy's
+  // AxisError (a ValueError and an IndexError).
   static py::exception<Error> error(m, "Error", PyExc_RuntimeError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const AxisError& e) {
+      const py::module_ np = py::module_::import("numpy");
+      const py::object type = py::hasattr(np, "exceptions") ? np.attr("exceptions").attr("AxisError") : np.attr("AxisError");
+      PyErr_SetObject(type.ptr(), py::str(e.what()).ptr());
     } catch (const ShapeError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const Error& e) {

@@ -234,7 +234,21 @@ void register_ops(py::module_& m, py::class_<PyArray>& cls) {
   m.attr("pow") = m.attr("power");
   m.def("true_divide", [](const py::object& x, const py::object& y) { return true_divide(x, y, false); });
   m.attr("divide") = m.attr("true_divide");
-  m.def("where", &where_op, py::arg("condition"), py::arg("x"), py::arg("y"));
+  m.def("where", [](const py::object& c, const py::object& x, const py::object& y) {
+    if (x.is_none() && y.is_none())
+      throw py::type_error("fusecl.where(condition) alone is NumPy's nonzero, whose shape depends on the values: fusecl "
+                           "has no such lazy array; use np.nonzero(condition.numpy()), or where(condition, x, y)");
+    if (x.is_none() || y.is_none()) throw py::value_error("either both or neither of x and y should be given");
+    return where_op(c, x, y);
+  }, py::arg("condition"), py::arg("x") = py::none(), py::arg("y") = py::none());
+  // divmod(x, y) is (x // y, x % y), as NumPy's.
+  auto divmod = [](const py::object& x, const py::object& y, bool operator_form) -> py::object {
+    py::object q = binary_op(Op::FloorDiv, x, y, operator_form);
+    if (q.is(py::reinterpret_borrow<py::object>(Py_NotImplemented))) return q;
+    return py::make_tuple(q, binary_op(Op::Mod, x, y, operator_form));
+  };
+  m.def("divmod", [divmod](const py::object& x, const py::object& y) { return divmod(x, y, false); }, py::arg("x1"),
+        py::arg("x2"));
   m.def("fma", &fma_op);
   m.def("clip", &clip_op, py::arg("a"), py::arg("a_min") = py::none(), py::arg("a_max") = py::none());
 
@@ -256,6 +270,8 @@ void register_ops(py::module_& m, py::class_<PyArray>& cls) {
   FUSECL_PY_OP("lshift", Shl)
   FUSECL_PY_OP("rshift", Shr)
 #undef FUSECL_PY_OP
+  cls.def("__divmod__", [divmod](const py::object& s, const py::object& o) { return divmod(s, o, true); });
+  cls.def("__rdivmod__", [divmod](const py::object& s, const py::object& o) { return divmod(o, s, true); });
   cls.def("__truediv__", [](const py::object& s, const py::object& o) { return true_divide(s, o, true); });
   cls.def("__rtruediv__", [](const py::object& s, const py::object& o) { return true_divide(o, s, true); });
 #define FUSECL_PY_CMP(PYNAME, OP) \

@@ -326,3 +326,19 @@ def test_clip_drops_int_bounds_beyond_an_integer_arrays_range_as_numpy2():
     info = f.info()
     assert info["traces"] == 1 and info["replays"] == 1 and info["unreplayed"] == 2, info
     assert "clip bound" in info["last_reason"]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_divmod_is_floor_divide_and_remainder(dtype, rng):
+    x = edge_values(dtype, 37, rng)
+    y = edge_values(dtype, 37, rng)[::-1].copy()
+    if np.dtype(dtype).kind in "iu":
+        y[y == 0] = 3  # NumPy's integer division by zero warns and gives 0; tested elsewhere
+    fx, fy = fusecl.asarray(x), fusecl.asarray(y)
+    with np.errstate(all="ignore"):
+        for got, want in ((divmod(fx, fy), np.divmod(x, y)), (fusecl.divmod(fx, fy), np.divmod(x, y)),
+                          (divmod(fx, 3), np.divmod(x, 3)), (divmod(7, fy), np.divmod(7, y)),
+                          (divmod(x, fy), np.divmod(x, y))):
+            assert isinstance(got, tuple) and len(got) == 2
+            assert_matches(got[0], want[0], 0, "quotient")
+            assert_matches(got[1], want[1], 0, "remainder")

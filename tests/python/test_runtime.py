@@ -97,8 +97,12 @@ def test_errors_map_to_python():
     assert issubclass(fusecl.Error, RuntimeError)
     with pytest.raises(ValueError, match="operands could not be broadcast together with shapes \\(3,\\) \\(4,\\)"):
         fusecl.ones(3) + fusecl.ones(4)
-    with pytest.raises(ValueError, match="axis 3 is out of bounds for an array of dimension 2"):
-        fusecl.ones((2, 2)).sum(axis=3)
+    axis_error = np.exceptions.AxisError if hasattr(np, "exceptions") else np.AxisError
+    for bad in (lambda: fusecl.ones((2, 2)).sum(axis=3), lambda: fusecl.expand_dims(fusecl.ones((2, 2)), 3),
+                lambda: fusecl.ones((2, 2)).squeeze(axis=-3)):
+        with pytest.raises(axis_error, match="axis -?3 is out of bounds for an array of dimension [23]") as err:
+            bad()
+        assert isinstance(err.value, ValueError) and isinstance(err.value, IndexError)  # as NumPy's
     with pytest.raises(fusecl.Error):
         fusecl.open_device("no-such-device-anywhere")
 
@@ -194,3 +198,15 @@ def test_bad_arguments_raise_clear_exceptions():
         fusecl.kernel_source(np.ones(3))
     with pytest.raises(TypeError, match="unsupported operand"):
         x + object()
+    with pytest.raises(ValueError, match="can only convert an array of size 1"):
+        x.item()  # NumPy's type; float() and int() raise TypeError, as NumPy's
+    with pytest.raises(TypeError, match="only length-1 arrays"):
+        float(x)
+    with pytest.raises(ZeroDivisionError):
+        fusecl.arange(0, 5, 0)
+    with pytest.raises(ZeroDivisionError):
+        fusecl.arange(0.0, 5.0, 0.0)
+    with pytest.raises(TypeError, match="np.nonzero"):
+        fusecl.where(x > 0)
+    with pytest.raises(ValueError, match="both or neither"):
+        fusecl.where(x > 0, x)

@@ -164,6 +164,10 @@ def test_generators():
     # float32 linspace computes start + i * step in float32 (NumPy: float64, then rounds).
     assert_matches(fusecl.linspace(-2, 3, 7, endpoint=False, dtype=np.float32),
                    np.linspace(-2, 3, 7, endpoint=False, dtype=np.float32), 8)
+    # integer dtypes: the float64 values rounded down (NumPy 1.24 and 2 alike), bool: nonzero
+    for lo, hi, n, dt in ((-10, 0, 4, np.int32), (0, 10, 4, np.uint8), (-7.5, 7.5, 9, np.int64), (0, 1, 3, np.bool_)):
+        assert_matches(fusecl.linspace(lo, hi, n, dtype=dt), np.linspace(lo, hi, n, dtype=dt), 0, f"{lo} {hi} {dt}")
+    np.testing.assert_array_equal(fusecl.linspace(-10, 0, 4, dtype=np.int32).numpy(), [-10, -7, -4, 0])
     assert_matches(fusecl.eye(3), np.eye(3))
     assert_matches(fusecl.eye(3, 5, k=1, dtype=np.int32), np.eye(3, 5, k=1, dtype=np.int32))
     with pytest.raises(OverflowError):
