@@ -45,7 +45,7 @@ DType from_numpy_dtype(const py::handle& dtype_like);
 /// What a replay checks of a stand-in's number before it fills the slot.
 enum class SlotCheck : std::uint8_t {
   None,
-  InRange,      // an int compared with an integer array, or clipping one: out of the slot's range, the function runs instead
+  InRange,      // an int compared with an integer array, clipping one, or alone (int64): out of the slot's range, the function runs instead
   NonNegative,  // an integer power's exponent: a negative one raises ValueError, as NumPy
 };
 

@@ -28,13 +28,16 @@ PyArray full(const py::object& shape, const py::object& fill, const py::object& 
   py::object value = fill;
   if (is_stand_in(fill)) {
     // A fused function's number (fusecl.fuse): a slot broadcast to the shape,
-    // so replays fill each call's value. Otherwise (a Python int without a
-    // dtype, whose NumPy dtype depends on the value; another device; a
-    // stand-in of no trace running) its number, read as a Python value.
+    // so replays fill each call's value. A Python int without a dtype is
+    // int64 in NumPy only while it fits (then uint64): a replay with one past
+    // int64 runs the function. Otherwise (another device; a stand-in of no
+    // trace running; an int past int64 now) its number, read as a Python value.
     const py::object v = stand_in_value(fill, false);
-    if (stand_in_live(fill) && device.is_none() && (!dtype.is_none() || !PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()))) {
+    const bool int_alone = dtype.is_none() && PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr());
+    if (stand_in_live(fill) && device.is_none() && (!int_alone || int_fits(v, DType::Int64))) {
       const DType d = dtype.is_none() ? value_dtype(v) : from_numpy_dtype(dtype);
-      return PyArray{detail::view_broadcast(stand_in_node(fill, d), to_shape(shape))};
+      return PyArray{detail::view_broadcast(stand_in_node(fill, d, int_alone ? SlotCheck::InRange : SlotCheck::None),
+                                            to_shape(shape))};
     }
     value = stand_in_value(fill, stand_in_live(fill));
   }

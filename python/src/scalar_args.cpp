@@ -56,9 +56,13 @@ NodePtr stand_in_node(const py::handle& x, DType d, SlotCheck check) {
 
 PyArray weak_alone(const Operand& x) {
   // A float alone is a float64 0-d array in NumPy, whatever its value; an
-  // int's dtype depends on its value (int64, uint64 or an error), so it is
-  // pinned and uploaded.
+  // int is int64 while it fits (then uint64, or an error): an int64 slot
+  // whose replay with an int past int64 runs the function. An
+  // int past int64 now is pinned and uploaded; a bool is a bool slot.
   if (x.stand_in && x.weak == WeakKind::Float) return PyArray{stand_in_node(x.stand_in, DType::Float64)};
+  if (x.stand_in && x.weak == WeakKind::Bool) return PyArray{stand_in_node(x.stand_in, DType::Bool)};
+  if (x.stand_in && x.weak == WeakKind::Int && int_fits(x.value, DType::Int64))
+    return PyArray{stand_in_node(x.stand_in, DType::Int64, SlotCheck::InRange)};
   if (x.stand_in) (void)stand_in_value(x.stand_in, true);
   return upload(x.value, default_device());
 }
@@ -88,9 +92,9 @@ std::string fill_slots(const void* payload, const py::tuple& args, std::vector<s
              std::string(py::str(v.get_type().attr("__name__"))) + ", was " +
              std::string(py::str(s.type.attr("__name__"))) + ")";
     if (s.check == SlotCheck::InRange && !int_fits(v, s.dtype))
-      return "a Python int compared with a " + std::string(dtype_name(s.dtype)) +
-             " array (or a clip bound of one) is now outside that dtype's range, where NumPy's result does not "
-             "depend on its value";
+      return "a Python int is now outside the range of " + std::string(dtype_name(s.dtype)) +
+             ", the dtype it had when traced (compared with an array of it, a clip bound of one, or alone as NumPy's "
+             "default int)";
     bits.push_back(scalar_bits(v, s.dtype));  // OverflowError where NumPy raises it
     if (s.check == SlotCheck::NonNegative) check_exponent(v);  // after: NumPy converts first
   }

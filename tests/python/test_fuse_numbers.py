@@ -129,7 +129,7 @@ def test_an_int_compared_out_of_the_arrays_range_is_never_an_overflow(dtype):
         same_bits(got, unfused(fn, x, k), f"k={k}")
     info = f.info()
     assert info["traces"] == 1 and info["replays"] == 2 and info["unreplayed"] == 3, info
-    assert "outside that dtype's range" in info["last_reason"]
+    assert "outside the range of" in info["last_reason"]
 
     g = fusecl.fuse(fn)  # traced out of range first: the graph depends on the value, planned per value
     for k in (ii.min - 1, 5, ii.min - 1, 5, 7, ii.min - 1):
@@ -279,8 +279,30 @@ def test_full_of_a_number_is_filled_on_each_replay():
         assert got.dtype == np.float32 and got.numpy().tobytes() == np.full(8, v).tobytes()
     assert h.info()["replays"] == 2
     # A Python int alone: NumPy's dtype depends on the value (int64, or uint64
-    # past it), so it is planned per value, and each value gets its own.
+    # past it): an int64 slot, and a call with an int past int64 runs the function.
     k = fusecl.fuse(lambda x, v: fusecl.full(x.shape, v) + x)
     for v in (2, 3, 2, 2**63, 2**64 - 1, -2**63):
         got, want = k(x, v), np.full(8, v) + xh
         assert got.dtype == want.dtype and np.array_equal(got.numpy(), want), v
+    info = k.info()
+    assert info["traces"] == 1 and info["replays"] == 3 and info["unreplayed"] == 2, info
+    assert "outside the range of int64" in info["last_reason"]
+
+
+def test_a_number_alone_in_an_operation_is_a_kernel_argument():
+    # NumPy makes a Python number alone a 0-d array of its default dtype:
+    # float64, bool, or int64 while the int fits (uint64 past it).
+    xh = np.arange(-3, 5, dtype=np.int8)
+    x = fusecl.asarray(xh)
+    for fn, values in (((lambda x, v: fusecl.negative(v) + x), (3, -7, 2**63 - 1, 2**63, 5)),
+                       ((lambda x, v: fusecl.logical_not(v) & (x > 0)), (True, False, True)),
+                       ((lambda x, v: fusecl.sqrt(v) * x), (2.0, 0.25, -1.0))):
+        f = fusecl.fuse(fn)
+        for v in values:
+            with np.errstate(all="ignore"):
+                want = unfused(fn, x, v)
+                got = f(x, v)
+            assert got.dtype == want.dtype, v
+            same_bits(got, want, repr(v))
+        info = f.info()
+        assert info["traces"] == 1 and info["replays"] == len(values) - 1 - (2**63 in values), info
