@@ -16,6 +16,11 @@ py::object item(const PyArray& a, const char* what) {
     if (std::string(what) == "item") throw py::value_error("can only convert an array of size 1 to a Python scalar");
     throw py::type_error("only length-1 arrays can be converted to Python scalars");
   }
+  // NumPy 2.5 converts only 0-d arrays with int() and float() (bool() and
+  // item() take any one-element array).
+  if (a.shape().ndim() != 0 && (std::string(what) == "int" || std::string(what) == "float"))
+    throw py::type_error("only 0-dimensional arrays can be converted to Python scalars (as in NumPy 2.5; a.item() "
+                         "takes any one-element array)");
   return download(a).attr("reshape")(py::tuple()).attr("item")();
 }
 
