@@ -202,6 +202,10 @@ def test_bad_arguments_raise_clear_exceptions():
         x.item()  # NumPy's type; float() and int() raise TypeError, as NumPy's
     with pytest.raises(TypeError, match="only length-1 arrays"):
         float(x)
+    for convert in (int, float):  # NumPy 2.5: only 0-d arrays (1.24 took any one-element array)
+        with pytest.raises(TypeError, match="only 0-dimensional arrays"):
+            convert(x[:1, :1])
+    assert bool(x[:1, :1]) and x[:1, :1].item() == 1.0 and int(x[0, 0]) == 1
     with pytest.raises(ZeroDivisionError):
         fusecl.arange(0, 5, 0)
     with pytest.raises(ZeroDivisionError):
