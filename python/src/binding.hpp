@@ -40,8 +40,6 @@ py::dtype to_numpy_dtype(DType d);
 DType from_numpy_dtype(const py::handle& dtype_like);
 
 // ---- operands (operand.cpp) ----
-/// A Python operand of an operation: an array (strong), a NumPy scalar
-/// (strong, NEP 50) or a Python bool/int/float (weak).
 /// What a replay checks of a stand-in's number before it fills the slot.
 enum class SlotCheck : std::uint8_t {
   None,
@@ -49,6 +47,8 @@ enum class SlotCheck : std::uint8_t {
   NonNegative,  // an integer power's exponent: a negative one raises ValueError, as NumPy
 };
 
+/// A Python operand of an operation: an array (strong), a NumPy scalar
+/// (strong, NEP 50) or a Python bool/int/float (weak).
 struct Operand {
   NodePtr node;              // arrays and NumPy scalars
   DType dtype = DType::Bool; // its dtype; for a weak scalar the dtype it would have alone
@@ -72,6 +72,8 @@ std::uint64_t scalar_bits(const py::handle& value, DType d);
 bool is_numpy_scalar(const py::handle& x);
 /// Whether the Python int `value` is within the integer dtype d's range.
 bool int_fits(const py::handle& value, DType d);
+/// Whether the Python number `value` is below 0.
+bool is_negative(const py::handle& value);
 /// ValueError where `value`, an integer power's exponent, is negative (NumPy's).
 void check_exponent(const py::handle& value);
 /// x as an array (asarray for anything else).

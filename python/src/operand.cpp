@@ -72,10 +72,14 @@ bool int_fits(const py::handle& value, DType d) {
   return bool(int_bits_if_fits(py::int_(py::reinterpret_borrow<py::object>(value)), d));
 }
 
-void check_exponent(const py::handle& value) {
+bool is_negative(const py::handle& value) {
   const int negative = PyObject_RichCompareBool(value.ptr(), py::int_(0).ptr(), Py_LT);
   if (negative < 0) throw py::error_already_set();
-  if (negative)
+  return negative;
+}
+
+void check_exponent(const py::handle& value) {
+  if (is_negative(value))
     throw py::value_error("Integers to negative integer powers are not allowed. (NumPy raises this too; make the base "
                           "or the exponent a float for a float power)");
 }

@@ -41,6 +41,11 @@ Operand need_operand(const py::handle& x, std::string_view name) {
   return *o;
 }
 
+// All `value`, in the shape of the array `a`, on its device.
+PyArray bools_like(const NodePtr& a, bool value) {
+  return PyArray{detail::make_full(DType::Bool, std::uint64_t(value), detail::node_shape(a), detail::node_device(a))};
+}
+
 // NumPy 2 compares an integer array with a Python int outside the array's
 // dtype without converting the int (its special integer comparisons): every
 // element is then below it (or above it), so the result is all True or all
@@ -68,7 +73,7 @@ std::optional<PyArray> comparison_out_of_range(Op op, Operand& x, Operand& y) {
     if (o.op == op) cmp = o.py;
   const int truth = PyObject_RichCompareBool(lhs.ptr(), rhs.ptr(), cmp);
   if (truth < 0) throw py::error_already_set();
-  return PyArray{detail::make_full(DType::Bool, std::uint64_t(truth), detail::node_shape(a.node), detail::node_device(a.node))};
+  return bools_like(a.node, truth);
 }
 
 // NumPy raises ValueError for an integer power whose exponent is a negative
@@ -96,8 +101,7 @@ py::object binary_op(Op op, const py::handle& xh, const py::handle& yh, bool ope
   if (!x || !y) {
     if (operator_form && (op == Op::Eq || op == Op::Ne) && (x || y) && (xh.is_none() || yh.is_none())) {
       // a == None is elementwise in NumPy: all False (a != None: all True).
-      const NodePtr& a = x ? x->node : y->node;
-      return py::cast(PyArray{detail::make_full(DType::Bool, op == Op::Ne, detail::node_shape(a), detail::node_device(a))});
+      return py::cast(bools_like(x ? x->node : y->node, op == Op::Ne));
     }
     if (operator_form) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     (void)need_operand(xh, op_name(op)), (void)need_operand(yh, op_name(op));
@@ -131,9 +135,7 @@ PyArray clip_op(const py::handle& ah, const py::handle& loh, const py::handle& h
     Operand b = need_operand(bh, "clip");
     if (a.strong && is_integer(a.dtype) && !b.strong && b.weak == WeakKind::Int) {
       if (!int_fits(b.value, a.dtype)) {
-        const int negative = PyObject_RichCompareBool(b.value.ptr(), py::int_(0).ptr(), Py_LT);
-        if (negative < 0) throw py::error_already_set();
-        if (bool(negative) == (op == Op::Maximum)) {
+        if (is_negative(b.value) == (op == Op::Maximum)) {
           if (b.stand_in) (void)stand_in_value(b.stand_in, true);  // the graph depends on the value
           continue;
         }
