@@ -14,6 +14,11 @@ namespace fusecl::detail {
 std::string build_options(const rt::Runtime& rt) {
   const auto& info = rt::info(rt);
   std::string o = "-cl-std=CL1.2";
+  // No warnings: generated code compares a value with itself where the user
+  // does (x != x is a NaN test), and a compiler that prints to the terminal
+  // (PoCL: "2 warnings generated.") would write into the user's stderr.
+  // Build errors are still reported, with the log and the source.
+  o += " -w";
   // IEEE-exact division and square root in float32, as NumPy has them.
   if (info.correctly_rounded_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
   // float32 sin and cos vectors in float64 on CPUs (codegen/helpers.cpp,

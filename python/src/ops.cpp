@@ -118,6 +118,11 @@ namespace {
 PyArray binary_operands(Op op, Operand& x, Operand& y) {
   ensure_strong(x, y);
   const DType p = common_dtype({&x, &y});
+  if (p == DType::Bool && (op == Op::FloorDiv || op == Op::Mod || op == Op::Pow || op == Op::Shl || op == Op::Shr)) {
+    // NumPy computes these on bools in int8; fusecl's C++ API refuses them.
+    auto int8 = [](const Operand& o) { return detail::make_cast(operand_node(o, DType::Int8), DType::Int8); };
+    return PyArray{detail::binary(op, int8(x), int8(y))};
+  }
   if (!binary_supported(op, p, p)) unsupported(op_name(op), {&x, &y});
   if (is_comparison(op))
     if (auto r = comparison_out_of_range(op, x, y)) return *r;

@@ -1,5 +1,8 @@
 # Laziness, stats, introspection, devices, error mapping, conversions and
 # threads (the GIL is released while fusecl evaluates and transfers).
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -214,3 +217,19 @@ def test_bad_arguments_raise_clear_exceptions():
         fusecl.where(x > 0)
     with pytest.raises(ValueError, match="both or neither"):
         fusecl.where(x > 0, x)
+
+
+def test_building_kernels_prints_nothing(tmp_path):
+    # A new program (an empty cache) for code the OpenCL compiler would warn
+    # about (a value compared with itself, as x != x tests for NaN): nothing
+    # reaches stderr, where PoCL printed "2 warnings generated.".
+    script = ("import numpy as np, fusecl\n"
+              "for dt in (np.int8, np.float32):\n"
+              "    x = fusecl.asarray(np.arange(37, dtype=dt))\n"
+              "    (x != x).numpy(); (x == x).numpy(); fusecl.where(x < x, x, x).numpy()\n")
+    env = dict(os.environ, FUSECL_CACHE_DIR=str(tmp_path),
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(fusecl.__file__))))
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    assert any(tmp_path.rglob("*")), "the kernels were built into the new cache"
