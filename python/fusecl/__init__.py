@@ -108,8 +108,10 @@ for _name, _ufunc in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"), 
 
 
 def square(x):
-    """x * x (NumPy's square)."""
+    """x * x (NumPy's square; of bools, int8 as NumPy's)."""
     x = asarray(x)
+    if x.dtype == _np.bool_:
+        x = x.astype(_np.int8)
     return x * x
 
 

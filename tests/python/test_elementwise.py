@@ -224,6 +224,10 @@ def test_square_operator_is_a_multiplication_as_in_numpy(rng):
     assert "pow" not in fusecl.kernel_source(fx ** 2)
     b = np.array([True, False])
     assert_matches(fusecl.asarray(b) ** 2, b.astype(np.int64) ** 2)  # NEP 50: bool with a Python int is int64
+    for dt in (np.bool_, np.uint8, np.int64, np.float32):  # square of bools is int8, as NumPy's
+        v = edge_values(dt, 37, rng)
+        with np.errstate(all="ignore"):
+            assert_matches(fusecl.square(fusecl.asarray(v)), np.square(v), 0, np.dtype(dt).name)
 
 
 def test_inplace_operators_keep_the_dtype_as_numpy(rng):
