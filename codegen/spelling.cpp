@@ -73,9 +73,19 @@ std::string power(const Spelling& r, const Operands& o) {
   return call(helper(o.h, "ipow", k_ipow, o.in, o.width), o.x, o.y);
 }
 
+// A zero the compiler cannot see through: n, the kernel's element count, is
+// never negative. Compilers take the negation and the abs of a signed integer
+// to be free of overflow, and then drop the sign extension of a later
+// widening: NVIDIA's 580 driver widened -(-32768) of a short to 32768, and
+// PoCL 3.1 abs(INT_MIN) of an int to 2^31. Subtracting from this zero keeps
+// NumPy's wrap-around (tests/python/test_elementwise.py pins both).
+std::string opaque_zero(const Operands& o) { return "(" + cl_type(o.in, o.width) + ")(n < 0)"; }
+
+std::string int_negate(const Operands& o) { return int_arith("-", o.in, opaque_zero(o), o.x, o.width); }
+
 std::string negate(const Spelling&, const Operands& o) {
   if (o.flt()) return "(-(" + o.x + "))";
-  return int_arith("-", o.in, "(" + cl_type(o.in, o.width) + ")(0)", o.x, o.width);
+  return int_negate(o);
 }
 
 std::string logical_not(const Spelling&, const Operands& o) { return to_bool("(" + o.x + ") == " + o.zero_in(), o.width); }
@@ -87,7 +97,8 @@ std::string bit_not(const Spelling&, const Operands& o) {
 
 std::string absolute(const Spelling&, const Operands& o) {
   if (o.flt()) return call("fabs", o.x);
-  if (kind_of(o.in) == Kind::Signed) return "as_" + o.T() + "(abs(" + o.x + "))";
+  if (kind_of(o.in) == Kind::Signed)  // not abs(): see opaque_zero
+    return "((" + o.x + ") < " + o.zero_in() + " ? " + int_negate(o) + " : (" + o.x + "))";
   return o.x;
 }
 

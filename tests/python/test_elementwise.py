@@ -332,3 +332,21 @@ def test_divmod_is_floor_divide_and_remainder(dtype, rng):
             assert isinstance(got, tuple) and len(got) == 2
             assert_matches(got[0], want[0], 0, "quotient")
             assert_matches(got[1], want[1], 0, "remainder")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint16], ids=lambda d: np.dtype(d).name)
+def test_negation_and_abs_of_the_minimum_wrap_when_widened_in_the_same_kernel(dtype):
+    # NumPy wraps -min and abs(min) to min. Fused with a widening, compilers
+    # that take signed negation and abs as overflow-free gave +2^(bits-1):
+    # NVIDIA's driver for int16 negation and abs, PoCL for int32 abs().
+    ii = np.iinfo(dtype)
+    xh = np.array([ii.min, ii.min + 1, -1 if ii.min else 1, 0, 1, ii.max, 7] * 6 + [ii.min] * 3, dtype)  # vector lanes and a tail
+    x = fusecl.asarray(xh)
+    for name, fn in (("negative", lambda m, v: m.negative(v)), ("absolute", lambda m, v: m.absolute(v)),
+                     ("-x", lambda m, v: -v), ("abs", lambda m, v: abs(v))):
+        for wide in (np.int64, np.uint64, np.float64):
+            with np.errstate(all="ignore"):
+                want = fn(np, xh).astype(wide)
+            assert_matches(fn(fusecl, x).astype(wide), want, 0, f"{name} -> {np.dtype(wide).name}")
+        with np.errstate(all="ignore"):
+            assert_matches(fn(fusecl, x) + np.int64(0), fn(np, xh) + np.int64(0), 0, f"{name} + int64")
