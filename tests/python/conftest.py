@@ -51,6 +51,12 @@ def same_bits(got, want, what=""):
     assert np.array_equal(g.view(np.uint8), w.view(np.uint8)), f"{what}: {g[:8]} against {w[:8]}"
 
 
+def black_scholes_arrays(rng, dtype, n=4099):
+    """fuse_black_scholes's spot, strike and time arrays of n elements (4099: a vector tail)."""
+    S, K = (fusecl.asarray(rng.uniform(5, 50, n).astype(dtype)) for _ in range(2))
+    return S, K, fusecl.asarray(rng.uniform(0.05, 2, n).astype(dtype))
+
+
 def fuse_black_scholes(S, K, T, r, v):
     """Black-Scholes-like arithmetic on arrays and numbers (tanh for the normal CDF), two results."""
     sq = fusecl.sqrt(T)

@@ -10,15 +10,12 @@ import pytest
 
 import fusecl
 
-from conftest import edge_values, fuse_black_scholes as black_scholes, same_bits, unfused
+from conftest import black_scholes_arrays, edge_values, fuse_black_scholes as black_scholes, same_bits, unfused
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_numbers_are_weak_and_each_replay_uses_its_own(dtype):
-    rng = np.random.default_rng(3)
-    n = 4099  # a vector tail
-    S, K = (fusecl.asarray(rng.uniform(5, 50, n).astype(dtype)) for _ in range(2))
-    T = fusecl.asarray(rng.uniform(0.05, 2, n).astype(dtype))
+    S, K, T = black_scholes_arrays(np.random.default_rng(3), dtype)
     f = fusecl.fuse(black_scholes)
     for r, v in [(0.02, 0.3), (0.05, 0.2), (-0.01, 1.5), (0.0, 1e-3)]:
         got = f(S, K, T, r, v)

@@ -8,15 +8,12 @@ import pytest
 
 import fusecl
 
-from conftest import edge_values, fuse_black_scholes as black_scholes, same_bits, unfused
+from conftest import black_scholes_arrays, edge_values, fuse_black_scholes as black_scholes, same_bits, unfused
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_rates_read_from_an_ndarray_are_replayed_with_each_value(dtype):
-    rng = np.random.default_rng(11)
-    n = 4099  # a vector tail
-    S, K = (fusecl.asarray(rng.uniform(5, 50, n).astype(dtype)) for _ in range(2))
-    T = fusecl.asarray(rng.uniform(0.05, 2, n).astype(dtype))
+    S, K, T = black_scholes_arrays(np.random.default_rng(11), dtype)
     rates = np.array([0.02, 0.05, -0.01, 0.0, 0.07], dtype=dtype)
     vols = np.array([0.3, 0.2, 1.5, 1e-3, 0.45], dtype=dtype)
     f = fusecl.fuse(black_scholes)
