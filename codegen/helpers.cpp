@@ -197,6 +197,58 @@ const char k_mod_float[] = R"(static inline $T $N($T x, $T y) {
   return (m == ($T)(0)) ? copysign(($T)(0), y) : r;
 }
 )";
+// NumPy's fmod of integers: C's remainder (the sign of x), 0 for a zero
+// divisor, and 0 for -1 (which also covers INT_MIN % -1, undefined in C).
+// Unsigned fmod is k_mod_unsigned.
+const char k_fmod_signed[] = R"(static inline $T $N($T x, $T y) {
+  const $T ys = (y == ($T)(0) || y == ($T)(-1)) ? ($T)(1) : y;
+  return (y == ($T)(0) || y == ($T)(-1)) ? ($T)(0) : ($T)(x % ys);
+}
+)";
+// C's nextafter on the bit pattern: one step of the integer that holds the
+// bits, towards y; y itself where x == y (so nextafter(-0, +0) is +0), the
+// smallest subnormal of y's sign from a zero, NaN from a NaN. Not the
+// built-in: a bit step is exact on every device, flushing or not.
+const char k_nextafter[] = R"(static inline $T $N($T x, $T y) {
+  const $I away = (y > x) == (x > ($T)(0));
+  const $I step = as_$I(x) + (away ? ($I)(1) : ($I)(-1));
+  const $T from_zero = as_$T((as_$U(y) & ~($U)($ABS)) | ($U)(1));
+  const $T r = (x == ($T)(0)) ? from_zero : as_$T(step);
+  return (isnan(x) || isnan(y)) ? x + y : ((x == y) ? y : r);
+}
+)";
+// NumPy's heaviside: NaN for NaN, 0 below zero, h0 at either zero, 1 above.
+const char k_heaviside[] = R"(static inline $T $N($T x, $T h) {
+  return isnan(x) ? x : ((x < ($T)(0)) ? ($T)(0) : ((x == ($T)(0)) ? h : ($T)(1)));
+}
+)";
+// Greatest common divisor and least common multiple, as NumPy's npy_gcd
+// and npy_lcm: Euclid on the magnitudes as unsigned numbers of the same width
+// (|INT_MIN| is 2^(B-1) there, which wraps back to INT_MIN, as in NumPy), and
+// a / gcd * b wrapping for lcm (0 where both are 0; $F: the gcd). The
+// unsigned helpers are instantiated for the unsigned dtype of the same width;
+// k_magnitude_call makes a signed one of either ($F: that unsigned helper).
+// Scalar only: the loop length differs per element.
+const char k_gcd_unsigned[] = R"(static inline $T $N($T a, $T b) {
+  while (a != ($T)(0)) {
+    const $T c = a;
+    a = ($T)(b % a);
+    b = c;
+  }
+  return b;
+}
+)";
+const char k_lcm_unsigned[] = R"(static inline $T $N($T a, $T b) {
+  const $T g = $F(a, b);
+  return (g == ($T)(0)) ? ($T)(0) : ($T)(($WIDE)(a / g) * ($WIDE)b);
+}
+)";
+const char k_magnitude_call[] = R"(static inline $T $N($T x, $T y) {
+  const $U a = (x < ($T)(0)) ? ($U)(($U)(0) - as_$U(x)) : as_$U(x);
+  const $U b = (y < ($T)(0)) ? ($U)(($U)(0) - as_$U(y)) : as_$U(y);
+  return as_$T($F(a, b));
+}
+)";
 // Shifts past the width give 0 (or -1 for negative values shifted right), as in NumPy.
 const char k_shl[] = R"(static inline $T $N($T x, $T y) {
   return (y < ($T)(0) || y >= ($T)($B)) ? ($T)(0) : as_$T(($U)(as_$U(x) << as_$U(y)));

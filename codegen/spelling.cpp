@@ -28,12 +28,13 @@ using Speller = std::string (*)(const Spelling& row, const Operands& o);
 
 enum class Vector : std::uint8_t {
   Always,
-  FloatOnly,  // no vector form on integers (integer power loops per element)
+  FloatOnly,  // no vector form on integers (integer power, gcd and lcm loop per element)
 };
 
 // One op's OpenCL C: `speller` writes it, from `text` (a built-in's name, a
-// C operator or a helper's base name) and, for the extrema, the `helper`
-// template that floats need.
+// C operator, a helper's base name, or rad2deg's float64 constant) and
+// `helper`: the template that floats need (extrema, nextafter, heaviside),
+// or rad2deg's float32 constant.
 struct Spelling {
   Op op;
   Speller speller;
@@ -187,6 +188,44 @@ std::string select(const Spelling&, const Operands& o) {
   return "select(" + o.z + ", " + o.y + ", convert_" + cl_type(mask, o.width) + "(" + o.x + ") != (" + scalar_name(mask) + ")(0))";
 }
 
+// signbit: the float's sign bit (NaN's too); a signed integer's sign;
+// never for unsigned and bool.
+std::string sign_bit(const Spelling&, const Operands& o) {
+  if (o.flt()) return to_bool(call("signbit", o.x), o.width);
+  if (kind_of(o.in) == Kind::Signed) return to_bool("(" + o.x + ") < " + o.zero_in(), o.width);
+  return "(" + o.T() + ")(0)";
+}
+
+// rad2deg, deg2rad: one product with 180/pi or pi/180 rounded to the dtype,
+// as NumPy's loops (the correctly rounded constant; NumPy 1.x's float32
+// rad2deg used 180.0f/pi_f, one ulp lower). Hex literals: no decimal
+// conversion in the device compiler.
+std::string scale(const Spelling& r, const Operands& o) {
+  return "((" + o.x + ") * " + (o.in == DType::Float64 ? r.text : r.helper) + ")";
+}
+
+// The row's helper template on floats (nextafter, heaviside).
+std::string float_helper(const Spelling& r, const Operands& o) {
+  return call(helper(o.h, r.text, r.helper, o.in, o.width), o.x, o.y);
+}
+
+std::string fmod_op(const Spelling&, const Operands& o) {
+  if (o.flt()) return call(helper(o.h, "fmod", k_fmod_float, o.in, o.width), o.x, o.y);
+  if (kind_of(o.in) == Kind::Signed) return call(helper(o.h, "fmod", k_fmod_signed, o.in, o.width), o.x, o.y);
+  return call(helper(o.h, "mod", k_mod_unsigned, o.in, o.width), o.x, o.y);  // the same for unsigned
+}
+
+// gcd, lcm: the row's template on the unsigned dtype of the operands' width
+// (lcm calling gcd), wrapped for signed operands in a call on magnitudes.
+std::string gcd_lcm(const Spelling& r, const Operands& o) {
+  const int bytes = size_of(o.in);
+  const DType u = bytes == 1 ? DType::UInt8 : bytes == 2 ? DType::UInt16 : bytes == 4 ? DType::UInt32 : DType::UInt64;
+  std::string f = helper(o.h, "gcd", k_gcd_unsigned, u, o.width);
+  if (r.op == Op::Lcm) f = helper(o.h, "lcm", k_lcm_unsigned, u, o.width, f);
+  if (kind_of(o.in) == Kind::Signed) f = helper(o.h, r.text, k_magnitude_call, o.in, o.width, f);
+  return call(f, o.x, o.y);
+}
+
 std::string fused_multiply_add(const Spelling&, const Operands& o) { return "fma(" + o.x + ", " + o.y + ", " + o.z + ")"; }
 
 // ---- the table ------------------------------------------------------------------------
@@ -227,6 +266,11 @@ constexpr Spelling k_rows[] = {
     {Op::IsNan, float_class, "isnan"},
     {Op::IsInf, float_class, "isinf"},
     {Op::IsFinite, finite, "isfinite"},
+    {Op::Fabs, builtin, "fabs"},
+    {Op::Rint, builtin, "rint"},
+    {Op::Signbit, sign_bit},
+    {Op::Rad2Deg, scale, "0x1.ca5dc1a63c1f8p+5", "0x1.ca5dc2p+5f"},  // 180/pi: double, float
+    {Op::Deg2Rad, scale, "0x1.1df46a2529d39p-6", "0x1.1df46ap-6f"},  // pi/180
     {Op::Cast, cast},
     {Op::Add, add, "+"},
     {Op::Sub, arithmetic, "-"},
@@ -254,6 +298,13 @@ constexpr Spelling k_rows[] = {
     {Op::Fmax, larger, "fmax", k_fmax},
     {Op::Minimum, smaller, "minimum", k_minimum},
     {Op::Maximum, larger, "maximum", k_maximum},
+    {Op::Copysign, builtin, "copysign"},
+    {Op::Fmod, fmod_op},
+    {Op::Nextafter, float_helper, "nextafter", k_nextafter},
+    {Op::Heaviside, float_helper, "heaviside", k_heaviside},
+    {Op::LogicalXor, logical, "!="},
+    {Op::Gcd, gcd_lcm, "gcd", nullptr, Vector::FloatOnly},
+    {Op::Lcm, gcd_lcm, "lcm", nullptr, Vector::FloatOnly},
     {Op::Where, select},
     {Op::Fma, fused_multiply_add},
 };

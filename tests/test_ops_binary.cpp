@@ -4,8 +4,9 @@
 // NumPy's special cases spelled out with literal results.
 //
 // One kernel per case: every op the case's dtypes support is an output of a
-// single fused kernel (integer power, which has no vector form, gets a kernel
-// of its own so that it does not force the others onto the scalar path).
+// single fused kernel (integer power, gcd and lcm, which have no vector form,
+// get a kernel of their own so that they do not force the others onto the
+// scalar path).
 // Inputs (see support/op_check.hpp for the layout): every pair of the two
 // dtypes' edge values, random pairs over the whole range and pairs of small
 // values (shift counts, divisors, exponents), each pair filling a vector,
@@ -34,12 +35,14 @@ namespace {
 enum class Fn : std::uint8_t {
   Add, Sub, Mul, Div, Mod, FloorDiv, TrueDiv, Eq, Ne, Lt, Le, Gt, Ge, And, Or,
   BitAnd, BitOr, BitXor, Shl, Shr, Atan2, Pow, Hypot, Fmin, Fmax, Minimum, Maximum,
+  Copysign, Fmod, Nextafter, Heaviside, Xor, Gcd, Lcm,
 };
 
 constexpr Fn kFns[] = {
     Fn::Add,    Fn::Sub, Fn::Mul,   Fn::Div,   Fn::Mod,   Fn::FloorDiv, Fn::TrueDiv, Fn::Eq,      Fn::Ne,
     Fn::Lt,     Fn::Le,  Fn::Gt,    Fn::Ge,    Fn::And,   Fn::Or,       Fn::BitAnd,  Fn::BitOr,   Fn::BitXor,
     Fn::Shl,    Fn::Shr, Fn::Atan2, Fn::Pow,   Fn::Hypot, Fn::Fmin,     Fn::Fmax,    Fn::Minimum, Fn::Maximum,
+    Fn::Copysign, Fn::Fmod, Fn::Nextafter, Fn::Heaviside, Fn::Xor, Fn::Gcd, Fn::Lcm,
 };
 
 const char* fn_name(Fn f) {
@@ -71,6 +74,13 @@ const char* fn_name(Fn f) {
     case Fn::Fmax: return "fmax";
     case Fn::Minimum: return "minimum";
     case Fn::Maximum: return "maximum";
+    case Fn::Copysign: return "copysign";
+    case Fn::Fmod: return "fmod";
+    case Fn::Nextafter: return "nextafter";
+    case Fn::Heaviside: return "heaviside";
+    case Fn::Xor: return "logical_xor";
+    case Fn::Gcd: return "gcd";
+    case Fn::Lcm: return "lcm";
   }
   return "?";
 }
@@ -105,6 +115,13 @@ constexpr Op ref_op(Fn f) {
     case Fn::Fmax: return Op::Fmax;
     case Fn::Minimum: return Op::Minimum;
     case Fn::Maximum: return Op::Maximum;
+    case Fn::Copysign: return Op::Copysign;
+    case Fn::Fmod: return Op::Fmod;
+    case Fn::Nextafter: return Op::Nextafter;
+    case Fn::Heaviside: return Op::Heaviside;
+    case Fn::Xor: return Op::LogicalXor;
+    case Fn::Gcd: return Op::Gcd;
+    case Fn::Lcm: return Op::Lcm;
   }
   return Op::Add;
 }
@@ -128,9 +145,9 @@ constexpr DType math_dtype(DType t) {
 /// rejects them, like subtract).
 constexpr bool expect_supported(Fn f, DType p) {
   switch (f) {
-    case Fn::Sub: case Fn::Div: case Fn::Mod: case Fn::FloorDiv: case Fn::Pow: return p != DType::Bool;
+    case Fn::Sub: case Fn::Div: case Fn::Mod: case Fn::FloorDiv: case Fn::Pow: case Fn::Fmod: return p != DType::Bool;
     case Fn::BitAnd: case Fn::BitOr: case Fn::BitXor: return !is_float_dtype(p);
-    case Fn::Shl: case Fn::Shr: return p != DType::Bool && !is_float_dtype(p);
+    case Fn::Shl: case Fn::Shr: case Fn::Gcd: case Fn::Lcm: return p != DType::Bool && !is_float_dtype(p);
     default: return true;
   }
 }
@@ -141,15 +158,18 @@ constexpr bool expect_supported(Fn f, DType p) {
 constexpr DType expect_result(Fn f, DType p) {
   switch (f) {
     case Fn::Eq: case Fn::Ne: case Fn::Lt: case Fn::Le: case Fn::Gt: case Fn::Ge: case Fn::And: case Fn::Or:
+    case Fn::Xor:
       return DType::Bool;
-    case Fn::Atan2: case Fn::Hypot: return math_dtype(p);
+    case Fn::Atan2: case Fn::Hypot: case Fn::Copysign: case Fn::Nextafter: case Fn::Heaviside: return math_dtype(p);
     case Fn::TrueDiv: return is_float_dtype(p) ? p : DType::Float64;
     default: return p;
   }
 }
 
-/// Integer power loops per element (no vector form): its own kernel.
-constexpr int group_of(Fn f, DType p) { return f == Fn::Pow && !is_float_dtype(p) ? 1 : 0; }
+/// Integer power, gcd and lcm loop per element (no vector form): their own kernel.
+constexpr int group_of(Fn f, DType p) {
+  return (f == Fn::Pow || f == Fn::Gcd || f == Fn::Lcm) && !is_float_dtype(p) ? 1 : 0;
+}
 
 template <Fn F, class X, class Y>
 auto apply(const X& x, const Y& y) {
@@ -180,6 +200,13 @@ auto apply(const X& x, const Y& y) {
   else if constexpr (F == Fn::Fmax) return fusecl::fmax(x, y);
   else if constexpr (F == Fn::Minimum) return fusecl::minimum(x, y);
   else if constexpr (F == Fn::Maximum) return fusecl::maximum(x, y);
+  else if constexpr (F == Fn::Copysign) return fusecl::copysign(x, y);
+  else if constexpr (F == Fn::Fmod) return fusecl::fmod(x, y);
+  else if constexpr (F == Fn::Nextafter) return fusecl::nextafter(x, y);
+  else if constexpr (F == Fn::Heaviside) return fusecl::heaviside(x, y);
+  else if constexpr (F == Fn::Xor) return fusecl::logical_xor(x, y);
+  else if constexpr (F == Fn::Gcd) return fusecl::gcd(x, y);
+  else if constexpr (F == Fn::Lcm) return fusecl::lcm(x, y);
 }
 
 template <class G, std::size_t... I>
@@ -270,7 +297,7 @@ void run_array_array(const std::vector<Value>& as, const std::vector<Value>& bs,
     if (report_types)
       for (const auto& p : problems) FAIL_CHECK(p);
     if (outs.empty()) continue;
-    check_batch(b, outs, as, bs, layout, label + (group == 1 ? " (integer power kernel)" : ""));
+    check_batch(b, outs, as, bs, layout, label + (group == 1 ? " (integer power, gcd and lcm kernel)" : ""));
   }
 }
 
@@ -407,7 +434,7 @@ void test_array_scalar(std::uint64_t base) {
         for (const auto& p : problems) FAIL_CHECK(name + ": " + p);
       first = false;
       if (outs.empty()) continue;
-      check_batch(b, outs, part, ss, lay, label + (group == 1 ? " (integer power kernel)" : ""));
+      check_batch(b, outs, part, ss, lay, label + (group == 1 ? " (integer power, gcd and lcm kernel)" : ""));
     }
   };
   for (S sv : scalars) run(xs, layout, sv, name + " " + Value(sv).to_string() + ", lane blocks");
@@ -578,6 +605,52 @@ TEST_CASE("NumPy's bool and float rules: bool arithmetic is logic and float floo
     CHECK(at("fmin", 4) == 1.0);
     CHECK(at("%", 5) == inf);  // -1 % inf: fmod gives -1, moved to the divisor's sign
     CHECK(at("/", 6) == inf);
+  }
+}
+
+TEST_CASE("NumPy's results for gcd, lcm, fmod, nextafter, heaviside, copysign and logical_xor at their edges",
+          "[ops][binary][numpy]") {
+  SECTION("int8: gcd and lcm of magnitudes, wrapping; fmod with the dividend's sign") {
+    using I = std::int8_t;
+    const auto r = results<I>(vals<I>({-128, 100, -128, 12, -12, 0, 7, -7, -128, 5}),
+                              vals<I>({0, 99, -128, 18, 18, 0, 0, -2, -1, -3}));
+    auto col = [&](const char* op) {
+      std::vector<std::int64_t> v;
+      for (const Value& x : r.at(op)) v.push_back(x.as<std::int64_t>());
+      return v;
+    };
+    // NumPy 1.24 and 2.5: np.gcd, np.lcm, np.fmod of these int8 arrays.
+    CHECK(col("gcd") == std::vector<std::int64_t>{-128, 1, -128, 6, 6, 0, 7, 1, 1, 1});
+    CHECK(col("lcm") == std::vector<std::int64_t>{0, -84, -128, 36, 36, 0, 0, 14, -128, 15});
+    CHECK(col("fmod") == std::vector<std::int64_t>{0, 1, 0, 12, -12, 0, 0, -1, 0, 2});
+  }
+  SECTION("float32: zeros' signs, NaN, infinities, the largest value") {
+    constexpr float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    constexpr float big = std::numeric_limits<float>::max(), tiny = std::numeric_limits<float>::denorm_min();
+    const auto r = results<float>(vals<float>({0.0f, 1.0f, -0.0f, 0.0f, nan, -1.0f, 0.0f, 2.0f, big, inf, -2.5f}),
+                                  vals<float>({1.0f, nan, 0.0f, -0.0f, 0.5f, 0.5f, 0.5f, -0.0f, inf, 0.0f, 0.75f}));
+    auto col = [&](const char* op) {
+      std::vector<float> v;
+      for (const Value& x : r.at(op)) v.push_back(x.as<float>());
+      return v;
+    };
+    // Equal bit for bit (the sign of a zero counts), NaN to NaN.
+    auto same = [](const std::vector<float>& got, const std::vector<float>& want) {
+      if (got.size() != want.size()) return false;
+      for (std::size_t i = 0; i < got.size(); ++i)
+        if (!(std::isnan(got[i]) && std::isnan(want[i])) && std::bit_cast<std::uint32_t>(got[i]) != std::bit_cast<std::uint32_t>(want[i]))
+          return false;
+      return true;
+    };
+    // NumPy 1.24 and 2.5 on the same float32 arrays.
+    CHECK(same(col("nextafter"),
+               {tiny, nan, 0.0f, -0.0f, nan, -0.99999994f, tiny, 1.9999999f, inf, big, -2.4999998f}));
+    CHECK(same(col("heaviside"), {1.0f, 1.0f, 0.0f, -0.0f, nan, 0.0f, 0.5f, 1.0f, 1.0f, 1.0f, 0.0f}));
+    CHECK(same(col("copysign"), {0.0f, 1.0f, 0.0f, -0.0f, nan, 1.0f, 0.0f, -2.0f, big, inf, 2.5f}));
+    CHECK(same(col("fmod"), {0.0f, nan, nan, nan, nan, -0.0f, 0.0f, nan, big, nan, -0.25f}));
+    std::vector<bool> x;
+    for (const Value& v : r.at("logical_xor")) x.push_back(v.truthy());
+    CHECK(x == std::vector<bool>{true, false, false, false, false, false, true, true, false, true, false});
   }
 }
 

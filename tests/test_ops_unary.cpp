@@ -16,7 +16,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
+#include <vector>
 
 using namespace fusecl;
 using namespace fusecl::test;
@@ -27,7 +29,8 @@ constexpr Op kUnaryOps[] = {
     Op::Neg,   Op::LogicalNot, Op::BitNot, Op::Abs,   Op::Sqrt,  Op::Rsqrt, Op::Cbrt,  Op::Exp,   Op::Exp2,
     Op::Expm1, Op::Log,        Op::Log2,   Op::Log10, Op::Log1p, Op::Sin,   Op::Cos,   Op::Tan,   Op::Asin,
     Op::Acos,  Op::Atan,       Op::Sinh,   Op::Cosh,  Op::Tanh,  Op::Asinh, Op::Acosh, Op::Atanh, Op::Floor,
-    Op::Ceil,  Op::Round,      Op::Trunc,  Op::Sign,  Op::IsNan, Op::IsInf, Op::IsFinite,
+    Op::Ceil,  Op::Round,      Op::Trunc,  Op::Sign,  Op::IsNan, Op::IsInf, Op::IsFinite, Op::Fabs,  Op::Rint,
+    Op::Signbit, Op::Rad2Deg,  Op::Deg2Rad,
 };
 
 // ---- what the tests expect, written out here rather than taken from result_type.hpp ----
@@ -37,7 +40,7 @@ constexpr bool is_math(Op op) {
     case Op::Sqrt: case Op::Rsqrt: case Op::Cbrt: case Op::Exp: case Op::Exp2: case Op::Expm1: case Op::Log:
     case Op::Log2: case Op::Log10: case Op::Log1p: case Op::Sin: case Op::Cos: case Op::Tan: case Op::Asin:
     case Op::Acos: case Op::Atan: case Op::Sinh: case Op::Cosh: case Op::Tanh: case Op::Asinh: case Op::Acosh:
-    case Op::Atanh:
+    case Op::Atanh: case Op::Fabs: case Op::Rint: case Op::Rad2Deg: case Op::Deg2Rad:
       return true;
     default:
       return false;
@@ -66,7 +69,7 @@ constexpr bool expect_supported(Op op, DType t) {
 
 constexpr DType expect_result(Op op, DType t) {
   switch (op) {
-    case Op::LogicalNot: case Op::IsNan: case Op::IsInf: case Op::IsFinite: return DType::Bool;
+    case Op::LogicalNot: case Op::IsNan: case Op::IsInf: case Op::IsFinite: case Op::Signbit: return DType::Bool;
     default: return is_math(op) ? math_dtype(t) : t;
   }
 }
@@ -109,6 +112,11 @@ auto apply(const Array<T>& x) {
   else if constexpr (OP == Op::IsNan) return fusecl::isnan(x);
   else if constexpr (OP == Op::IsInf) return fusecl::isinf(x);
   else if constexpr (OP == Op::IsFinite) return fusecl::isfinite(x);
+  else if constexpr (OP == Op::Fabs) return fusecl::fabs(x);
+  else if constexpr (OP == Op::Rint) return fusecl::rint(x);
+  else if constexpr (OP == Op::Signbit) return fusecl::signbit(x);
+  else if constexpr (OP == Op::Rad2Deg) return fusecl::rad2deg(x);
+  else if constexpr (OP == Op::Deg2Rad) return fusecl::deg2rad(x);
 }
 
 template <class F, std::size_t... I>
@@ -302,4 +310,20 @@ TEST_CASE("unary float ops with one huge lane beside moderate ones, at every vec
       check_run<T>(xs, {}, "width " + std::to_string(w) + ", one huge lane in 16, n=" + std::to_string(n));
     }
   });
+}
+
+TEST_CASE("degrees and radians are rad2deg and deg2rad, NumPy's products with 180/pi and pi/180 in the dtype",
+          "[ops][unary][numpy]") {
+  const auto x = from_host(std::vector<float>{1.0f, -3.0f, 0.0f, 1e38f});
+  const auto d = from_host(std::vector<double>{1.0, -180.0});
+  fusecl::Array<float> a = fusecl::degrees(x), b = fusecl::rad2deg(x), c = fusecl::radians(x);
+  fusecl::Array<double> e = fusecl::radians(d);
+  const auto av = a.to_host(), bv = b.to_host(), cv = c.to_host();
+  CHECK(av == bv);
+  // The correctly rounded float32 constants (NumPy 2's loops).
+  CHECK(av[0] == 57.295779513082320877f);
+  CHECK(av[1] == -3.0f * 57.295779513082320877f);
+  CHECK(std::isinf(av[3]));
+  CHECK(cv[0] == 0.017453292519943295769f);
+  if (device().fp64) CHECK(e.to_host() == std::vector<double>{0.017453292519943295769, -180.0 * 0.017453292519943295769});
 }

@@ -372,6 +372,16 @@ FUSECL_ELEMENTWISE_OPS(FUSECL_FREE_FUNCTION)
 FUSECL_BINARY_fn(Mod, mod)
 #undef FUSECL_BINARY_fn
 
+// NumPy's other names for rad2deg and deg2rad.
+template <class T>
+auto degrees(const Array<T>& x) {
+  return detail::apply_unary<Op::Rad2Deg>(x);
+}
+template <class T>
+auto radians(const Array<T>& x) {
+  return detail::apply_unary<Op::Deg2Rad>(x);
+}
+
 /// NumPy's true_divide: integers are divided as floats (`/` on integer arrays
 /// is floor division, like C++ and like NumPy's `//`).
 template <class X, class Y, std::enable_if_t<binary_operands_v<X, Y>, int> = 0>

@@ -38,7 +38,10 @@ namespace fusecl {
 //    profile, which agree for every function here. floor_divide divides once
 //    and snaps the quotient to an integer, so it can be off only where 2.5
 //    ulp exceed half an integer step, and then by no more than the division;
-//    remainder is exact (fusecl computes fmod exactly itself).
+//    remainder and fmod are exact (fusecl computes fmod exactly itself).
+//    rad2deg and deg2rad multiply by 180/pi and pi/180 rounded to the dtype,
+//    as NumPy does: exact against that definition, not correctly rounded
+//    degrees.
 #define FUSECL_ELEMENTWISE_OPS(X)                                       \
   X(Neg, negative, Unary, fn, negative, NoBool, exact)                  \
   X(LogicalNot, logical_not, Unary, fn, logical_not, Predicate, exact)  \
@@ -74,6 +77,11 @@ namespace fusecl {
   X(IsNan, isnan, Unary, fn, isnan, Predicate, exact)                   \
   X(IsInf, isinf, Unary, fn, isinf, Predicate, exact)                   \
   X(IsFinite, isfinite, Unary, fn, isfinite, Predicate, exact)          \
+  X(Fabs, fabs, Unary, fn, fabs, Math, exact)                           \
+  X(Rint, rint, Unary, fn, rint, Math, exact)                           \
+  X(Signbit, signbit, Unary, fn, signbit, Predicate, exact)             \
+  X(Rad2Deg, rad2deg, Unary, fn, rad2deg, Math, exact)                  \
+  X(Deg2Rad, deg2rad, Unary, fn, deg2rad, Math, exact)                  \
   X(Cast, astype, Unary, custom, _, Given, exact)                       \
   X(Add, add, Binary, fn, add, Same, exact)                             \
   X(Sub, subtract, Binary, fn, subtract, NoBool, exact)                 \
@@ -101,6 +109,13 @@ namespace fusecl {
   X(Fmax, fmax, Binary, fn, fmax, Same, exact)                          \
   X(Minimum, minimum, Binary, fn, minimum, Same, exact)                 \
   X(Maximum, maximum, Binary, fn, maximum, Same, exact)                 \
+  X(Copysign, copysign, Binary, fn, copysign, Math, exact)              \
+  X(Fmod, fmod, Binary, fn, fmod, NoBool, exact)                        \
+  X(Nextafter, nextafter, Binary, fn, nextafter, Math, exact)           \
+  X(Heaviside, heaviside, Binary, fn, heaviside, Math, exact)           \
+  X(LogicalXor, logical_xor, Binary, fn, logical_xor, Predicate, exact) \
+  X(Gcd, gcd, Binary, fn, gcd, Integer, exact)                          \
+  X(Lcm, lcm, Binary, fn, lcm, Integer, exact)                          \
   X(Where, where, Ternary, custom, _, Select, exact)                    \
   X(Fma, fma, Ternary, custom, _, Math, exact)
 

@@ -16,7 +16,8 @@ from ._core import Array, Error, _DeviceScope, asarray
 from . import random  # noqa: F401
 from .fused import fuse  # noqa: F401
 
-__all__ = [n for n in dir(_core) if not n.startswith("_")] + ["random", "device", "newaxis", "square", "fuse"]
+__all__ = [n for n in dir(_core) if not n.startswith("_")] + [
+    "random", "device", "newaxis", "square", "positive", "reciprocal", "float_power", "fuse"]
 
 newaxis = None
 pi = _np.pi
@@ -113,6 +114,40 @@ def square(x):
     if x.dtype == _np.bool_:
         x = x.astype(_np.int8)
     return x * x
+
+
+def positive(x):
+    """+x, a copy of the values (NumPy's positive; not defined for bools, as in NumPy)."""
+    x = asarray(x)
+    if x.dtype == _np.bool_:
+        raise TypeError("ufunc 'positive' not supported for the input type bool (NumPy raises TypeError here too)")
+    return x
+
+
+def reciprocal(x):
+    """1 / x in x's float dtype (NumPy's reciprocal). Integers are refused:
+    NumPy computes 1.0 / x and converts it back, so its result for 0 depends on
+    the platform (INT_MIN or 0 on x86); use 1 // x or 1 / x."""
+    x = asarray(x)
+    if x.dtype.kind != "f":
+        raise TypeError(f"fusecl.reciprocal of {x.dtype} is not supported: NumPy's integer reciprocal of 0 depends on "
+                        "the platform; use 1 // x (floor) or 1 / x (float64)")
+    return true_divide(1, x)
+
+
+def _in_float64(x):
+    if isinstance(x, Array):
+        return x.astype(_np.float64)
+    if isinstance(x, (_np.ndarray, _np.generic)):
+        return asarray(x).astype(_np.float64)
+    if isinstance(x, (bool, int, float)):
+        return float(x)  # weak: float64 beside a float64 array, and alone
+    return x  # a fused function's number: weak, beside the other operand's float64
+
+
+def float_power(x1, x2):
+    """x1 ** x2 in float64 whatever the inputs' dtypes (NumPy's float_power)."""
+    return power(_in_float64(x1), _in_float64(x2))
 
 
 Array.__repr__ = _repr

@@ -118,7 +118,8 @@ namespace {
 PyArray binary_operands(Op op, Operand& x, Operand& y) {
   ensure_strong(x, y);
   const DType p = common_dtype({&x, &y});
-  if (p == DType::Bool && (op == Op::FloorDiv || op == Op::Mod || op == Op::Pow || op == Op::Shl || op == Op::Shr)) {
+  if (p == DType::Bool &&
+      (op == Op::FloorDiv || op == Op::Mod || op == Op::Fmod || op == Op::Pow || op == Op::Shl || op == Op::Shr)) {
     // NumPy computes these on bools in int8; fusecl's C++ API refuses them.
     auto int8 = [](const Operand& o) { return detail::make_cast(operand_node(o, DType::Int8), DType::Int8); };
     return PyArray{detail::binary(op, int8(x), int8(y))};
@@ -239,6 +240,8 @@ void register_ops(py::module_& m, py::class_<PyArray>& cls) {
   m.attr("mod") = m.attr("remainder");
   m.attr("bitwise_not") = m.attr("invert");
   m.attr("pow") = m.attr("power");
+  m.attr("degrees") = m.attr("rad2deg");
+  m.attr("radians") = m.attr("deg2rad");
   m.def("true_divide", [](const py::object& x, const py::object& y) { return true_divide(x, y, false); });
   m.attr("divide") = m.attr("true_divide");
   m.def("where", [](const py::object& c, const py::object& x, const py::object& y) {

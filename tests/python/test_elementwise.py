@@ -19,12 +19,17 @@ UNARY = {
     "cosh": (np.cosh, 4), "tanh": (np.tanh, 5), "arcsinh": (np.arcsinh, 4), "arccosh": (np.arccosh, 4),
     "arctanh": (np.arctanh, 5), "floor": (np.floor, 0), "ceil": (np.ceil, 0), "round": (np.round, 0),
     "trunc": (np.trunc, 0), "sign": (np.sign, 0), "isnan": (np.isnan, 0), "isinf": (np.isinf, 0),
-    "isfinite": (np.isfinite, 0),
+    "isfinite": (np.isfinite, 0), "fabs": (np.fabs, 0), "rint": (np.rint, 0), "signbit": (np.signbit, 0),
+    # NumPy 1.x multiplied float32 by 180.0f / pi_f, one ulp below the
+    # correctly rounded constant that fusecl and NumPy 2's loops use: up to 2
+    # ulps of the product apart.
+    "rad2deg": (np.rad2deg, 0 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 2), "deg2rad": (np.deg2rad, 0),
 }
 # NumPy has no float16 in fusecl: math functions of 8- and 16-bit integers
 # compute in float32 (NumPy: float16), so the reference gets float32 input.
 MATH = {"sqrt", "rsqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
-        "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"}
+        "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "fabs", "rint", "rad2deg",
+        "deg2rad"}
 
 BINARY = {
     "add": (np.add, 0), "subtract": (np.subtract, 0), "multiply": (np.multiply, 0),
@@ -35,8 +40,10 @@ BINARY = {
     "bitwise_xor": (np.bitwise_xor, 0), "left_shift": (np.left_shift, 0), "right_shift": (np.right_shift, 0),
     "arctan2": (np.arctan2, 6), "power": (np.power, 16), "hypot": (np.hypot, 4), "fmin": (np.fmin, 0),
     "fmax": (np.fmax, 0), "minimum": (np.minimum, 0), "maximum": (np.maximum, 0),
+    "copysign": (np.copysign, 0), "fmod": (np.fmod, 0), "nextafter": (np.nextafter, 0),
+    "heaviside": (np.heaviside, 0), "logical_xor": (np.logical_xor, 0), "gcd": (np.gcd, 0), "lcm": (np.lcm, 0),
 }
-BINARY_MATH = {"arctan2", "hypot"}
+BINARY_MATH = {"arctan2", "hypot", "copysign", "nextafter", "heaviside"}
 
 
 def float_for(dt):
@@ -196,10 +203,19 @@ def test_aliases_are_the_same_functions():
     assert fusecl.arcsin is not None and fusecl.asin is not None
     x = fusecl.asarray(np.array([0.5, -0.25]))
     for numpy_name, cxx in [("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("arctan2", "atan2"),
-                            ("power", "pow"), ("absolute", "abs"), ("remainder", "mod"), ("std", "stddev")]:
+                            ("power", "pow"), ("absolute", "abs"), ("remainder", "mod"), ("std", "stddev"),
+                            ("degrees", "rad2deg"), ("radians", "deg2rad")]:
         f, g = getattr(fusecl, numpy_name), getattr(fusecl, cxx)
         args = (x, x) if numpy_name in ("arctan2", "power", "remainder") else (x,)
         np.testing.assert_array_equal(f(*args).numpy(), g(*args).numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.int64, np.bool_], ids=lambda d: np.dtype(d).name)
+def test_reciprocal_of_integers_is_refused_with_the_reason(dtype):
+    # NumPy converts 1.0 / 0 back to the integer type: INT_MIN or 0 on x86,
+    # something else elsewhere. fusecl says so instead of guessing.
+    with pytest.raises(TypeError, match="depends on the platform"):
+        fusecl.reciprocal(fusecl.asarray(np.array([1, 0], dtype)))
 
 
 def test_numpy_ufuncs_on_fusecl_arrays_stay_lazy():

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace fusecl::test {
 
@@ -39,6 +40,9 @@ bool unary_predicate(Op op, Value x) {
     case Op::IsNan: return fl && std::isnan(x.as<double>());
     case Op::IsInf: return fl && std::isinf(x.as<double>());
     case Op::IsFinite: return !fl || std::isfinite(x.as<double>());
+    case Op::Signbit:  // NumPy casts integers to float first: the sign
+      if (fl) return std::signbit(x.as<double>());
+      return kind_of(x.dtype()) == Kind::Signed && x.as<std::int64_t>() < 0;
     default: unsupported(op, x.dtype());
   }
 }
@@ -60,6 +64,7 @@ bool compare(Op op, T x, T y) {
 bool binary_predicate(Op op, Value a, Value b) {
   if (op == Op::LogicalAnd) return a.truthy() && b.truthy();
   if (op == Op::LogicalOr) return a.truthy() || b.truthy();
+  if (op == Op::LogicalXor) return a.truthy() != b.truthy();
   const DType common = promote(a.dtype(), b.dtype());
   a = cast(a, common);
   b = cast(b, common);
@@ -150,6 +155,22 @@ Value int_binary(Op op, Value a, Value b, DType t) {
       if (sa % sb != 0 && (sa < 0) != (sb < 0)) --q;  // ... floor instead
       return wrap(static_cast<std::uint64_t>(q));
     }
+    case Op::Fmod:  // C's remainder (the sign of a); 0 for 0 and -1 divisors
+      if (ub == 0 || (sgn && sb == -1)) return wrap(0);
+      return sgn ? wrap(static_cast<std::uint64_t>(sa % sb)) : wrap(ua % ub);
+    case Op::Gcd: case Op::Lcm: {
+      // NumPy: Euclid on the magnitudes (|INT_MIN| = 2^(width-1), which
+      // wraps back), lcm = a / gcd * b wrapping, 0 for gcd 0.
+      const std::uint64_t ma = sgn && sa < 0 ? 0 - ua : ua, mb = sgn && sb < 0 ? 0 - ub : ub;
+      std::uint64_t x = ma, y = mb;
+      while (x != 0) {
+        const std::uint64_t c = x;
+        x = y % x;
+        y = c;
+      }
+      if (op == Op::Gcd) return wrap(y);
+      return wrap(y == 0 ? 0 : ma / y * mb);
+    }
     case Op::Mod: {
       if (ub == 0) return wrap(0);
       if (!sgn) return wrap(ua % ub);
@@ -218,6 +239,15 @@ Value float_unary(Op op, T x) {
     case Op::Trunc: return Value(std::trunc(x));
     case Op::Round: return Value(std::nearbyint(x));  // half to even in the default rounding mode
     case Op::Sign: return Value(float_sign(x));
+    case Op::Fabs: return Value(std::fabs(x));
+    case Op::Rint: return Value(std::nearbyint(x));
+    // NumPy's one product with the constant rounded to T (see spelling.cpp).
+    case Op::Rad2Deg:
+      if constexpr (std::is_same_v<T, float>) return Value(x * 57.295779513082320877f);
+      else return Value(x * 57.295779513082320877);
+    case Op::Deg2Rad:
+      if constexpr (std::is_same_v<T, float>) return Value(x * 0.017453292519943295769f);
+      else return Value(x * 0.017453292519943295769);
     default: unsupported(op, dtype_of_v<T>);
   }
 }
@@ -269,6 +299,11 @@ Value float_binary(Op op, T a, T b) {
       // inf in glibc, not +0).
       if (a == 0 || !std::isfinite(a) || !std::isfinite(b)) return Value(static_cast<T>(std::pow(a, b)));
       return rounded<T>(std::pow(Wide(a), Wide(b)));
+    case Op::Copysign: return Value(std::copysign(a, b));
+    case Op::Fmod: return Value(std::fmod(a, b));
+    case Op::Nextafter: return Value(std::nextafter(a, b));
+    case Op::Heaviside:  // NumPy: NaN for NaN, 0 below zero, b at either zero, 1 above
+      return Value(std::isnan(a) ? a : a < 0 ? T(0) : a == 0 ? b : T(1));
     case Op::Fmin: return Value(std::fmin(a, b));
     case Op::Fmax: return Value(std::fmax(a, b));
     case Op::Minimum: return Value(std::isnan(a) ? a : std::isnan(b) ? b : a <= b ? a : b);
