@@ -217,6 +217,15 @@ const char k_nextafter[] = R"(static inline $T $N($T x, $T y) {
   return (isnan(x) || isnan(y)) ? x + y : ((x == y) ? y : r);
 }
 )";
+// NumPy's spacing (npy_spacing): the step from x to the next value away
+// from zero, negative for negative x, exact as a difference of neighbours;
+// the smallest subnormal for either zero; NaN for infinities and NaN.
+const char k_spacing[] = R"(static inline $T $N($T x) {
+  const $T away = as_$T(as_$I(x) + ($I)(1));
+  const $T r = (x == ($T)(0)) ? as_$T(($U)(1)) : away - x;
+  return (isinf(x) || isnan(x)) ? ($T)(NAN) : r;
+}
+)";
 // NumPy's heaviside: NaN for NaN, 0 below zero, h0 at either zero, 1 above.
 const char k_heaviside[] = R"(static inline $T $N($T x, $T h) {
   return isnan(x) ? x : ((x < ($T)(0)) ? ($T)(0) : ((x == ($T)(0)) ? h : ($T)(1)));

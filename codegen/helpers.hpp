@@ -33,14 +33,14 @@ class HelperSet {
 
 // Helper templates for helper(), each valid for scalars and vectors: floor
 // division, remainder, exact fmod (called by the float ones), shifts, sign,
-// NaN-aware extrema, integer power, nextafter, heaviside, gcd and lcm.
+// NaN-aware extrema, integer power, nextafter, spacing, heaviside, gcd and lcm.
 extern const char k_floordiv_signed[], k_floordiv_unsigned[], k_floordiv_float[], k_fmod_float[];
 extern const char k_mod_signed[], k_mod_unsigned[], k_mod_float[];
 extern const char k_shl[], k_shr_signed[], k_shr_unsigned[];
 extern const char k_sign_float[], k_sign_int[];
 extern const char k_minimum[], k_maximum[], k_fmin[], k_fmax[];
 extern const char k_ipow[];
-extern const char k_fmod_signed[], k_nextafter[], k_heaviside[];
+extern const char k_fmod_signed[], k_nextafter[], k_spacing[], k_heaviside[];
 extern const char k_gcd_unsigned[], k_lcm_unsigned[], k_magnitude_call[];
 
 /// Adds template `tmpl` instantiated for dtype t at `width` to h, as

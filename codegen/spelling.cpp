@@ -33,7 +33,7 @@ enum class Vector : std::uint8_t {
 
 // One op's OpenCL C: `speller` writes it, from `text` (a built-in's name, a
 // C operator, a helper's base name, or rad2deg's float64 constant) and
-// `helper`: the template that floats need (extrema, nextafter, heaviside),
+// `helper`: the template that floats need (extrema, spacing, nextafter, heaviside),
 // or rad2deg's float32 constant.
 struct Spelling {
   Op op;
@@ -196,17 +196,18 @@ std::string sign_bit(const Spelling&, const Operands& o) {
   return "(" + o.T() + ")(0)";
 }
 
-// rad2deg, deg2rad: one product with 180/pi or pi/180 rounded to the dtype,
-// as NumPy's loops (the correctly rounded constant; NumPy 1.x's float32
-// rad2deg used 180.0f/pi_f, one ulp lower). Hex literals: no decimal
-// conversion in the device compiler.
+// rad2deg, deg2rad: one product with NumPy's constant: 180/pi or pi/180
+// rounded to the dtype, except float32 rad2deg, where NumPy (1.24 and 2.5
+// alike) divides 180.0f by pi_f in float, one ulp below 180/pi rounded. Hex
+// literals: no decimal conversion in the device compiler.
 std::string scale(const Spelling& r, const Operands& o) {
   return "((" + o.x + ") * " + (o.in == DType::Float64 ? r.text : r.helper) + ")";
 }
 
-// The row's helper template on floats (nextafter, heaviside).
+// The row's helper template on floats (spacing, nextafter, heaviside).
 std::string float_helper(const Spelling& r, const Operands& o) {
-  return call(helper(o.h, r.text, r.helper, o.in, o.width), o.x, o.y);
+  const std::string f = helper(o.h, r.text, r.helper, o.in, o.width);
+  return op_class(r.op) == OpClass::Binary ? call(f, o.x, o.y) : call(f, o.x);
 }
 
 std::string fmod_op(const Spelling&, const Operands& o) {
@@ -269,8 +270,9 @@ constexpr Spelling k_rows[] = {
     {Op::Fabs, builtin, "fabs"},
     {Op::Rint, builtin, "rint"},
     {Op::Signbit, sign_bit},
-    {Op::Rad2Deg, scale, "0x1.ca5dc1a63c1f8p+5", "0x1.ca5dc2p+5f"},  // 180/pi: double, float
+    {Op::Rad2Deg, scale, "0x1.ca5dc1a63c1f8p+5", "0x1.ca5dcp+5f"},  // 180/pi: double; float as NumPy
     {Op::Deg2Rad, scale, "0x1.1df46a2529d39p-6", "0x1.1df46ap-6f"},  // pi/180
+    {Op::Spacing, float_helper, "spacing", k_spacing},
     {Op::Cast, cast},
     {Op::Add, add, "+"},
     {Op::Sub, arithmetic, "-"},

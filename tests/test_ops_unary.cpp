@@ -30,7 +30,7 @@ constexpr Op kUnaryOps[] = {
     Op::Expm1, Op::Log,        Op::Log2,   Op::Log10, Op::Log1p, Op::Sin,   Op::Cos,   Op::Tan,   Op::Asin,
     Op::Acos,  Op::Atan,       Op::Sinh,   Op::Cosh,  Op::Tanh,  Op::Asinh, Op::Acosh, Op::Atanh, Op::Floor,
     Op::Ceil,  Op::Round,      Op::Trunc,  Op::Sign,  Op::IsNan, Op::IsInf, Op::IsFinite, Op::Fabs,  Op::Rint,
-    Op::Signbit, Op::Rad2Deg,  Op::Deg2Rad,
+    Op::Signbit, Op::Rad2Deg,  Op::Deg2Rad, Op::Spacing,
 };
 
 // ---- what the tests expect, written out here rather than taken from result_type.hpp ----
@@ -40,7 +40,7 @@ constexpr bool is_math(Op op) {
     case Op::Sqrt: case Op::Rsqrt: case Op::Cbrt: case Op::Exp: case Op::Exp2: case Op::Expm1: case Op::Log:
     case Op::Log2: case Op::Log10: case Op::Log1p: case Op::Sin: case Op::Cos: case Op::Tan: case Op::Asin:
     case Op::Acos: case Op::Atan: case Op::Sinh: case Op::Cosh: case Op::Tanh: case Op::Asinh: case Op::Acosh:
-    case Op::Atanh: case Op::Fabs: case Op::Rint: case Op::Rad2Deg: case Op::Deg2Rad:
+    case Op::Atanh: case Op::Fabs: case Op::Rint: case Op::Rad2Deg: case Op::Deg2Rad: case Op::Spacing:
       return true;
     default:
       return false;
@@ -117,6 +117,7 @@ auto apply(const Array<T>& x) {
   else if constexpr (OP == Op::Signbit) return fusecl::signbit(x);
   else if constexpr (OP == Op::Rad2Deg) return fusecl::rad2deg(x);
   else if constexpr (OP == Op::Deg2Rad) return fusecl::deg2rad(x);
+  else if constexpr (OP == Op::Spacing) return fusecl::spacing(x);
 }
 
 template <class F, std::size_t... I>
@@ -312,7 +313,7 @@ TEST_CASE("unary float ops with one huge lane beside moderate ones, at every vec
   });
 }
 
-TEST_CASE("degrees and radians are rad2deg and deg2rad, NumPy's products with 180/pi and pi/180 in the dtype",
+TEST_CASE("degrees and radians are rad2deg and deg2rad, NumPy's products with its constants",
           "[ops][unary][numpy]") {
   const auto x = from_host(std::vector<float>{1.0f, -3.0f, 0.0f, 1e38f});
   const auto d = from_host(std::vector<double>{1.0, -180.0});
@@ -320,9 +321,11 @@ TEST_CASE("degrees and radians are rad2deg and deg2rad, NumPy's products with 18
   fusecl::Array<double> e = fusecl::radians(d);
   const auto av = a.to_host(), bv = b.to_host(), cv = c.to_host();
   CHECK(av == bv);
-  // The correctly rounded float32 constants (NumPy 2's loops).
-  CHECK(av[0] == 57.295779513082320877f);
-  CHECK(av[1] == -3.0f * 57.295779513082320877f);
+  // NumPy's float32 constants (1.24 and 2.5): 180.0f / pi_f is one ulp
+  // below 180/pi rounded; pi_f / 180.0f is pi/180 rounded.
+  CHECK(av[0] == 0x1.ca5dcp+5f);
+  CHECK(av[0] == 180.0f / 3.14159265358979323846f);
+  CHECK(av[1] == -3.0f * 0x1.ca5dcp+5f);
   CHECK(std::isinf(av[3]));
   CHECK(cv[0] == 0.017453292519943295769f);
   if (device().fp64) CHECK(e.to_host() == std::vector<double>{0.017453292519943295769, -180.0 * 0.017453292519943295769});

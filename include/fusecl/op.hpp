@@ -39,8 +39,8 @@ namespace fusecl {
 //    and snaps the quotient to an integer, so it can be off only where 2.5
 //    ulp exceed half an integer step, and then by no more than the division;
 //    remainder and fmod are exact (fusecl computes fmod exactly itself).
-//    rad2deg and deg2rad multiply by 180/pi and pi/180 rounded to the dtype,
-//    as NumPy does: exact against that definition, not correctly rounded
+//    rad2deg and deg2rad multiply by NumPy's constants for 180/pi and pi/180
+//    in the dtype: exact against that definition, not correctly rounded
 //    degrees.
 #define FUSECL_ELEMENTWISE_OPS(X)                                       \
   X(Neg, negative, Unary, fn, negative, NoBool, exact)                  \
@@ -82,6 +82,7 @@ namespace fusecl {
   X(Signbit, signbit, Unary, fn, signbit, Predicate, exact)             \
   X(Rad2Deg, rad2deg, Unary, fn, rad2deg, Math, exact)                  \
   X(Deg2Rad, deg2rad, Unary, fn, deg2rad, Math, exact)                  \
+  X(Spacing, spacing, Unary, fn, spacing, Math, exact)                  \
   X(Cast, astype, Unary, custom, _, Given, exact)                       \
   X(Add, add, Binary, fn, add, Same, exact)                             \
   X(Sub, subtract, Binary, fn, subtract, NoBool, exact)                 \

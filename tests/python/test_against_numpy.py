@@ -203,6 +203,7 @@ CASES = {
  "nextafter(f32, inf)": (lambda m, x: m.nextafter(x, np.inf), (np.array([0.0, -1e-45, 3.4e38, np.inf], np.float32),)),
  "copysign(f32, -0.0)": (lambda m, x: m.copysign(x, -0.0), (f32,)),
  "logical_xor(f32, 0)": (lambda m, x: m.logical_xor(x, 0), (np.array([np.nan, 0.0, -0.0, 2], np.float32),)),
+ "spacing(f32 edges)": (lambda m, x: m.spacing(x), (np.array([0.0, -0.0, 1.0, -1.0, 3.4028235e38, np.inf, np.nan, 1e-45], np.float32),)),
  "np.rad2deg(fx)": (lambda m, x: np.rad2deg(x), (np.array([1.0, 2.0]),)),
 }
 # NumPy 1.24 (NEP 50 mode) differs from NumPy 2 here: where() took Python

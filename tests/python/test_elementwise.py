@@ -20,16 +20,13 @@ UNARY = {
     "arctanh": (np.arctanh, 5), "floor": (np.floor, 0), "ceil": (np.ceil, 0), "round": (np.round, 0),
     "trunc": (np.trunc, 0), "sign": (np.sign, 0), "isnan": (np.isnan, 0), "isinf": (np.isinf, 0),
     "isfinite": (np.isfinite, 0), "fabs": (np.fabs, 0), "rint": (np.rint, 0), "signbit": (np.signbit, 0),
-    # NumPy 1.x multiplied float32 by 180.0f / pi_f, one ulp below the
-    # correctly rounded constant that fusecl and NumPy 2's loops use: up to 2
-    # ulps of the product apart.
-    "rad2deg": (np.rad2deg, 0 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 2), "deg2rad": (np.deg2rad, 0),
+"rad2deg": (np.rad2deg, 0), "deg2rad": (np.deg2rad, 0), "spacing": (np.spacing, 0),
 }
 # NumPy has no float16 in fusecl: math functions of 8- and 16-bit integers
 # compute in float32 (NumPy: float16), so the reference gets float32 input.
 MATH = {"sqrt", "rsqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
         "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "fabs", "rint", "rad2deg",
-        "deg2rad"}
+        "deg2rad", "spacing"}
 
 BINARY = {
     "add": (np.add, 0), "subtract": (np.subtract, 0), "multiply": (np.multiply, 0),

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -241,10 +242,15 @@ Value float_unary(Op op, T x) {
     case Op::Sign: return Value(float_sign(x));
     case Op::Fabs: return Value(std::fabs(x));
     case Op::Rint: return Value(std::nearbyint(x));
-    // NumPy's one product with the constant rounded to T (see spelling.cpp).
+    // NumPy's one product with its constant (see spelling.cpp): float32
+    // rad2deg's is 180.0f / pi_f, rounded twice.
     case Op::Rad2Deg:
-      if constexpr (std::is_same_v<T, float>) return Value(x * 57.295779513082320877f);
+      if constexpr (std::is_same_v<T, float>) return Value(x * 0x1.ca5dcp+5f);
       else return Value(x * 57.295779513082320877);
+    case Op::Spacing:  // NumPy's: to the next value away from zero
+      if (std::isinf(x) || std::isnan(x)) return Value(std::numeric_limits<T>::quiet_NaN());
+      if (x == 0) return Value(std::numeric_limits<T>::denorm_min());
+      return Value(static_cast<T>(std::nextafter(x, std::copysign(std::numeric_limits<T>::infinity(), x)) - x));
     case Op::Deg2Rad:
       if constexpr (std::is_same_v<T, float>) return Value(x * 0.017453292519943295769f);
       else return Value(x * 0.017453292519943295769);
