@@ -36,7 +36,8 @@ void replace_all(std::string& text, const std::string& key, const std::string& v
 
 // Replaces $T, $U, $I, $S, $B (bits), $N (helper name) in a helper template;
 // for float types also the format constants $P (precision), $MB (mantissa
-// bits), $BIAS, $EMIN, $TINY (2^EMIN), $TWOP (2^P) and $MAGIC (2^(P-1)); and
+// bits), $BIAS, $EMIN, $TINY (2^EMIN), $TWOP (2^P), $MAGIC (2^(P-1)), $LN2
+// and $LOG2E; and
 // $ANY(...), which is any(...) on vectors and the plain condition on scalars
 // (any() of a scalar tests its sign bit, and a scalar comparison gives 1).
 std::string fill(std::string text, const Types& t, const std::string& name, int width) {
@@ -53,6 +54,8 @@ std::string fill(std::string text, const Types& t, const std::string& name, int 
     replace_all(text, "$MANT", dbl ? "0x000fffffffffffffUL" : "0x007fffffU");
     replace_all(text, "$ABS", dbl ? "0x7fffffffffffffffUL" : "0x7fffffffU");
     replace_all(text, "$MAX", dbl ? "DBL_MAX" : "FLT_MAX");
+    replace_all(text, "$LN2", dbl ? "0x1.62e42fefa39efp-1" : "0x1.62e430p-1f");      // NPY_LOGE2
+    replace_all(text, "$LOG2E", dbl ? "0x1.71547652b82fep+0" : "0x1.715476p+0f");  // NPY_LOG2E
   }
   replace_all(text, "$ANY", width > 1 ? "any" : "");
   replace_all(text, "$T", t.T);
@@ -224,6 +227,22 @@ const char k_spacing[] = R"(static inline $T $N($T x) {
   const $T away = as_$T(as_$I(x) + ($I)(1));
   const $T r = (x == ($T)(0)) ? as_$T(($U)(1)) : away - x;
   return (isinf(x) || isnan(x)) ? ($T)(NAN) : r;
+}
+)";
+// NumPy's logaddexp and logaddexp2 (npy_logaddexp): x + ln 2 (x + 1) where
+// x == y, which keeps equal infinities; else the larger plus log1p(exp(-|d|))
+// (log2(e) log1p(exp2(-|d|))); NaN where d is. $LN2 and $LOG2E: NumPy's
+// constants in the dtype.
+const char k_logaddexp[] = R"(static inline $T $N($T x, $T y) {
+  const $T d = x - y;
+  const $T r = ((d > ($T)(0)) ? x : y) + log1p(exp(-fabs(d)));
+  return (x == y) ? x + ($T)($LN2) : (isnan(d) ? d : r);
+}
+)";
+const char k_logaddexp2[] = R"(static inline $T $N($T x, $T y) {
+  const $T d = x - y;
+  const $T r = ((d > ($T)(0)) ? x : y) + ($T)($LOG2E) * log1p(exp2(-fabs(d)));
+  return (x == y) ? x + ($T)(1) : (isnan(d) ? d : r);
 }
 )";
 // NumPy's heaviside: NaN for NaN, 0 below zero, h0 at either zero, 1 above.

@@ -40,7 +40,7 @@ extern const char k_shl[], k_shr_signed[], k_shr_unsigned[];
 extern const char k_sign_float[], k_sign_int[];
 extern const char k_minimum[], k_maximum[], k_fmin[], k_fmax[];
 extern const char k_ipow[];
-extern const char k_fmod_signed[], k_nextafter[], k_spacing[], k_heaviside[];
+extern const char k_fmod_signed[], k_nextafter[], k_spacing[], k_heaviside[], k_logaddexp[], k_logaddexp2[];
 extern const char k_gcd_unsigned[], k_lcm_unsigned[], k_magnitude_call[];
 
 /// Adds template `tmpl` instantiated for dtype t at `width` to h, as

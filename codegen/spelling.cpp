@@ -204,7 +204,7 @@ std::string scale(const Spelling& r, const Operands& o) {
   return "((" + o.x + ") * " + (o.in == DType::Float64 ? r.text : r.helper) + ")";
 }
 
-// The row's helper template on floats (spacing, nextafter, heaviside).
+// The row's helper template on floats (spacing, nextafter, heaviside, logaddexp).
 std::string float_helper(const Spelling& r, const Operands& o) {
   const std::string f = helper(o.h, r.text, r.helper, o.in, o.width);
   return op_class(r.op) == OpClass::Binary ? call(f, o.x, o.y) : call(f, o.x);
@@ -305,6 +305,8 @@ constexpr Spelling k_rows[] = {
     {Op::Nextafter, float_helper, "nextafter", k_nextafter},
     {Op::Heaviside, float_helper, "heaviside", k_heaviside},
     {Op::LogicalXor, logical, "!="},
+    {Op::LogAddExp, float_helper, "logaddexp", k_logaddexp},
+    {Op::LogAddExp2, float_helper, "logaddexp2", k_logaddexp2},
     {Op::Gcd, gcd_lcm, "gcd", nullptr, Vector::FloatOnly},
     {Op::Lcm, gcd_lcm, "lcm", nullptr, Vector::FloatOnly},
     {Op::Where, select},

@@ -35,14 +35,14 @@ namespace {
 enum class Fn : std::uint8_t {
   Add, Sub, Mul, Div, Mod, FloorDiv, TrueDiv, Eq, Ne, Lt, Le, Gt, Ge, And, Or,
   BitAnd, BitOr, BitXor, Shl, Shr, Atan2, Pow, Hypot, Fmin, Fmax, Minimum, Maximum,
-  Copysign, Fmod, Nextafter, Heaviside, Xor, Gcd, Lcm,
+  Copysign, Fmod, Nextafter, Heaviside, Xor, Gcd, Lcm, LogAddExp, LogAddExp2,
 };
 
 constexpr Fn kFns[] = {
     Fn::Add,    Fn::Sub, Fn::Mul,   Fn::Div,   Fn::Mod,   Fn::FloorDiv, Fn::TrueDiv, Fn::Eq,      Fn::Ne,
     Fn::Lt,     Fn::Le,  Fn::Gt,    Fn::Ge,    Fn::And,   Fn::Or,       Fn::BitAnd,  Fn::BitOr,   Fn::BitXor,
     Fn::Shl,    Fn::Shr, Fn::Atan2, Fn::Pow,   Fn::Hypot, Fn::Fmin,     Fn::Fmax,    Fn::Minimum, Fn::Maximum,
-    Fn::Copysign, Fn::Fmod, Fn::Nextafter, Fn::Heaviside, Fn::Xor, Fn::Gcd, Fn::Lcm,
+    Fn::Copysign, Fn::Fmod, Fn::Nextafter, Fn::Heaviside, Fn::Xor, Fn::Gcd, Fn::Lcm, Fn::LogAddExp, Fn::LogAddExp2,
 };
 
 const char* fn_name(Fn f) {
@@ -81,6 +81,8 @@ const char* fn_name(Fn f) {
     case Fn::Xor: return "logical_xor";
     case Fn::Gcd: return "gcd";
     case Fn::Lcm: return "lcm";
+    case Fn::LogAddExp: return "logaddexp";
+    case Fn::LogAddExp2: return "logaddexp2";
   }
   return "?";
 }
@@ -122,6 +124,8 @@ constexpr Op ref_op(Fn f) {
     case Fn::Xor: return Op::LogicalXor;
     case Fn::Gcd: return Op::Gcd;
     case Fn::Lcm: return Op::Lcm;
+    case Fn::LogAddExp: return Op::LogAddExp;
+    case Fn::LogAddExp2: return Op::LogAddExp2;
   }
   return Op::Add;
 }
@@ -160,15 +164,27 @@ constexpr DType expect_result(Fn f, DType p) {
     case Fn::Eq: case Fn::Ne: case Fn::Lt: case Fn::Le: case Fn::Gt: case Fn::Ge: case Fn::And: case Fn::Or:
     case Fn::Xor:
       return DType::Bool;
-    case Fn::Atan2: case Fn::Hypot: case Fn::Copysign: case Fn::Nextafter: case Fn::Heaviside: return math_dtype(p);
+    case Fn::Atan2: case Fn::Hypot: case Fn::Copysign: case Fn::Nextafter: case Fn::Heaviside: case Fn::LogAddExp:
+    case Fn::LogAddExp2:
+      return math_dtype(p);
     case Fn::TrueDiv: return is_float_dtype(p) ? p : DType::Float64;
     default: return p;
   }
 }
 
-/// Integer power, gcd and lcm loop per element (no vector form): their own kernel.
+/// Integer power, gcd and lcm loop per element (no vector form): their own
+/// kernel (group 1). The functions from copysign on share a third (group 2),
+/// so that a case's kernels stay within the kernel-argument size (with a
+/// scalar on both sides, one kernel of all ops would need 70 outputs; the
+/// library then splits it, correctly, into many kernels).
+constexpr int kGroups = 3;
 constexpr int group_of(Fn f, DType p) {
-  return (f == Fn::Pow || f == Fn::Gcd || f == Fn::Lcm) && !is_float_dtype(p) ? 1 : 0;
+  if ((f == Fn::Pow || f == Fn::Gcd || f == Fn::Lcm) && !is_float_dtype(p)) return 1;
+  return f >= Fn::Copysign ? 2 : 0;
+}
+
+const char* group_label(int group) {
+  return group == 1 ? " (integer power, gcd and lcm kernel)" : group == 2 ? " (copysign and later ops' kernel)" : "";
 }
 
 template <Fn F, class X, class Y>
@@ -207,6 +223,8 @@ auto apply(const X& x, const Y& y) {
   else if constexpr (F == Fn::Xor) return fusecl::logical_xor(x, y);
   else if constexpr (F == Fn::Gcd) return fusecl::gcd(x, y);
   else if constexpr (F == Fn::Lcm) return fusecl::lcm(x, y);
+  else if constexpr (F == Fn::LogAddExp) return fusecl::logaddexp(x, y);
+  else if constexpr (F == Fn::LogAddExp2) return fusecl::logaddexp2(x, y);
 }
 
 template <class G, std::size_t... I>
@@ -273,7 +291,7 @@ void check_batch(Batch& b, const std::vector<Output>& outs, const std::vector<Va
     for (std::size_t i = 0; i < l.size(); ++i) want.push_back(ref_binary(op, l[i], r[i], out));
     if (!layout.empty()) want = gather(want, layout);
     const bool min_max = o.f == Fn::Fmin || o.f == Fn::Fmax || o.f == Fn::Minimum || o.f == Fn::Maximum;
-    const Tolerance tol{tolerance_ulps(op, out, cr), min_max};
+    const Tolerance tol{tolerance_ulps(op, out, cr), min_max, error_floor(op)};
     const Comparison c = compare_values(
         b.name(o.slot) + " -> " + std::string(dtype_name(out)) + ", " + label, out, b.values(o.slot), want, tol,
         [&](std::size_t i) { return "a=" + lf[i].to_string() + " b=" + rf[i].to_string(); }, nullptr,
@@ -287,7 +305,7 @@ void check_batch(Batch& b, const std::vector<Output>& outs, const std::vector<Va
 template <DType P, class A, class B>
 void run_array_array(const std::vector<Value>& as, const std::vector<Value>& bs, const std::vector<std::size_t>& layout,
                      const std::string& label, bool report_types = false) {
-  for (int group = 0; group < 2; ++group) {
+  for (int group = 0; group < kGroups; ++group) {
     Batch b;
     std::vector<Output> outs;
     std::vector<std::string> problems;
@@ -297,7 +315,7 @@ void run_array_array(const std::vector<Value>& as, const std::vector<Value>& bs,
     if (report_types)
       for (const auto& p : problems) FAIL_CHECK(p);
     if (outs.empty()) continue;
-    check_batch(b, outs, as, bs, layout, label + (group == 1 ? " (integer power, gcd and lcm kernel)" : ""));
+    check_batch(b, outs, as, bs, layout, label + group_label(group));
   }
 }
 
@@ -424,7 +442,7 @@ void test_array_scalar(std::uint64_t base) {
     // The library converts the scalar to P on the host (C++ conversion).
     const std::vector<Value> ss(part.size(), cast(Value(sv), P));
     const Array<T> x = to_device<T>(lay.empty() ? part : gather(part, lay));
-    for (int group = 0; group < 2; ++group) {
+    for (int group = 0; group < kGroups; ++group) {
       Batch b;
       std::vector<Output> outs;
       std::vector<std::string> problems;
@@ -434,7 +452,7 @@ void test_array_scalar(std::uint64_t base) {
         for (const auto& p : problems) FAIL_CHECK(name + ": " + p);
       first = false;
       if (outs.empty()) continue;
-      check_batch(b, outs, part, ss, lay, label + (group == 1 ? " (integer power, gcd and lcm kernel)" : ""));
+      check_batch(b, outs, part, ss, lay, label + group_label(group));
     }
   };
   for (S sv : scalars) run(xs, layout, sv, name + " " + Value(sv).to_string() + ", lane blocks");
@@ -453,7 +471,7 @@ template <class T>
 std::map<std::string, std::vector<Value>> results(const std::vector<Value>& as, const std::vector<Value>& bs) {
   constexpr DType D = dtype_of_v<T>;
   std::map<std::string, std::vector<Value>> out;
-  for (int group = 0; group < 2; ++group) {
+  for (int group = 0; group < kGroups; ++group) {
     Batch b;
     std::vector<Output> outs;
     std::vector<std::string> problems;

@@ -102,3 +102,18 @@ TEST_CASE("every elementwise op has a bound for both float dtypes", "[ulp]") {
     }
   }
 }
+
+TEST_CASE("close_enough with a floor measures ulps of max(|want|, floor)", "[ulp]") {
+  const float eps = std::numeric_limits<float>::epsilon();
+  // Below 1 the allowance is absolute: 4 ulps of 1, however small want is.
+  CHECK(close_enough(DType::Float32, Value(1e-6f + 3 * eps), Value(1e-6f), 4, false, 1.0));
+  CHECK_FALSE(close_enough(DType::Float32, Value(1e-6f + 5 * eps), Value(1e-6f), 4, false, 1.0));
+  CHECK_FALSE(close_enough(DType::Float32, Value(1e-6f + 3 * eps), Value(1e-6f), 4));  // no floor: far apart
+  // At and above 1 it is the plain ulp distance.
+  CHECK(close_enough(DType::Float32, Value(std::nextafter(8.0f, 9.0f)), Value(8.0f), 1, false, 1.0));
+  CHECK_FALSE(close_enough(DType::Float32, Value(8.0f + 16 * eps), Value(8.0f), 1, false, 1.0));
+  CHECK_FALSE(close_enough(DType::Float32, Value(std::numeric_limits<float>::infinity()), Value(0.5f), 4, false, 1.0));
+  CHECK(error_floor(Op::LogAddExp) == 1.0);
+  CHECK(error_floor(Op::LogAddExp2) == 1.0);
+  CHECK(error_floor(Op::Exp) == 0.0);
+}

@@ -33,7 +33,7 @@ namespace fusecl {
 //  - API `fn`: the free function fusecl::<C++ function>(x) or (x, y);
 //    `custom`: written by hand in array.hpp (then the C++ function is `_`).
 //  - dtype rule: a TypeRule, below.
-//  - accuracy: exact, ulp(n), float32_ulp(n) or none (struct Accuracy, below),
+//  - accuracy: exact, ulp(n), float32_ulp(n), ulp_at_one(n) or none (struct Accuracy, below),
 //    from OpenCL 1.2 section 7.4, tables 7.1 (float) and 7.2 (double), full
 //    profile, which agree for every function here. floor_divide divides once
 //    and snaps the quotient to an integer, so it can be off only where 2.5
@@ -41,7 +41,13 @@ namespace fusecl {
 //    remainder and fmod are exact (fusecl computes fmod exactly itself).
 //    rad2deg and deg2rad multiply by NumPy's constants for 180/pi and pi/180
 //    in the dtype: exact against that definition, not correctly rounded
-//    degrees.
+//    degrees. logaddexp is NumPy's max + log1p(exp(-|x - y|)): the second
+//    term, in (0, ln 2], is off by at most 1.5 (exp's 3 ulp, damped) + 2
+//    (log1p's) units of 2^-p, and the sum rounds once more, so the result
+//    is within 4 ulps of max(|result|, 1); a result near 0 comes from
+//    cancellation and has no ulp bound of its own (NumPy's neither).
+//    logaddexp2 adds log2(e) * log1p(exp2(-|x - y|)), in (0, 1]: 2.2 + 2.9
+//    + 1 units, within 5 ulps of max(|result|, 1).
 #define FUSECL_ELEMENTWISE_OPS(X)                                       \
   X(Neg, negative, Unary, fn, negative, NoBool, exact)                  \
   X(LogicalNot, logical_not, Unary, fn, logical_not, Predicate, exact)  \
@@ -115,6 +121,8 @@ namespace fusecl {
   X(Nextafter, nextafter, Binary, fn, nextafter, Math, exact)           \
   X(Heaviside, heaviside, Binary, fn, heaviside, Math, exact)           \
   X(LogicalXor, logical_xor, Binary, fn, logical_xor, Predicate, exact) \
+  X(LogAddExp, logaddexp, Binary, fn, logaddexp, Math, ulp_at_one(4))   \
+  X(LogAddExp2, logaddexp2, Binary, fn, logaddexp2, Math, ulp_at_one(5)) \
   X(Gcd, gcd, Binary, fn, gcd, Integer, exact)                          \
   X(Lcm, lcm, Binary, fn, lcm, Integer, exact)                          \
   X(Where, where, Ternary, custom, _, Select, exact)                    \
@@ -180,6 +188,8 @@ struct Accuracy {
     Ulp,         // within `ulp`, float32 and float64 alike
     Float32Ulp,  // within `ulp` in float32 unless built with correctly rounded divide
                  // and sqrt; float64 always correctly rounded (divide, sqrt)
+    UlpAtOne,    // within `ulp` ulps of max(|exact|, 1): an absolute error
+                 // where the result is below 1 (logaddexp)
     None,        // no per-element bound: the error grows with the input (sum,
                  // prod, mean), or the op computes nothing (leaves, structure)
   };
@@ -240,6 +250,7 @@ inline constexpr Accuracy exact{Accuracy::Kind::Exact, 0};
 inline constexpr Accuracy none{Accuracy::Kind::None, 0};
 constexpr Accuracy ulp(double n) { return {Accuracy::Kind::Ulp, n}; }
 constexpr Accuracy float32_ulp(double n) { return {Accuracy::Kind::Float32Ulp, n}; }
+constexpr Accuracy ulp_at_one(double n) { return {Accuracy::Kind::UlpAtOne, n}; }
 }  // namespace detail::accuracy
 
 namespace detail {

@@ -17,7 +17,7 @@ from . import random  # noqa: F401
 from .fused import fuse  # noqa: F401
 
 __all__ = [n for n in dir(_core) if not n.startswith("_")] + [
-    "random", "device", "newaxis", "square", "positive", "reciprocal", "float_power", "fuse"]
+    "random", "device", "newaxis", "square", "positive", "reciprocal", "float_power", "modf", "fuse"]
 
 newaxis = None
 pi = _np.pi
@@ -148,6 +148,17 @@ def _in_float64(x):
 def float_power(x1, x2):
     """x1 ** x2 in float64 whatever the inputs' dtypes (NumPy's float_power)."""
     return power(_in_float64(x1), _in_float64(x2))
+
+
+def modf(x):
+    """(fractional part, integral part) of x, both with x's sign, as NumPy's
+    modf: modf(-3.0) is (-0.0, -3.0), modf(inf) is (0.0, inf). Integers and
+    bools compute in float (float64 from 32 bits up), as NumPy's."""
+    x = asarray(x)
+    if x.dtype.kind != "f":
+        x = x.astype(_np.float32 if x.dtype.itemsize <= 2 else _np.float64)
+    whole = trunc(x)
+    return copysign(where(isinf(x), 0, x - whole), x), whole
 
 
 Array.__repr__ = _repr

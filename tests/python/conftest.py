@@ -66,9 +66,10 @@ def fuse_black_scholes(S, K, T, r, v):
     return S * fusecl.tanh(d1) - disc * fusecl.tanh(d2), disc
 
 
-def ulp_close(got, want, ulps):
-    """True where got is within `ulps` units in the last place of want (NaN
-    matching NaN, infinities matching exactly)."""
+def ulp_close(got, want, ulps, floor=0.0):
+    """True where got is within `ulps` units in the last place of want (of
+    max(|want|, floor) with a floor: an absolute error below it), NaN
+    matching NaN, infinities matching exactly."""
     got = np.asarray(got)
     want = np.asarray(want)
     if want.dtype.kind != "f":
@@ -76,19 +77,20 @@ def ulp_close(got, want, ulps):
     both_nan = np.isnan(got) & np.isnan(want)
     with np.errstate(all="ignore"):
         same = got == want
-        tol = ulps * np.spacing(np.maximum(np.abs(want), np.finfo(want.dtype).tiny))
+        tol = ulps * np.spacing(np.maximum(np.abs(want), max(floor, np.finfo(want.dtype).tiny)).astype(want.dtype))
         near = np.abs(got.astype(np.float64) - want.astype(np.float64)) <= tol
     return both_nan | same | near
 
 
-def assert_matches(got, want, ulps=0, what=""):
-    """got (a fusecl.Array) has want's dtype and shape and, within ulps, its values."""
+def assert_matches(got, want, ulps=0, what="", floor=0.0):
+    """got (a fusecl.Array) has want's dtype and shape and, within ulps (of
+    max(|want|, floor)), its values."""
     assert isinstance(got, fusecl.Array), what
     want = np.asarray(want)
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, NumPy {want.dtype}"
     assert got.shape == want.shape, f"{what}: shape {got.shape}, NumPy {want.shape}"
     g = got.numpy()
-    ok = ulp_close(g, want, ulps)
+    ok = ulp_close(g, want, ulps, floor)
     if not np.all(ok):
         bad = np.flatnonzero(~np.asarray(ok).reshape(-1))[:5]
         raise AssertionError(f"{what}: at flat {bad.tolist()}: fusecl {g.reshape(-1)[bad].tolist()}, "

@@ -204,6 +204,14 @@ CASES = {
  "copysign(f32, -0.0)": (lambda m, x: m.copysign(x, -0.0), (f32,)),
  "logical_xor(f32, 0)": (lambda m, x: m.logical_xor(x, 0), (np.array([np.nan, 0.0, -0.0, 2], np.float32),)),
  "spacing(f32 edges)": (lambda m, x: m.spacing(x), (np.array([0.0, -0.0, 1.0, -1.0, 3.4028235e38, np.inf, np.nan, 1e-45], np.float32),)),
+ "logaddexp(f32 edges)": (lambda m, x, y: m.logaddexp(x, y),
+                          (np.array([np.inf, -np.inf, np.inf, np.nan, 0.0, -1e30, 88.0], np.float32),
+                           np.array([np.inf, -np.inf, -np.inf, 1.0, 0.0, -1e30, 88.5], np.float32))),
+ "logaddexp2(f64 edges)": (lambda m, x, y: m.logaddexp2(x, y),
+                           (np.array([np.inf, -np.inf, 1e300, 0.0, 1023.0]), np.array([1.0, -np.inf, 1e300, -0.0, 1024.0]))),
+ "modf(f32 edges)": (lambda m, x: m.modf(x), (np.array([-3.0, -2.5, 2.5, -0.0, 0.0, np.inf, -np.inf, np.nan, 1e30, -1e-40], np.float32),)),
+ "modf(f64)": (lambda m, x: m.modf(x), (np.array([-1.25, 7.75, -0.0]),)),
+ "modf(i32)": (lambda m, x: m.modf(x), (np.array([-3, 5], np.int32),)),
  "np.rad2deg(fx)": (lambda m, x: np.rad2deg(x), (np.array([1.0, 2.0]),)),
 }
 # NumPy 1.24 (NEP 50 mode) differs from NumPy 2 here: where() took Python

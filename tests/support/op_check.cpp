@@ -61,7 +61,7 @@ bool value_matches(DType t, const Value& got, const Value& want, Tolerance tol) 
     // Exact op: only the zero-sign leeway where the caller allows it.
     return tol.zero_sign_free && is_zero(got) && is_zero(want);
   }
-  return close_enough(t, got, want, tol.ulps, flush);
+  return close_enough(t, got, want, tol.ulps, flush, tol.floor);
 }
 
 Comparison compare_values(const std::string& what, DType t, const std::vector<Value>& got,

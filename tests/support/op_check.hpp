@@ -96,6 +96,7 @@ struct Tolerance {
   /// Exact float ops (ulps == 0) must also get the sign of a zero right,
   /// except where NumPy leaves it open (min/max of +0 and -0): set this there.
   bool zero_sign_free = false;
+  double floor = 0;  // ulps of max(|want|, floor) (error_floor())
 };
 
 /// A device mismatch the test attributes to a known defect of the OpenCL

@@ -305,6 +305,16 @@ Value float_binary(Op op, T a, T b) {
       // inf in glibc, not +0).
       if (a == 0 || !std::isfinite(a) || !std::isfinite(b)) return Value(static_cast<T>(std::pow(a, b)));
       return rounded<T>(std::pow(Wide(a), Wide(b)));
+    case Op::LogAddExp: case Op::LogAddExp2: {
+      // NumPy's x + ln 2 (x + 1) for x == y, in T; else exactly, rounded once.
+      const bool two = op == Op::LogAddExp2;
+      if (a == b) return Value(static_cast<T>(a + (two ? T(1) : T(0.693147180559945309417232121458176568L))));
+      const Wide d = Wide(a) - Wide(b);
+      if (std::isnan(d)) return Value(static_cast<T>(d));
+      const Wide m = d > 0 ? Wide(a) : Wide(b);
+      return rounded<T>(two ? m + std::log1p(std::exp2(-std::fabs(d))) / std::log(Wide(2))
+                            : m + std::log1p(std::exp(-std::fabs(d))));
+    }
     case Op::Copysign: return Value(std::copysign(a, b));
     case Op::Fmod: return Value(std::fmod(a, b));
     case Op::Nextafter: return Value(std::nextafter(a, b));

@@ -43,14 +43,21 @@ bool is_subnormal(const Value& v) {
 double ulp_distance_f32(float a, float b) { return distance<std::int32_t>(a, b); }
 double ulp_distance_f64(double a, double b) { return distance<std::int64_t>(a, b); }
 
-bool close_enough(DType t, Value got, Value want, double ulps, bool denormals_may_flush) {
+bool close_enough(DType t, Value got, Value want, double ulps, bool denormals_may_flush, double floor) {
   if (got.dtype() != t || want.dtype() != t) return false;
   if (!is_float(t)) return got == want;
+  if (floor > 0 && std::fabs(want.as<double>()) < floor && std::isfinite(got.as<double>())) {
+    // ulps of the floor: floor's ulp is floor * epsilon for a power of two.
+    const double eps = t == DType::Float32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+    return std::fabs(got.as<double>() - want.as<double>()) <= ulps * floor * eps;
+  }
   const double d = t == DType::Float32 ? ulp_distance_f32(got.as<float>(), want.as<float>())
                                        : ulp_distance_f64(got.as<double>(), want.as<double>());
   if (d <= ulps) return true;
   return denormals_may_flush && is_subnormal(want) && got.as<double>() == 0.0;
 }
+
+double error_floor(Op op) { return op_info(op).accuracy.kind == Accuracy::Kind::UlpAtOne ? 1.0 : 0.0; }
 
 double opencl_ulp_bound(Op op, DType t, bool correctly_rounded_divide_sqrt) {
   // The bound is the op row's (op.hpp); test_ulp.cpp checks it against
@@ -60,7 +67,7 @@ double opencl_ulp_bound(Op op, DType t, bool correctly_rounded_divide_sqrt) {
     case Accuracy::Kind::None:
       throw std::invalid_argument("opencl_ulp_bound: " + std::string(op_name(op)) + " has no per-element error bound");
     case Accuracy::Kind::Exact: return 0.0;
-    case Accuracy::Kind::Ulp: return is_float(t) ? a.ulp : 0.0;
+    case Accuracy::Kind::Ulp: case Accuracy::Kind::UlpAtOne: return is_float(t) ? a.ulp : 0.0;
     case Accuracy::Kind::Float32Ulp: return t == DType::Float32 && !correctly_rounded_divide_sqrt ? a.ulp : 0.0;
   }
   return a.ulp;

@@ -21,7 +21,13 @@ double ulp_distance_f64(double a, double b);
 /// results must be equal; float results must lie within `ulps`
 /// (ulp_distance). With `denormals_may_flush` (a device without CL_FP_DENORM),
 /// a subnormal `want` also accepts a zero of either sign.
-bool close_enough(DType t, Value got, Value want, double ulps, bool denormals_may_flush = false);
+/// With `floor` > 0 the distance is in ulps of max(|want|, floor) instead
+/// (an absolute error below the floor: Accuracy::Kind::UlpAtOne).
+bool close_enough(DType t, Value got, Value want, double ulps, bool denormals_may_flush = false, double floor = 0);
+
+/// 1 for ops whose bound is in ulps of max(|result|, 1) (logaddexp), else 0:
+/// the `floor` of close_enough().
+double error_floor(Op op);
 
 /// The maximum error OpenCL 1.2 allows the built-in behind `op` on float32 /
 /// float64 (full profile; OpenCL 1.2 specification, section 7.4, tables 7.1
