@@ -21,10 +21,8 @@ Types types_of(DType t, int width) {
   r.S = scalar_name(t);
   r.bits = size_of(t) * 8;
   r.kind = kind_of(t);
-  const DType u = size_of(t) == 1 ? DType::UInt8 : size_of(t) == 2 ? DType::UInt16 : size_of(t) == 4 ? DType::UInt32 : DType::UInt64;
-  r.U = cl_type(u, width);
-  const DType i = size_of(t) == 1 ? DType::Int8 : size_of(t) == 2 ? DType::Int16 : size_of(t) == 4 ? DType::Int32 : DType::Int64;
-  r.I = cl_type(i, width);
+  r.U = cl_type(detail::unsigned_of_size(size_of(t)), width);
+  r.I = cl_type(detail::signed_of_size(size_of(t)), width);
   return r;
 }
 

@@ -183,8 +183,7 @@ std::string larger(const Spelling& r, const Operands& o) { return extremum(">=",
 
 std::string select(const Spelling&, const Operands& o) {
   if (o.width == 1) return "((" + o.x + ") ? (" + o.y + ") : (" + o.z + "))";
-  const int bytes = size_of(o.out);
-  const DType mask = bytes == 1 ? DType::Int8 : bytes == 2 ? DType::Int16 : bytes == 4 ? DType::Int32 : DType::Int64;
+  const DType mask = detail::signed_of_size(size_of(o.out));
   return "select(" + o.z + ", " + o.y + ", convert_" + cl_type(mask, o.width) + "(" + o.x + ") != (" + scalar_name(mask) + ")(0))";
 }
 
@@ -219,8 +218,7 @@ std::string fmod_op(const Spelling&, const Operands& o) {
 // gcd, lcm: the row's template on the unsigned dtype of the operands' width
 // (lcm calling gcd), wrapped for signed operands in a call on magnitudes.
 std::string gcd_lcm(const Spelling& r, const Operands& o) {
-  const int bytes = size_of(o.in);
-  const DType u = bytes == 1 ? DType::UInt8 : bytes == 2 ? DType::UInt16 : bytes == 4 ? DType::UInt32 : DType::UInt64;
+  const DType u = detail::unsigned_of_size(size_of(o.in));
   std::string f = helper(o.h, "gcd", k_gcd_unsigned, u, o.width);
   if (r.op == Op::Lcm) f = helper(o.h, "lcm", k_lcm_unsigned, u, o.width, f);
   if (kind_of(o.in) == Kind::Signed) f = helper(o.h, r.text, k_magnitude_call, o.in, o.width, f);

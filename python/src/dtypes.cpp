@@ -23,10 +23,8 @@ DType from_numpy_dtype(const py::handle& dtype_like) {
   const std::string name = py::str(dt);
   switch (kind) {
     case 'b': return DType::Bool;
-    case 'i':
-      return size == 1 ? DType::Int8 : size == 2 ? DType::Int16 : size == 4 ? DType::Int32 : DType::Int64;
-    case 'u':
-      return size == 1 ? DType::UInt8 : size == 2 ? DType::UInt16 : size == 4 ? DType::UInt32 : DType::UInt64;
+    case 'i': return detail::signed_of_size(int(size));
+    case 'u': return detail::unsigned_of_size(int(size));
     case 'f':
       if (size == 4) return DType::Float32;
       if (size == 8) return DType::Float64;
