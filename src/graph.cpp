@@ -128,7 +128,9 @@ std::uint32_t weight_of(const Node& n) { return is_barrier(n) || n.op == Op::Vie
 std::uint32_t fused_size(std::span<const NodePtr> roots, std::uint32_t limit) {
   const std::uint32_t epoch = next_walk_epoch();
   std::uint32_t count = 1;  // the node about to be made
-  std::vector<const Node*> stack;
+  // In place for graphs of the sizes built again and again: this runs for every
+  // node made past the bound (Black-Scholes: twice a call).
+  boost::container::small_vector<const Node*, 128> stack;
   for (const auto& r : roots) stack.push_back(r.get());
   while (!stack.empty() && count <= limit) {
     const Node* n = stack.back();

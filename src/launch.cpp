@@ -150,7 +150,7 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
   }
   const codegen::ParamList& ps = memo->params;
   const std::string& signature = memo->signature;
-  SmallVector<KernelArg, 32> args;  // as many as ps: in place for most kernels
+  SmallVector<KernelArg, 64> args;  // as many as ps: in place for most kernels (Black-Scholes has 35)
   std::shared_ptr<rt::DeviceBuffer> scratch, counters;  // alive until enqueued
   for (const auto& p : ps) {
     const auto idx = std::size_t(p.index);

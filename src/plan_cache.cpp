@@ -190,7 +190,7 @@ bool run_kept_plan(DeviceState& dev, const GraphKey& key) {
   plan->used = ++cache.clock;
 
   // This graph's scalar values: the key holds their dtypes, not their values.
-  SmallVector<std::uint64_t, 8> scalars;
+  SmallVector<std::uint64_t, 64> scalars;  // in place for graphs of many constants (Black-Scholes: 29)
   for (const int i : plan->scalars) scalars.push_back((*key.nodes[std::size_t(i)])->bits());
   // The nodes that become buffers, held: turning one into a buffer may
   // release the last other reference to another.
