@@ -44,6 +44,15 @@
 #                                      in LOG2 under each named setting of
 #                                      KNOBS, interleaved, 3 rounds (into
 #                                      $OUT/knobs.txt)
+#   WORKLOADS='a|b' bash bench/gpu_issue13.sh sweep
+#                                      the issue's "every workload at every
+#                                      size" check: eval (fused_device) and
+#                                      fuse() at every STEP-th (default 2) size
+#                                      from 2^16 to 2^26, every workload (or
+#                                      those WORKLOADS names), then CuPy,
+#                                      cupy.fuse, torch and torch.compile on
+#                                      the same inputs, each checked against
+#                                      fusecl's results
 #   bash bench/gpu_issue13.sh table    fusecl at 2^16, 2^21, 2^26 on the
 #                                      reduction workloads, then CuPy, cupy.fuse,
 #                                      torch and torch.compile on the same inputs,
@@ -171,6 +180,10 @@ if [ "$mode" = fuse ]; then
   WAYS='fused_device|fuse_device'
   WORKLOADS='black_scholes|haversine|sqrt_sin_exp|transpose_add|softmax|row_norm|mean_std'
 fi
+if [ "$mode" = sweep ]; then
+  WAYS='fused_device|fuse_device'
+  WORKLOADS=${WORKLOADS:-chain2|sqrt_sin_exp|poly20|black_scholes|haversine|saxpy|transpose_add|softmax|row_norm|sum_squares|mean_std|monte_carlo_pi}
+fi
 if [ "$mode" = rows ]; then
   # The whole suite, then row kernels of this bundle against another's
   # (BASE, a bundle folder; its env in BASE_ENV), interleaved, 3 rounds.
@@ -213,7 +226,7 @@ if [ -f carry/pylib/libfusecl.a ] && [ "$mode" = table ]; then
   echo "python_overhead: $?"; cat "$OUT/python_overhead.txt"; tail -5 "$OUT/python_build.txt"
 fi
 for r in 1 2 3; do
-  [ "$mode" = fuse ] && break
+  [ "$mode" = fuse ] || [ "$mode" = sweep ] && break
   for v in "default" "two_pass FUSECL_ONE_PASS_MOMENTS=0"; do
     set -- $v
     env ${2:-} "$bundle/bin/fusecl-bench" --benchmark_filter='BM_mean_std/fused_device/(21|26)/' --min_log2=21 --max_log2=26 \
@@ -221,11 +234,13 @@ for r in 1 2 3; do
   done
 done
 run=$OUT/run.json check=$OUT/check.jsonl
-bench 150 --min_log2=16 --max_log2=26 --log2_step=5 \
+step=5 limit=150
+[ "$mode" = sweep ] && step=${STEP:-2} limit=240
+bench $limit --min_log2=16 --max_log2=26 --log2_step=$step \
   "--benchmark_filter=^BM_(copy/|(${WORKLOADS:-mean_std|softmax|row_norm|sum_squares|transpose_add|haversine|black_scholes})/(${WAYS:-fused_device|device_eager})/)" \
   --benchmark_min_time=0.05 --benchmark_out_format=json --benchmark_out="$run" --check_out="$check" > "$OUT/fusecl-bench.txt" 2>&1
 echo "fusecl-bench: $?"
-timeout 300 python3 bench/gpu_frameworks.py --like "$run" --check "$check" --min-time 0.05 --out "$OUT/frameworks.json" \
+timeout ${FW_LIMIT:-300} python3 bench/gpu_frameworks.py --like "$run" --check "$check" --min-time 0.05 --out "$OUT/frameworks.json" \
   > "$OUT/gpu_frameworks.txt" 2>&1
 echo "gpu_frameworks: $?"
 tail -5 "$OUT/gpu_frameworks.txt"
