@@ -20,6 +20,15 @@
 // loop form steps through the row in vectors of `width` (vloadN: a row
 // starts anywhere), then the tail element by element.
 //
+// On CPUs (FCL_CPU, launch.cpp's build options) the loop form computes a
+// transcendental value that a reduction and the outputs both read once: the
+// last reduction phase that computes it stores it where an output of its
+// dtype goes, and the output phase loads it back from there instead of
+// computing it again. Each work-item reads only what it wrote, and the row is
+// in its core's cache. Softmax over rows of 1024 at 2^22 on the 2-core PoCL
+// machine: exp once, not twice. GPUs compute it again: their loop form is
+// bound by memory, not by exp.
+//
 // Accuracy is that of the reduction kernels (render_reduce.cpp): float sums
 // accumulate per work-item with Kahan compensation, then combine in a tree.
 #include "codegen/body.hpp"
@@ -67,6 +76,9 @@ struct RowRender {
   std::string T, K;           // work-items per row; elements (vectors of `width`) per work-item ("0": a loop)
   std::vector<char> held;     // register form: values already held in rc<k>[] (loads from the start)
   std::vector<int> phases_of; // by instruction: how many phases compute it (kept if > 1)
+  // Loop form on CPUs: the instruction stashed in an output (-1: none), that
+  // output's number, and the reduction phase that stores it.
+  int stash = -1, stash_out = -1, stash_phase = -1;
 
   bool registers() const { return plan.reduce.row_chunks > 0; }
   bool grid() const { return plan.reduce.combine; }
@@ -127,6 +139,37 @@ struct RowRender {
   }
 };
 
+// The stashed value at p (w elements) into its output, or from it as v<k>.
+std::string stash_store(const RowRender& rr, int w, const std::string& ind) {
+  const std::string v = "v" + std::to_string(rr.stash), out = "out" + std::to_string(rr.stash_out);
+  return "#ifdef FCL_CPU\n" + ind + (w > 1 ? "vstore" + std::to_string(w) + "(" + v + ", 0, " + out + " + p);\n" : out + "[p] = " + v + ";\n") +
+         "#endif\n";
+}
+std::string stash_load(const RowRender& rr, int w, const std::string& ind) {
+  const std::string out = "out" + std::to_string(rr.stash_out);
+  return ind + "const " + cl_type(rr.plan.instrs[std::size_t(rr.stash)].dtype, w) + " v" + std::to_string(rr.stash) + " = " +
+         (w > 1 ? "vload" + std::to_string(w) + "(0, " + out + " + p);\n" : out + "[p];\n");
+}
+
+// The output phase's body at p: on CPUs with a stash, the stashed value
+// loaded and only what is left computed from it.
+std::string output_body(RowRender& rr, const std::vector<char>& need, int w, const std::string& ind) {
+  if (rr.stash < 0) return rr.body(need, ind, w);
+  std::vector<char> rest(need.size(), 0);
+  const std::size_t k = std::size_t(rr.stash);
+  for (std::size_t i = rr.plan.instrs.size(); i-- > 0;) {  // what the outputs need above the stash
+    if (i == k) continue;
+    if (need[i] == 2) rest[i] = 2;
+    bool wanted = std::find(rr.plan.outputs.begin(), rr.plan.outputs.end(), std::int16_t(i)) != rr.plan.outputs.end();
+    for (std::size_t j = i + 1; j < need.size() && !wanted; ++j) {
+      const Instr& in = rr.plan.instrs[j];
+      wanted = rest[j] == 1 && (in.a == int(i) || in.b == int(i) || in.c == int(i));
+    }
+    if (wanted && need[i] == 1) rest[i] = 1;
+  }
+  return "#ifdef FCL_CPU\n" + stash_load(rr, w, ind) + rr.body(rest, ind, w) + "#else\n" + rr.body(need, ind, w) + "#endif\n";
+}
+
 std::string lane(int j) {
   static const char* hex = "0123456789abcdef";
   return std::string(".s") + hex[j];
@@ -165,13 +208,16 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
       const std::string AW = cl_type(acc_t, W);
       s += "    {\n      " + AW + " accv = (" + AW + ")(" + reduce_identity(info.identity, acc_t) + ");\n";
       if (kahan) s += "      " + AW + " compv = (" + AW + ")(0);\n";
-      s += rr.head("      ", W) + rr.body(need, "        ", W) + accumulate("accv", "compv", AW, W, "        ") + "      }\n";
+      s += rr.head("      ", W) + rr.body(need, "        ", W) + accumulate("accv", "compv", AW, W, "        ");
+      if (rr.stash_phase == int(k)) s += stash_store(rr, W, "        ");
+      s += "      }\n";
       for (int j = 0; j < W; ++j)
         s += kahan ? "      acc += accv" + lane(j) + " - compv" + lane(j) + ";\n" : "      acc = " + combine("acc", "accv" + lane(j), 1) + ";\n";
       s += "    }\n";
     }
     if (!(rr.registers() && W > 1))  // the tail after the whole vectors
-      s += rr.head("    ", 1) + rr.body(need, "      ", 1) + accumulate("acc", "comp", A, 1, "      ") + "    }\n";
+      s += rr.head("    ", 1) + rr.body(need, "      ", 1) + accumulate("acc", "comp", A, 1, "      ") +
+           (rr.stash_phase == int(k) ? stash_store(rr, 1, "      ") : std::string()) + "    }\n";
     if (kahan) s += "    acc = acc - comp;\n";
   }
   const int T = std::stoi(rr.T), F = plan.reduce.row_fanin;
@@ -232,6 +278,18 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   rr.phases_of.assign(plan.instrs.size(), 0);
   for (const auto& need : needs)
     for (std::size_t k = 0; k < need.size(); ++k) rr.phases_of[k] += need[k] == 1;
+  if (!rr.registers() && !rr.grid() && !plan.out_strided) {
+    // The loop form's stash (CPUs): the first value kept() that a reduction
+    // and the outputs both compute, and an output of its dtype to hold it.
+    for (std::size_t k = 0; k < plan.instrs.size() && rr.stash < 0; ++k) {
+      if (!kept(plan.instrs[k]) || plan.instrs[k].op == Op::Buffer || needs.back()[k] != 1 || rr.phases_of[k] < 2) continue;
+      for (std::size_t j = 0; j < plan.outputs.size() && rr.stash < 0; ++j)
+        if (plan.instrs[std::size_t(plan.outputs[j])].dtype == plan.instrs[k].dtype) rr.stash = int(k), rr.stash_out = int(j);
+    }
+    if (rr.stash >= 0)  // the last reduction phase that computes it stores it
+      for (std::size_t k = 0, phase = 0; k < plan.instrs.size(); ++k)
+        if (is_row_reduction(plan.instrs[k]) && needs[phase++][std::size_t(rr.stash)] == 1) rr.stash_phase = int(k);
+  }
   // The register form loads its elements of the row first, all of them, so
   // that a work-item's loads are in flight together (a load in a phase waits
   // for the loop's bound test, and each phase's first use of it for the load:
@@ -281,12 +339,12 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     if (is_row_reduction(plan.instrs[k])) b += reduction_phase(rr, k);
 
   if (W > 1) {
-    b += rr.head("  ", W) + rr.body(needs.back(), "    ", W);
+    b += rr.head("  ", W) + output_body(rr, needs.back(), W, "    ");
     b += emit_vector_stores(plan, W, "p", plan.aligned, "    ");  // p is a multiple of W
     b += "  }\n";
   }
   if (!(rr.registers() && W > 1)) {  // the elements after the whole vectors
-    b += rr.head("  ", 1) + rr.body(needs.back(), "    ", 1);
+    b += rr.head("  ", 1) + output_body(rr, needs.back(), 1, "    ");
     b += emit_stores(plan, "p", "    ");
     b += "  }\n";
   }

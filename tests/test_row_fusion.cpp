@@ -558,6 +558,92 @@ TEST_CASE("row fusion: a row in registers keeps its exp for the output phase", "
   CHECK(n >= 2);
 }
 
+namespace {
+
+// `src` as the OpenCL compiler sees it with FCL_CPU defined (cpu) or not:
+// the lines of the other branch of each #ifdef FCL_CPU dropped.
+std::string preprocessed(const std::string& src, bool cpu) {
+  std::string out, line;
+  bool in_if = false, in_else = false;
+  for (std::size_t at = 0; at < src.size();) {
+    const std::size_t end = std::min(src.find('\n', at), src.size());
+    line = src.substr(at, end - at);
+    at = end + 1;
+    if (line == "#ifdef FCL_CPU") in_if = true;
+    else if (line == "#else" && in_if) in_if = false, in_else = true;
+    else if (line == "#endif" && (in_if || in_else)) in_if = in_else = false;
+    else if (!(in_if && !cpu) && !(in_else && cpu)) out += line + "\n";
+  }
+  return out;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("row fusion: on CPUs the loop form computes softmax's exp once, stashed where the output goes", "[row]") {
+  // The loop form re-reads the row in each phase. A GPU computes exp(x - max)
+  // again for the output (its loop form waits on memory); a CPU's (FCL_CPU)
+  // sum phase stores it in the output and the output phase reads it back.
+  const auto x = from_host(std::vector<float>(5 * 1024, 1.0f), {5, 1024});
+  const auto e = exp(x - max(x, 1, true));
+  auto source = [&](const auto& y) {
+    auto t = detail::tuning_of(*y.node()->device);
+    t.row_group_cap = 1024;  // the same layouts on any device
+    t.row_register_elements = 8;
+    t.local_size = 16;  // 16 per row: the loop form
+    t.elements_per_item = 8;
+    const detail::GraphLock lock{y.node().get()};
+    const detail::Schedule s = detail::make_schedule({y.node()}, t);
+    REQUIRE(s.kernel_count() == 1);
+    const auto& plan = s.steps[0].kernel.plan;
+    REQUIRE(plan.reduce.row_chunks == 0);
+    return codegen::render(plan, codegen::kernel_name(plan));
+  };
+  const std::string soft = source(e / sum(e, 1, true));
+  CHECK(count_of(preprocessed(soft, false), "exp(") == 2 * count_of(preprocessed(soft, true), "exp("));
+  // The stash's store and load, for whole vectors and for the tail.
+  CHECK(count_of(preprocessed(soft, true), "out0") == count_of(preprocessed(soft, false), "out0") + 4);
+  // Outputs of float64 only: nowhere to keep a float, so computed again.
+  const std::string wide = source((e / sum(e, 1, true)).astype<double>());
+  CHECK(preprocessed(wide, true) == preprocessed(wide, false));
+
+  // Results through the stash on this device (a CPU's, where FCL_CPU is
+  // defined; elsewhere the other branch), against the host: softmax with
+  // exp(x - max) itself as a second output of the same kernel, and softmax
+  // to float64; rows of whole vectors and a tail, edge values in some rows.
+  for (const std::int64_t m : {16, 1000, 4099}) {
+    const Dims d{4, m};
+    const auto h = inputs(d, 1, 0x13b2 + std::uint64_t(m), -30, 30, true);
+    const auto xs = from_host(h, Shape(d));
+    const auto es = exp(xs - max(xs, 1, true));
+    const auto ys = es / sum(es, 1, true);
+    const auto yd = ys.astype<double>();
+    reset_stats();
+    eval(es, ys, yd);
+    CHECK(stats().kernels_launched == 1);
+    const auto ge = es.to_host(), gy = ys.to_host();
+    const auto gd = yd.to_host();
+    std::vector<LD> want(h.size()), tol(h.size());
+    for (const auto& row : rows_of(d, 1)) patterns()[3].host(h, row, want, tol);  // softmax
+    for (const auto& row : rows_of(d, 1)) {
+      const float mx = float(row_max(h, row));
+      for (auto i : row) {
+        const std::size_t k = std::size_t(i);
+        INFO("rows of " << m << ", element " << k << ": x " << h[k] << ", exp " << ge[k] << ", softmax " << gy[k]);
+        const LD ex = std::exp(LD(h[k] - mx));  // x - max rounded in float, as the device rounds it
+        REQUIRE(close(ge[k], ex, 4 * eps * ex));  // OpenCL's exp: 3 ulp
+        REQUIRE(close(gy[k], want[k], tol[k]));
+        REQUIRE((std::isnan(gd[k]) ? std::isnan(gy[k]) : gd[k] == double(gy[k])));
+      }
+    }
+  }
+}
+
 TEST_CASE("row fusion: bodies that may pass the instruction limit take today's kernels", "[row]") {
   const BoundGuard bound(4096);  // long chains stay in one graph
   const std::vector<float> h{0.5f, -1.0f, 2.0f, 0.25f, -3.0f, 1.5f, -0.5f, 4.0f, 1.0f, -2.0f};
