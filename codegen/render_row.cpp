@@ -42,8 +42,9 @@ namespace {
 
 // Which instructions computing `targets` are evaluated at each element: their
 // operands, transitively, stopping at reductions (held per row already, and
-// marked 2). Operands come before their instructions: one backward sweep.
-std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int16_t>& targets) {
+// marked 2) and at `held` (a value at hand: what only it reads is not
+// needed). Operands come before their instructions: one backward sweep.
+std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int16_t>& targets, int held = -1) {
   std::vector<char> need(plan.instrs.size(), 0);
   for (const auto t : targets)
     if (t >= 0) need[std::size_t(t)] = 1;  // -1: a grid form's reduction, which has no input here
@@ -54,6 +55,7 @@ std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int
       need[k] = 2;
       continue;
     }
+    if (int(k) == held) continue;
     for (const std::int16_t o : {in.a, in.b, in.c})
       if (o >= 0) need[std::size_t(o)] = 1;
   }
@@ -155,18 +157,8 @@ std::string stash_load(const RowRender& rr, int w, const std::string& ind) {
 // loaded and only what is left computed from it.
 std::string output_body(RowRender& rr, const std::vector<char>& need, int w, const std::string& ind) {
   if (rr.stash < 0) return rr.body(need, ind, w);
-  std::vector<char> rest(need.size(), 0);
-  const std::size_t k = std::size_t(rr.stash);
-  for (std::size_t i = rr.plan.instrs.size(); i-- > 0;) {  // what the outputs need above the stash
-    if (i == k) continue;
-    if (need[i] == 2) rest[i] = 2;
-    bool wanted = std::find(rr.plan.outputs.begin(), rr.plan.outputs.end(), std::int16_t(i)) != rr.plan.outputs.end();
-    for (std::size_t j = i + 1; j < need.size() && !wanted; ++j) {
-      const Instr& in = rr.plan.instrs[j];
-      wanted = rest[j] == 1 && (in.a == int(i) || in.b == int(i) || in.c == int(i));
-    }
-    if (wanted && need[i] == 1) rest[i] = 1;
-  }
+  std::vector<char> rest = per_element(rr.plan, rr.plan.outputs, rr.stash);
+  rest[std::size_t(rr.stash)] = 0;
   return "#ifdef FCL_CPU\n" + stash_load(rr, w, ind) + rr.body(rest, ind, w) + "#else\n" + rr.body(need, ind, w) + "#endif\n";
 }
 
