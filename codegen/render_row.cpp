@@ -271,10 +271,10 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   for (const auto& need : needs)
     for (std::size_t k = 0; k < need.size(); ++k) rr.phases_of[k] += need[k] == 1;
   if (!rr.registers() && !rr.grid() && !plan.out_strided) {
-    // The loop form's stash (CPUs): the first value kept() that a reduction
-    // and the outputs both compute, and an output of its dtype to hold it.
+    // The loop form's stash (CPUs): the first transcendental value that a
+    // reduction and the outputs both compute, and an output of its dtype to hold it.
     for (std::size_t k = 0; k < plan.instrs.size() && rr.stash < 0; ++k) {
-      if (!kept(plan.instrs[k]) || plan.instrs[k].op == Op::Buffer || needs.back()[k] != 1 || rr.phases_of[k] < 2) continue;
+      if (!is_transcendental(plan.instrs[k].op) || needs.back()[k] != 1 || rr.phases_of[k] < 2) continue;
       for (std::size_t j = 0; j < plan.outputs.size() && rr.stash < 0; ++j)
         if (plan.instrs[std::size_t(plan.outputs[j])].dtype == plan.instrs[k].dtype) rr.stash = int(k), rr.stash_out = int(j);
     }

@@ -527,37 +527,6 @@ TEST_CASE("row fusion: a GPU's vector rows of other types", "[row]") {
   }
 }
 
-TEST_CASE("row fusion: a row in registers keeps its exp for the output phase", "[row]") {
-  // Softmax's exp(x - max) is summed in one phase and divided in the next:
-  // in the register form it is computed once per element and kept (a GPU's
-  // full-precision exp is some ten instructions); in the loop form each
-  // phase computes it again from the row it re-reads.
-  const auto x = from_host(std::vector<float>(5 * 1024, 1.0f), {5, 1024});
-  const auto e = exp(x - max(x, 1, true));
-  const auto y = e / sum(e, 1, true);
-  auto t = detail::tuning_of(*y.node()->device);
-  t.row_group_cap = 1024;  // the same layouts on any device
-  t.row_register_elements = 8;
-  auto count_exp = [&](int local, int vector_bytes = 4) {
-    t.local_size = local;
-    t.elements_per_item = 8;
-    t.vector_bytes = vector_bytes;
-    const detail::GraphLock lock{y.node().get()};
-    const detail::Schedule s = detail::make_schedule({y.node()}, t);
-    REQUIRE(s.kernel_count() == 1);
-    const auto& plan = s.steps[0].kernel.plan;
-    const std::string src = codegen::render(plan, codegen::kernel_name(plan));
-    std::size_t n = 0;
-    for (std::size_t at = src.find("exp("); at != std::string::npos; at = src.find("exp(", at + 1)) ++n;
-    return std::pair{int(plan.reduce.row_chunks), n};
-  };
-  CHECK(count_exp(256) == std::pair{8, std::size_t(1)});      // 128 work-items per row, 8 elements each in registers
-  CHECK(count_exp(256, 16) == std::pair{2, std::size_t(1)});  // the same as two vectors of 4
-  const auto [chunks, n] = count_exp(16);                  // 16 per row: a loop
-  CHECK(chunks == 0);
-  CHECK(n >= 2);
-}
-
 namespace {
 
 // `src` as the OpenCL compiler sees it with FCL_CPU defined (cpu) or not:
@@ -583,7 +552,43 @@ std::size_t count_of(const std::string& text, const std::string& what) {
   return n;
 }
 
+// The one row kernel of y's schedule in a layout the same on any device
+// (groups of `local`, 8 elements per work-item, vectors of `vector_bytes`
+// where not 0): its row_chunks (0: the loop form) and its source.
+std::pair<int, std::string> row_kernel(const detail::NodePtr& y, int local, int vector_bytes = 0) {
+  auto t = detail::tuning_of(*y->device);
+  t.row_group_cap = 1024;
+  t.row_register_elements = 8;
+  t.local_size = local;
+  t.elements_per_item = 8;
+  if (vector_bytes) t.vector_bytes = vector_bytes;
+  const detail::GraphLock lock{y.get()};
+  const detail::Schedule s = detail::make_schedule({y}, t);
+  REQUIRE(s.kernel_count() == 1);
+  const auto& plan = s.steps[0].kernel.plan;
+  return {int(plan.reduce.row_chunks), codegen::render(plan, codegen::kernel_name(plan))};
+}
+
 }  // namespace
+
+TEST_CASE("row fusion: a row in registers keeps its exp for the output phase", "[row]") {
+  // Softmax's exp(x - max) is summed in one phase and divided in the next:
+  // in the register form it is computed once per element and kept (a GPU's
+  // full-precision exp is some ten instructions); in the loop form each
+  // phase computes it again from the row it re-reads.
+  const auto x = from_host(std::vector<float>(5 * 1024, 1.0f), {5, 1024});
+  const auto e = exp(x - max(x, 1, true));
+  const auto y = e / sum(e, 1, true);
+  auto count_exp = [&](int local, int vector_bytes = 4) {
+    const auto [chunks, src] = row_kernel(y.node(), local, vector_bytes);
+    return std::pair{chunks, count_of(src, "exp(")};
+  };
+  CHECK(count_exp(256) == std::pair{8, std::size_t(1)});      // 128 work-items per row, 8 elements each in registers
+  CHECK(count_exp(256, 16) == std::pair{2, std::size_t(1)});  // the same as two vectors of 4
+  const auto [chunks, n] = count_exp(16);                  // 16 per row: a loop
+  CHECK(chunks == 0);
+  CHECK(n >= 2);
+}
 
 TEST_CASE("row fusion: on CPUs the loop form computes softmax's exp once, stashed where the output goes", "[row]") {
   // The loop form re-reads the row in each phase. A GPU computes exp(x - max)
@@ -592,17 +597,9 @@ TEST_CASE("row fusion: on CPUs the loop form computes softmax's exp once, stashe
   const auto x = from_host(std::vector<float>(5 * 1024, 1.0f), {5, 1024});
   const auto e = exp(x - max(x, 1, true));
   auto source = [&](const auto& y) {
-    auto t = detail::tuning_of(*y.node()->device);
-    t.row_group_cap = 1024;  // the same layouts on any device
-    t.row_register_elements = 8;
-    t.local_size = 16;  // 16 per row: the loop form
-    t.elements_per_item = 8;
-    const detail::GraphLock lock{y.node().get()};
-    const detail::Schedule s = detail::make_schedule({y.node()}, t);
-    REQUIRE(s.kernel_count() == 1);
-    const auto& plan = s.steps[0].kernel.plan;
-    REQUIRE(plan.reduce.row_chunks == 0);
-    return codegen::render(plan, codegen::kernel_name(plan));
+    const auto [chunks, src] = row_kernel(y.node(), 16);  // 16 per row: the loop form
+    REQUIRE(chunks == 0);
+    return src;
   };
   const std::string soft = source(e / sum(e, 1, true));
   CHECK(count_of(preprocessed(soft, false), "exp(") == 2 * count_of(preprocessed(soft, true), "exp("));
