@@ -598,9 +598,12 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   b.plan.width = 1;
   const std::int64_t L = std::max(1, std::min(tuning.local_size, tuning.row_group_cap));
   std::int64_t per_row = 1;
-  while (per_row < L && per_row * tuning.elements_per_item < m) per_row *= 2;
+  while (per_row < std::min<std::int64_t>(L, tuning.row_items_cap) && per_row * tuning.elements_per_item < m) per_row *= 2;
   std::int64_t rows = L / per_row;
   while (rows > 1 && rows / 2 >= n) rows /= 2;  // no group larger than the rows there are
+  // A work-item per row (CPUs): groups enough for every compute unit.
+  if (per_row == 1 && tuning.row_items_cap == 1)
+    while (rows > 1 && (n + rows - 1) / rows < tuning.target_groups) rows /= 2;
   const std::int64_t chunks = (m + per_row - 1) / per_row;
   std::int64_t k = 1;
   while (k < chunks) k *= 2;

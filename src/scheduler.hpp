@@ -70,6 +70,10 @@ struct DeviceTuning {
   // re-reading its row). launch.cpp says why GPUs and CPUs differ.
   int row_group_cap = 1024;
   int row_register_elements = 8;
+  // Row kernels: the most work-items one row gets. A CPU's work-group is a
+  // loop on one core, so more work-items per row never add parallelism: they
+  // add barriers, and their partials' combine (launch.cpp: 1 on CPUs).
+  int row_items_cap = 1024;
   // Row kernels: the fan-in of their two-level combine, 0 for a binary tree (FUSECL_ROW_FANIN).
   int row_fanin = 16;
   // Split reductions: the last work-group finishes (OpenCL C 2.0 atomics) or a second kernel does.

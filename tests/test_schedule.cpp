@@ -160,7 +160,7 @@ TEST_CASE("schedule: a row kernel's group layout follows the row length", "[sche
   struct Case {
     std::int64_t rows, m;
     int local, rows_per_group, chunks, width;
-    int elements = 4, group_cap = 1024, registers = 8;
+    int elements = 4, group_cap = 1024, registers = 8, items_cap = 1024;
   };
   // chunks: what a work-item holds in registers (vectors of `width` where
   // width > 1), 0 for a loop over the row. Vectors of 16 bytes here: 4 floats.
@@ -176,11 +176,18 @@ TEST_CASE("schedule: a row kernel's group layout follows the row length", "[sche
                        Case{4096, 1024, 128, 2, 4, 4, 16, 128, 16},
                        Case{4096, 1000, 128, 2, 4, 4, 16, 128, 16},   // the last vectors of each work-item past the row
                        Case{4096, 1001, 128, 2, 16, 1, 16, 128, 16},  // rows not whole vectors: element by element
-                       Case{64, 4096, 128, 1, 0, 4, 16, 128, 16}}) {  // 32 per work-item: a loop
+                       Case{64, 4096, 128, 1, 0, 4, 16, 128, 16},     // 32 per work-item: a loop
+                       // A CPU's (launch.cpp): a work-item per row, in vectors, and groups
+                       // enough for target_groups (8 here).
+                       Case{4096, 1024, 256, 256, 0, 4, 4, 1024, 8, 1},
+                       Case{64, 1024, 8, 8, 0, 4, 4, 1024, 8, 1},
+                       Case{5, 4099, 1, 1, 0, 4, 4, 1024, 8, 1},
+                       Case{1000, 3, 128, 128, 4, 1, 4, 1024, 8, 1}}) {
     INFO(c.rows << " rows of " << c.m << ", " << c.elements << " elements per work-item");
     t.elements_per_item = c.elements;
     t.row_group_cap = c.group_cap;
     t.row_register_elements = c.registers;
+    t.row_items_cap = c.items_cap;
     auto x = reshape(arange<float>(c.rows * c.m), {c.rows, c.m});
     const Schedule s = schedule_of({(x - max(x, 1, true)).node()}, t);
     REQUIRE(s.kernel_count() == 1);
