@@ -78,6 +78,7 @@ ParamList params(const KernelPlan& p) {
   if (p.kind == KernelKind::Row) {
     out.push_back({ParamRole::ReduceCount});  // the row's length
     if (p.reduce.combine) out.push_back({ParamRole::Groups});  // grid form: partials per reduction
+    if (p.reduce.row_columns) out.push_back({ParamRole::RowStride});
   }
   if (reduce) {
     out.push_back({ParamRole::ReduceCount});

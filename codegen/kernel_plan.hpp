@@ -134,6 +134,13 @@ struct ReduceSpec {
   // every work-item all F of them (or all of the row's, where it has at most
   // 2F work-items): two barriers or one, whatever the row's work-items.
   std::uint8_t row_fanin = 0;
+  // Row kernels, column form (render_row.cpp): rows along leading axes of a
+  // C-order index space [outer, row, inner] (a softmax over axis 0). A
+  // "row" of the group is then a vector of `width` neighbouring columns,
+  // whose elements lie `inner` (the RowStride argument) apart; neighbouring
+  // work-items take neighbouring columns, so each step down the rows reads
+  // them together (coalesced on a GPU, one vector load on a CPU).
+  bool row_columns = false;
   // Moment kernels (render_moment.cpp; GroupPerOutput and ThreadPerOutput
   // only): 0, a plain reduction; 1, the variance of float32 `input` in one
   // pass, divided by scalar `divisor` (float64, n - ddof), its square root
@@ -199,6 +206,7 @@ enum class ParamRole : std::uint8_t {
   Groups,      // reduce: work-groups per output
   OutOffset,   // strided output: offset
   OutStride,   // strided output: index: dimension
+  RowStride,   // row, column form: the distance between neighbouring elements of a row (the inner extent)
 };
 
 struct Param {
@@ -235,7 +243,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 // field can never be left out of the key and silently reuse a stale kernel.
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
-                        finish, combine, local_size, rows_per_group, row_chunks, row_fanin, moment);
+                        finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, moment);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

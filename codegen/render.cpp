@@ -39,6 +39,7 @@ std::string param_declaration(const KernelPlan& plan, const Param& p) {
     case ParamRole::Scratch: return "__global uchar* scratch";
     case ParamRole::Counters: return "__global atomic_uint* counters";
     case ParamRole::Groups: return "const long groups";
+    case ParamRole::RowStride: return "const long rs";
     case ParamRole::OutOffset: return "const long outoff";
     case ParamRole::OutStride: return "const long ost" + idx;
   }

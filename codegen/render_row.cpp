@@ -20,6 +20,14 @@
 // loop form steps through the row in vectors of `width` (vloadN: a row
 // starts anywhere), then the tail element by element.
 //
+// The column form (ReduceSpec::row_columns) is the loop form for rows along
+// leading axes, of an index space [outer, row, inner] in C order: a "row" of
+// the group is a vector of `width` neighbouring columns, lane j its own row,
+// whose elements lie rs (the inner extent) apart; the group's work-items take
+// rows_per_group such vectors side by side and T of them step down each, so
+// that each step reads neighbouring columns together. Their partials meet in
+// local memory, each work-item combining its vector's T in the same order.
+//
 // On CPUs (FCL_CPU, launch.cpp's build options) the loop form computes a
 // transcendental value that a reduction and the outputs both read once: the
 // last reduction phase that computes it stores it where an output of its
@@ -84,6 +92,7 @@ struct RowRender {
 
   bool registers() const { return plan.reduce.row_chunks > 0; }
   bool grid() const { return plan.reduce.combine; }
+  bool columns() const { return plan.reduce.row_columns; }
   int width() const { return plan.width; }
 
   // The loop over this work-item's elements of its row, at width w (w > 1:
@@ -91,6 +100,8 @@ struct RowRender {
   std::string head(const std::string& ind, int w) const {
     const std::string W = std::to_string(width());
     std::string s;
+    if (columns())  // this work-item's vector of columns (whole vectors only), every T-th row from sl
+      return ind + "for (long r = sl; r < mo; r += " + T + ") {\n" + ind + "  const long p = base + r * rs;\n";
     if (grid()) {  // the whole array is the row: every group takes every L-th block of L
       const std::string start = "(long)get_group_id(0) * " + T + " + lid", step = "(long)get_num_groups(0) * " + T;
       if (w > 1)
@@ -123,7 +134,9 @@ struct RowRender {
       if (need[k] != 2) continue;
       need[k] = 0;
       const std::string T_ = cl_type(plan.instrs[k].dtype, w);
-      pre += ind + "const " + T_ + " v" + std::to_string(k) + " = " + (w > 1 ? "(" + T_ + ")(r" + std::to_string(k) + ")" : "r" + std::to_string(k)) + ";\n";
+      // Broadcast along the row; in the column form r<k> holds the vector's own columns.
+      const bool broadcast = w > 1 && !columns();
+      pre += ind + "const " + T_ + " v" + std::to_string(k) + " = " + (broadcast ? "(" + T_ + ")(r" + std::to_string(k) + ")" : "r" + std::to_string(k)) + ";\n";
     }
     if (registers())
       for (std::size_t k = 0; k < need.size(); ++k) {
@@ -187,6 +200,30 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
     return ind + acc + " = " + combine(acc, v, w) + ";\n";
   };
 
+  std::string value = "acc" + ks;
+  if (info.finish == Finish::Mean) value = "(" + value + ") / s" + std::to_string(red.slot);
+  if (red.b == 1) value = "sqrt(" + value + ")";
+
+  if (rr.columns()) {
+    // Column form: every lane its own column. The work-item's partial (a
+    // vector), then the T partials of its columns, each work-item combining
+    // all of them from local memory in the same order.
+    const int W = rr.width();
+    const std::string AW = cl_type(acc_t, W), C = std::to_string(plan.reduce.rows_per_group);
+    std::string s = "  " + AW + " acc" + ks + ";\n  {\n    " + AW + " acc = (" + AW + ")(" +
+                    reduce_identity(info.identity, acc_t) + ");\n";
+    if (kahan) s += "    " + AW + " comp = (" + AW + ")(0);\n";
+    s += rr.head("    ", W) + rr.body(per_element(plan, {red.a}), "      ", W) + accumulate("acc", "comp", AW, W, "      ");
+    if (rr.stash_phase == int(k)) s += stash_store(rr, W, "      ");
+    s += "    }\n";
+    if (kahan) s += "    acc = acc - comp;\n";
+    if (rr.T != "1") {
+      s += "    " + sh + "[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n    acc = " + sh + "[c_];\n";
+      s += "    for (int j = 1; j < " + rr.T + "; ++j) acc = " + combine("acc", sh + "[c_ + j * " + C + "]", W) + ";\n";
+    }
+    return s + "    acc" + ks + " = acc;\n  }\n  const " + AW + " r" + ks + " = " + value + ";\n";
+  }
+
   std::string s = "  " + A + " acc" + ks + ";\n  {\n    " + A + " acc = " + reduce_identity(info.identity, acc_t) + ";\n";
   if (red.a < 0) {
     // Grid form: the partial results of an earlier kernel (buffer slot c), combined plainly as the trees do.
@@ -240,9 +277,6 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
     s += "      barrier(CLK_LOCAL_MEM_FENCE);\n    }\n";
     s += "    acc" + ks + " = " + sh + "[lid - sl];\n  }\n";
   }
-  std::string value = "acc" + ks;
-  if (info.finish == Finish::Mean) value = "(" + value + ") / s" + std::to_string(red.slot);
-  if (red.b == 1) value = "sqrt(" + value + ")";
   return s + "  const " + A + " r" + ks + " = " + value + ";\n";
 }
 
@@ -298,6 +332,15 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   std::string b = "  const int lid = (int)get_local_id(0);\n";
   if (rr.grid()) {
     b += "  const int sl = lid;\n";  // one row, over every group
+  } else if (rr.columns()) {
+    // Work-item lid takes the vector of columns c_ of the group's, rows sl,
+    // sl + T, ...: neighbouring work-items read neighbouring columns. Vector
+    // o starts at column o * W of the C-order [outer, row, inner] space.
+    const std::string C = std::to_string(plan.reduce.rows_per_group), W = std::to_string(plan.width);
+    b += "  const int c_ = lid % " + C + ", sl = lid / " + C + ";\n";
+    b += "  const long o = (long)get_group_id(0) * " + C + " + c_;\n";
+    b += "  const long mo = o < n ? m : 0;\n";
+    b += "  const long base = o / (rs / " + W + ") * m * rs + o % (rs / " + W + ") * " + W + ";\n";
   } else {
     b += "  const int sl = lid % " + rr.T + ";\n";
     b += "  const long o = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) + " + lid / " + rr.T + ";\n";
@@ -307,7 +350,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   if (per_row > 1)
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
       if (is_row_reduction(plan.instrs[k]))
-        b += "  __local " + cl_type(plan.instrs[k].dtype) + " sh" + std::to_string(k) + "[" + L + "];\n";
+        b += "  __local " + cl_type(plan.instrs[k].dtype, rr.columns() ? plan.width : 1) + " sh" + std::to_string(k) + "[" + L + "];\n";
   const int W = plan.width;
   if (rr.registers())
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
@@ -330,6 +373,11 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   for (std::size_t k = 0; k < plan.instrs.size(); ++k)
     if (is_row_reduction(plan.instrs[k])) b += reduction_phase(rr, k);
 
+  if (rr.columns()) {  // whole vectors only (the width divides the inner extent)
+    b += rr.head("  ", W) + output_body(rr, needs.back(), W, "    ");
+    b += W > 1 ? emit_vector_stores(plan, W, "p", false, "    ") : emit_stores(plan, "p", "    ");
+    return program_prelude(plan) + helpers.text() + kernel_head(name, L, sig) + b + "  }\n}\n";
+  }
   if (W > 1) {
     b += rr.head("  ", W) + output_body(rr, needs.back(), W, "    ");
     b += emit_vector_stores(plan, W, "p", plan.aligned, "    ");  // p is a multiple of W

@@ -195,6 +195,7 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
         args.push_back(KernelArg::of_buffer(counters.get()));
         break;
       case codegen::ParamRole::Groups: args.push_back(long_arg(a.groups)); break;
+      case codegen::ParamRole::RowStride: args.push_back(long_arg(a.row_stride)); break;
       case codegen::ParamRole::OutOffset: args.push_back(long_arg(a.out_offset)); break;
       case codegen::ParamRole::OutStride: args.push_back(long_arg(a.out_strides.at(idx))); break;
     }

@@ -70,7 +70,9 @@ std::string describe(const Schedule& s, const std::string& device) {
       out += "; row kernel: rows of " + std::to_string(st.kernel.args.reduce_count) + ", " + std::to_string(phases) +
              " reduction(s) in it, work-groups of " + std::to_string(rs.local_size) + " (" +
              std::to_string(rs.local_size / rs.rows_per_group) + " per row, " + std::to_string(rs.rows_per_group) +
-             " row(s) each), " +
+             (rs.row_columns ? " vector(s) of " + std::to_string(plan.width) +
+                                   " neighbouring columns each, rows along a leading axis read a row of columns at a time), "
+                             : " row(s) each), ") +
              (rs.combine ? std::string("the whole array over ") + std::to_string(st.kernel.args.count) +
                                " groups, each combining the reduction's partial results"
               : rs.row_chunks ? "up to " + std::to_string(rs.row_chunks) + " elements each kept in registers"

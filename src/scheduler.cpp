@@ -1,5 +1,7 @@
 #include "src/scheduler.hpp"
 
+#include "src/body_builder.hpp"
+
 #include "codegen/spelling.hpp"
 #include "fusecl/error.hpp"
 #include "src/row_fusion.hpp"
@@ -7,11 +9,8 @@
 #include "src/views.hpp"
 
 #include <algorithm>
-#include <cstring>
-#include <map>
-#include <type_traits>
+#include <optional>
 #include <string>
-#include <unordered_map>
 
 namespace fusecl::detail {
 
@@ -19,364 +18,6 @@ using codegen::Access;
 using codegen::Instr;
 
 const NodePtr& body_root(const NodePtr& root) { return root->op == Op::Contiguous ? root->inputs[0] : root; }
-
-namespace {
-
-// Walks a kernel body once, producing hash-consed instructions and the
-// arguments they read. Load layouts are recorded in the body's logical shape
-// and permuted / collapsed afterwards.
-class BodyBuilder {
- public:
-  BodyBuilder(const Shape& logical, const PendingOutputs* pending)
-      : logical_(logical), pending_(pending), epoch_(next_walk_epoch()) {
-    plan.instrs.reserve(32);
-    args.offsets.reserve(32);
-    args.strides.reserve(32);
-    args.gen_params.reserve(32);
-    logical_strides.reserve(32);
-  }
-
-  // The instruction computing n. Instructions are added in the post-order
-  // of a depth-first walk (inputs a, b, c before their node), kept on an
-  // explicit stack so that a deep body needs no deep recursion.
-  std::int16_t visit(const NodePtr& root) {
-    if (root->mark == epoch_) return root->mark_value;
-    if (!is_fused(*root, pending_)) return finish(*root, operand(*root));
-    struct Frame {
-      Node* node;
-      std::size_t next;  // the next input to visit
-      std::int16_t v[3];
-    };
-    std::vector<Frame> stack{{root.get(), 0, {-1, -1, -1}}};
-    for (;;) {
-      Frame& f = stack.back();
-      const std::size_t arity = std::min<std::size_t>(f.node->inputs.size(), 3);
-      if (f.next < arity) {
-        Node& in = *f.node->inputs[f.next];
-        if (in.mark == epoch_) f.v[f.next++] = in.mark_value;
-        else if (!is_fused(in, pending_)) f.v[f.next++] = finish(in, operand(in));
-        else stack.push_back({&in, 0, {-1, -1, -1}});  // f is not used after this
-        continue;
-      }
-      Instr in;
-      in.op = f.node->op;
-      in.dtype = f.node->dtype;
-      in.a = f.v[0];
-      in.b = f.v[1];
-      in.c = f.v[2];
-      const std::int16_t r = finish(*f.node, add(in));
-      stack.pop_back();
-      if (stack.empty()) return r;
-      Frame& parent = stack.back();
-      parent.v[parent.next++] = r;
-    }
-  }
-
-  codegen::KernelPlan plan;
-  KernelArgs args;
-  std::vector<std::vector<std::int64_t>> logical_strides;  // by instruction, for loads
-  // Row kernels (plan_row): these reductions, read directly or through their
-  // broadcast views, are computed in the kernel, one instruction each.
-  const std::vector<const Node*>* row_reductions = nullptr;
-  // Grid form: the schedule output holding the partial results of the one
-  // reduction (an earlier kernel's), which this kernel combines; -1: none.
-  int row_partials = -1;
-
- private:
-  // The instruction of a node that is not elementwise: a load or a scalar.
-  std::int16_t operand(const Node& n) {
-    if (row_reductions) {
-      const Node* r = n.op == Op::View ? n.inputs[0].get() : &n;
-      if (std::find(row_reductions->begin(), row_reductions->end(), r) != row_reductions->end()) return row_reduction(*r);
-    }
-    if (n.op == Op::Scalar) return scalar(n);
-    if (n.op == Op::View) {
-      const Node& target = *n.inputs[0];
-      if (target.op == Op::Scalar) return scalar(target);
-      return load(target, n.view().strides, n.view().offset, n.shape);
-    }
-    if (is_evaluated(n, pending_) || n.op == Op::Generate) return load(n, contiguous_strides(n.shape), 0, n.shape);
-    throw Error("internal: unevaluated " + std::string(op_name(n.op)) + " inside a kernel body");
-  }
-
-  std::int16_t finish(Node& n, std::int16_t r) {
-    n.mark = epoch_;
-    n.mark_value = r;
-    return r;
-  }
-
-  std::int16_t add(const Instr& in) {
-    // Operations are hash-consed (loads and scalars are not): an index by
-    // their bytes (Instr has no padding) keeps this constant time per
-    // instruction in large bodies.
-    const bool shared = in.op != Op::Buffer && in.op != Op::Generate && in.op != Op::Scalar;
-    std::string key;
-    if (shared) {
-      key.assign(reinterpret_cast<const char*>(&in), sizeof in);
-      if (auto it = ops_.find(key); it != ops_.end()) return it->second;
-    }
-    if (plan.instrs.size() >= 32000) throw Error("internal: kernel body too large");
-    if (shared) ops_.emplace(std::move(key), std::int16_t(plan.instrs.size()));
-    plan.instrs.push_back(in);
-    args.offsets.push_back(0);
-    args.strides.emplace_back();
-    args.gen_params.push_back({});
-    logical_strides.emplace_back();
-    return std::int16_t(plan.instrs.size() - 1);
-  }
-
-  std::int16_t scalar(const Node& s) {
-    auto [it, fresh] = scalar_slots_.try_emplace(&s, std::int16_t(plan.scalar_dtypes.size()));
-    if (fresh) {
-      args.scalar_nodes.push_back({it->second, &s});
-      plan.scalar_dtypes.push_back(s.dtype);
-      args.scalars.push_back(s.bits());
-    }
-    Instr in;
-    in.op = Op::Scalar;
-    in.dtype = s.dtype;
-    in.slot = it->second;
-    // One instruction per scalar slot.
-    auto [at, added] = scalar_instrs_.try_emplace(in.slot, std::int16_t(-1));
-    if (added) at->second = add(in);
-    return at->second;
-  }
-
-  std::int16_t load(const Node& target, const std::vector<std::int64_t>& strides, std::int64_t offset, const Shape& shape) {
-    // Strides over the body's logical shape: a 0-d value is broadcast everywhere.
-    std::vector<std::int64_t> st(std::size_t(logical_.ndim()), 0);
-    if (shape.ndim() != 0) {
-      if (shape != logical_) throw Error("internal: load of shape " + shape.str() + " in a body of shape " + logical_.str());
-      st = strides;
-    }
-    for (const auto& [key, idx] : loads_)
-      if (key.target == &target && key.offset == offset && logical_strides[std::size_t(idx)] == st) return idx;
-    Instr in;
-    in.op = target.op;
-    in.dtype = target.dtype;
-    const int pending = pending_ ? pending_->find(target) : -1;
-    if (pending >= 0) {
-      // Read like a buffer: the runner allocates it before this kernel runs.
-      in.op = Op::Buffer;
-      in.slot = slot(pending_slots_, pending, target.dtype, InputBuffer{nullptr, pending});
-    } else if (target.op == Op::Buffer) {
-      in.slot = slot(buffer_slots_, target.buffer().get(), target.dtype, InputBuffer{target.buffer(), -1});
-    } else if (target.op == Op::Generate) {
-      in.gen = target.gen().kind;
-    } else {
-      throw Error("internal: unevaluated " + std::string(op_name(target.op)) + " read by a kernel body");
-    }
-    const std::int16_t idx = add(in);
-    args.offsets[std::size_t(idx)] = offset;
-    logical_strides[std::size_t(idx)] = st;
-    if (target.op == Op::Generate) args.gen_params[std::size_t(idx)] = gen_args(target);
-    loads_.push_back({LoadKey{&target, offset}, idx});
-    return idx;
-  }
-
-  static std::array<std::uint64_t, 4> gen_args(const Node& g);
-  std::int16_t row_reduction(const Node& r);
-  std::unordered_map<const Node*, std::int16_t> row_instrs_;  // reduction -> its instruction
-
-  // The buffer slot of `key`, added on first use.
-  template <class Key>
-  std::int16_t slot(std::unordered_map<Key, std::int16_t>& slots, std::type_identity_t<Key> key, DType dtype, InputBuffer input) {
-    auto [it, fresh] = slots.try_emplace(key, std::int16_t(plan.buffer_dtypes.size()));
-    if (fresh) {
-      plan.buffer_dtypes.push_back(dtype);
-      args.inputs.push_back(std::move(input));
-    }
-    return it->second;
-  }
-
-  struct LoadKey {
-    const Node* target;
-    std::int64_t offset;
-  };
-  Shape logical_;
-  const PendingOutputs* pending_;
-  std::uint32_t epoch_;
-  std::unordered_map<const Node*, std::int16_t> scalar_slots_;
-  std::unordered_map<std::int16_t, std::int16_t> scalar_instrs_;  // scalar slot -> its instruction
-  std::unordered_map<std::string, std::int16_t> ops_;             // operation bytes -> instruction
-  std::unordered_map<const rt::DeviceBuffer*, std::int16_t> buffer_slots_;
-  std::unordered_map<int, std::int16_t> pending_slots_;  // schedule output -> slot
-  std::vector<std::pair<LoadKey, std::int16_t>> loads_;
-};
-
-template <class T>
-std::uint64_t bits_of(T v) {
-  std::uint64_t b = 0;
-  std::memcpy(&b, &v, sizeof v);
-  return b;
-}
-
-std::uint64_t float_bits(DType t, double v) { return t == DType::Float32 ? bits_of(float(v)) : bits_of(v); }
-
-// A reduction of a row kernel: its input's body (the same rows, so the same
-// logical shape), then the reduction as one instruction (kernel_plan.hpp).
-// visit() re-enters here: the nesting is as deep as the reductions are.
-std::int16_t BodyBuilder::row_reduction(const Node& r) {
-  if (const auto it = row_instrs_.find(&r); it != row_instrs_.end()) return it->second;
-  Instr in;
-  in.op = r.op;
-  in.dtype = r.dtype;
-  if (row_partials >= 0)
-    in.c = slot(pending_slots_, row_partials, r.inputs[0]->dtype, InputBuffer{nullptr, row_partials});
-  else
-    in.a = visit(r.inputs[0]);
-  in.b = r.reduce().post_sqrt ? 1 : -1;
-  const bool mean = reduce_info(r.op).finish == Finish::Mean;
-  const std::uint64_t divisor = mean ? float_bits(r.inputs[0]->dtype, r.reduce().divisor) : 0;
-  // The same reduction built twice (a layer norm's mean, and var's own) is
-  // one phase; only the divisor's slot tells two otherwise equal ones apart.
-  for (const auto& [node, k] : row_instrs_) {
-    const Instr& o = plan.instrs[std::size_t(k)];
-    if (o.op == in.op && o.dtype == in.dtype && o.a == in.a && o.b == in.b && o.c == in.c &&
-        (!mean || args.scalars[std::size_t(o.slot)] == divisor)) {
-      row_instrs_.emplace(&r, k);
-      return k;
-    }
-  }
-  if (mean) {
-    in.slot = std::int16_t(plan.scalar_dtypes.size());
-    plan.scalar_dtypes.push_back(r.inputs[0]->dtype);
-    args.scalars.push_back(divisor);
-  }
-  const std::int16_t k = add(in);
-  row_instrs_.emplace(&r, k);
-  return k;
-}
-
-std::array<std::uint64_t, 4> BodyBuilder::gen_args(const Node& g) {
-  const GenParams& p = g.gen();
-  switch (p.kind) {
-    case GenKind::Arange:
-      if (is_float(g.dtype)) return {float_bits(g.dtype, p.start), float_bits(g.dtype, p.step), 0, 0};
-      return {bits_of(std::int64_t(p.start)), bits_of(std::int64_t(p.step)), 0, 0};
-    case GenKind::Linspace:
-      return {float_bits(g.dtype, p.start), float_bits(g.dtype, p.step), float_bits(g.dtype, p.stop),
-              bits_of(std::int64_t(g.shape.size()))};
-    case GenKind::Eye: return {bits_of(std::int64_t(g.shape.dims()[1])), bits_of(p.k), 0, 0};
-    case GenKind::Uniform: case GenKind::Normal: return {p.seed, 0, 0, 0};
-  }
-  return {};
-}
-
-// Index dimensions after permuting by `perm` and merging neighbours that every
-// load walks through as one (and dropping size-1 ones). `groups[i]` says which
-// dimensions may merge (reductions keep kept and reduced dimensions apart).
-struct IndexSpace {
-  std::vector<std::int64_t> dims;
-  std::vector<int> group;
-};
-
-IndexSpace collapse(BodyBuilder& b, const Shape& logical, const std::vector<int>& perm, const std::vector<int>& group,
-                    std::vector<std::int64_t>* out_strides = nullptr) {
-  IndexSpace sp;
-  std::vector<std::int64_t> ost;
-  std::vector<std::vector<std::int64_t>> st(b.plan.instrs.size());
-  auto is_load = [&](std::size_t k) { return b.plan.instrs[k].op == Op::Buffer || b.plan.instrs[k].op == Op::Generate; };
-  for (std::size_t pi = 0; pi < perm.size(); ++pi) {
-    const int i = perm[pi], g = group[pi];
-    const std::int64_t d = logical.dims()[std::size_t(i)];
-    if (d == 1) continue;
-    // Dimension i folds into the one before it when, for every load, the outer
-    // stride equals this stride times this size.
-    bool merge = !sp.dims.empty() && sp.group.back() == g;
-    for (std::size_t k = 0; merge && k < st.size(); ++k)
-      if (is_load(k) && st[k].back() != b.logical_strides[k][std::size_t(i)] * d) merge = false;
-    if (merge && out_strides && ost.back() != (*out_strides)[std::size_t(i)] * d) merge = false;
-    if (out_strides) {
-      if (merge) ost.back() = (*out_strides)[std::size_t(i)];
-      else ost.push_back((*out_strides)[std::size_t(i)]);
-    }
-    for (std::size_t k = 0; k < st.size(); ++k) {
-      if (!is_load(k)) continue;
-      const std::int64_t s = b.logical_strides[k][std::size_t(i)];
-      if (merge) st[k].back() = s;
-      else st[k].push_back(s);
-    }
-    if (merge) {
-      sp.dims.back() *= d;
-    } else {
-      sp.dims.push_back(d);
-      sp.group.push_back(g);
-    }
-  }
-  // Classify each load on the collapsed space.
-  std::vector<std::int64_t> contiguous(sp.dims.size());
-  std::int64_t acc = 1;
-  for (std::size_t i = sp.dims.size(); i-- > 0;) {
-    contiguous[i] = acc;
-    acc *= sp.dims[i];
-  }
-  bool strided = false;
-  for (std::size_t k = 0; k < st.size(); ++k) {
-    Instr& in = b.plan.instrs[k];
-    if (in.op != Op::Buffer && in.op != Op::Generate) continue;
-    const bool zero = std::all_of(st[k].begin(), st[k].end(), [](std::int64_t s) { return s == 0; });
-    if (zero) in.access = Access::Uniform;
-    else if (st[k] == contiguous) in.access = Access::Contiguous;
-    else {
-      const std::int64_t inner = st[k].back();
-      in.access = inner == 1 ? Access::StridedRow : inner == 0 ? Access::StridedRowBroadcast : Access::Strided;
-      strided = true;
-      b.args.strides[k] = st[k];
-    }
-  }
-  if (!strided) {
-    for (auto& s : b.args.strides) s.clear();
-  }
-  if (out_strides) *out_strides = std::move(ost);
-  return sp;
-}
-
-// The vector width: the device's vector size over the widest element type,
-// or 1 where some instruction has no vector form. With strided loads, vectors
-// must stay within one row: every strided load reads its row in place or
-// broadcasts along it, and the innermost dimension is a multiple of the width.
-int choose_width(const codegen::KernelPlan& plan, int vector_bytes, std::int64_t inner_dim) {
-  if (plan.out_strided) return 1;
-  int widest = 1;
-  for (const auto& in : plan.instrs) {
-    if (in.op == Op::Buffer && in.access == Access::Strided) return 1;
-    if (in.op == Op::Generate) {
-      const bool vector_form = in.gen == GenKind::Arange || in.gen == GenKind::Uniform || in.gen == GenKind::Normal;
-      if (!vector_form || (in.access != Access::Contiguous && in.access != Access::Uniform)) return 1;
-    }
-    if (op_class(in.op) != OpClass::Leaf) {
-      const DType operand = in.op == Op::Where ? plan.instrs[std::size_t(in.b)].dtype : plan.instrs[std::size_t(in.a)].dtype;
-      if (!codegen::vectorizable(in.op, operand)) return 1;
-    }
-    widest = std::max(widest, size_of(in.dtype));
-  }
-  int w = std::clamp(vector_bytes / widest, 1, 16);
-  int p = 1;
-  while (p * 2 <= w) p *= 2;
-  if (plan.ndim != 0)
-    while (p > 1 && inner_dim % p != 0) p /= 2;
-  return p;
-}
-
-// Whether every vector load of a width-W kernel starts at a multiple of W
-// elements, given that vectors start at positions that are multiples of W.
-bool vector_loads_aligned(const codegen::KernelPlan& plan, const KernelArgs& args) {
-  const int w = plan.width;
-  if (w <= 1) return false;
-  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
-    const Instr& in = plan.instrs[k];
-    if (in.op != Op::Buffer) continue;
-    if (in.access != Access::Contiguous && in.access != Access::StridedRow) continue;
-    if (args.offsets[k] % w != 0) return false;
-    if (in.access == Access::StridedRow)
-      for (std::size_t d = 0; d + 1 < args.strides[k].size(); ++d)
-        if (args.strides[k][d] % w != 0) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTuning& tuning, const OutLayout* out_layout,
                                  const PendingOutputs* pending) {
@@ -548,6 +189,68 @@ std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, co
   return k;
 }
 
+namespace {
+
+// The column form of a row kernel (ReduceSpec::row_columns), where it
+// applies: the row's axes are one run of axes with kept axes after it
+// ([outer, row, inner] in C order, inner > 1: a softmax over axis 0), and
+// every operand is read contiguously in that order (or is uniform). The
+// general form would read such rows with a stride, finding each element's
+// coordinates by division, and a GPU's work-items of one row would read
+// one column each, apart: softmax over axis 0 of 4096 x 1024 floats took
+// 48 ms on the 2-core PoCL machine, against 1.7 over axis 1.
+std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& shape, const std::vector<int>& axes,
+                                                const DeviceTuning& tuning) {
+  const int first = axes.front(), last = axes.back();
+  if (last - first + 1 != int(axes.size())) return std::nullopt;  // not one run of axes
+  std::int64_t outer = 1, m = 1, inner = 1;
+  std::vector<int> perm, group;
+  for (int i = 0; i < shape.ndim(); ++i) {
+    const std::int64_t d = shape.dims()[std::size_t(i)];
+    const int g = i < first ? 0 : i <= last ? 1 : 2;
+    (g == 0 ? outer : g == 1 ? m : inner) *= d;
+    perm.push_back(i);
+    group.push_back(g);
+  }
+  if (inner <= 1) return std::nullopt;  // rows along the last axes: the general form reads them in place
+  collapse(b, shape, perm, group);
+  for (const auto& in : b.plan.instrs)
+    if ((in.op == Op::Buffer || in.op == Op::Generate) && in.access != Access::Contiguous && in.access != Access::Uniform)
+      return std::nullopt;  // plan_row classifies the loads again for the general form
+
+  // A work-item takes w neighbouring columns as one vector (w divides the
+  // inner extent, so a vector never leaves its outer block); a group takes
+  // `cols` such vectors side by side (on a GPU 32 columns, as the column
+  // reductions read them) and T work-items per column, which step down the
+  // rows T apart and combine their partials in local memory. A CPU gives
+  // each column one work-item (row_items_cap) and each group enough columns
+  // to amortize it, but groups enough for every core.
+  int w = row_width(b.plan, tuning.vector_bytes);
+  while (w > 1 && inner % w != 0) w /= 2;
+  const std::int64_t columns = outer * (inner / w);
+  const std::int64_t L = std::max(1, std::min(tuning.local_size, tuning.row_group_cap));
+  std::int64_t cols = tuning.row_items_cap == 1 ? L : std::clamp<std::int64_t>(codegen::kColumnBlock / w, 1, L);
+  std::int64_t T = std::max<std::int64_t>(1, std::min<std::int64_t>(L / cols, tuning.row_items_cap));
+  while (T > 1 && T / 2 * tuning.elements_per_item >= m) T /= 2;
+  while (cols > 1 && cols / 2 >= columns) cols /= 2;
+  if (T == 1)
+    while (cols > 1 && (columns + cols - 1) / cols < tuning.target_groups) cols /= 2;
+
+  b.plan.width = std::uint8_t(w);
+  b.plan.ndim = 0;
+  b.plan.reduce.row_columns = true;
+  b.plan.reduce.local_size = std::uint16_t(cols * T);
+  b.plan.reduce.rows_per_group = std::uint16_t(cols);
+  b.plan.reduce.row_chunks = 0;
+  b.plan.reduce.row_fanin = 0;  // not read: T partials, each work-item reads them all
+  b.args.count = m == 0 ? 0 : columns;
+  b.args.reduce_count = m;
+  b.args.row_stride = inner;
+  return ScheduledKernel{std::move(b.plan), std::move(b.args)};
+}
+
+}  // namespace
+
 ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
                          const DeviceTuning& tuning, const PendingOutputs* pending, const RowPartials* partials) {
   const Shape& shape = roots.front()->shape;
@@ -556,6 +259,8 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   if (partials) b.row_partials = partials->output;
   b.plan.kind = codegen::KernelKind::Row;
   for (const auto& root : roots) b.plan.outputs.push_back(b.visit(body_root(root)));
+  if (!partials)
+    if (auto k = plan_row_columns(b, shape, axes, tuning)) return std::move(*k);
 
   // Index space as a reduction's: kept axes first, the row's axes last, never
   // merged across; the output, in the root's C order, is stored through

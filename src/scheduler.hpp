@@ -50,6 +50,7 @@ struct KernelArgs {
   std::int64_t out_offset = 0;                            // strided output
   std::vector<std::int64_t> out_strides;
   std::int64_t groups = 1;                                // reduce: work-groups per output
+  std::int64_t row_stride = 0;                            // row, column form: elements between a row's neighbours
   std::size_t scratch_bytes = 0;                          // reduce, two-stage: the partials
 };
 

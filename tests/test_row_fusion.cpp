@@ -483,6 +483,57 @@ TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]
   }
 }
 
+TEST_CASE("row fusion: rows along leading axes in the column form, vectors of neighbouring columns", "[row]") {
+  // A work-item takes a vector of neighbouring columns and steps down them;
+  // each lane is a column of its own, with the edge values of the inputs in
+  // some lanes and not in their neighbours. Three layouts: this device's
+  // (on a CPU a work-item per vector of 16 columns), a GPU's (vectors of 4,
+  // 8 of them side by side, 16 work-items down each) and groups of 16 with
+  // 4 elements per work-item.
+  struct Case {
+    Dims d;
+    int axis;
+  };
+  std::vector<Case> cases;
+  for (const std::int64_t m : {1, 3, 17, 1000, 4099}) cases.push_back({{m, 48}, 0});
+  for (const std::int64_t m : {3, 17, 1000}) cases.push_back({{3, m, 40}, 1});
+  cases.push_back({{6, 7, 32}, 0});  // inner extent 7 x 32
+  const auto all = patterns();
+  for (const Pattern& pat : all)
+    for (const Case& c : cases)
+      for (int layout = 0; layout < 3; ++layout) {
+        INFO(pat.name << " along axis " << c.axis << " of " << dims_str(c.d) << ", layout " << layout);
+        const auto h = inputs(c.d, c.axis, test_seed(0x13b4 + std::uint64_t(numel(c.d))), pat.lo, pat.hi, c.d[std::size_t(c.axis)] >= 3);
+        const auto y = pat.device(from_host(h, Shape(c.d)), c.axis);
+        const auto node = y.node();
+        {
+          const detail::GraphLock lock{node.get()};
+          auto t = detail::tuning_of(*node->device);
+          if (layout == 1) {
+            t.local_size = 256, t.elements_per_item = 16;
+            gpu_rows(t);
+          } else if (layout == 2) {
+            t.local_size = 16, t.elements_per_item = 4, t.row_items_cap = 1024;
+          }
+          detail::Schedule s = detail::make_schedule({node}, t);
+          REQUIRE(s.kernel_count() == 1);
+          const auto& plan = s.steps[0].kernel.plan;
+          CHECK(plan.reduce.row_columns);
+          if (layout == 1) CHECK(plan.width == (c.d.back() % 4 == 0 ? 4 : 1));
+          reset_stats();
+          detail::run_schedule(*node->device, s);
+          CHECK(stats().kernels_launched == 1);
+        }
+        const auto got = y.to_host();
+        std::vector<LD> want(h.size()), tol(h.size());
+        for (const auto& row : rows_of(c.d, c.axis)) pat.host(h, row, want, tol);
+        for (std::size_t i = 0; i < h.size(); ++i) {
+          INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
+          REQUIRE(close(got[i], want[i], tol[i]));
+        }
+      }
+}
+
 TEST_CASE("row fusion: a GPU's vector rows of other types", "[row]") {
   // Rows of whole 16-byte vectors: two float64 lanes, and a bool result
   // stored through a vector pointer of uchar.
@@ -687,7 +738,10 @@ TEST_CASE("row fusion: bodies that may pass the instruction limit take today's k
 TEST_CASE("row fusion: every reduction op and its dtypes in a row kernel", "[row]") {
   // Small integers (and powers of two for prod) keep every result exact
   // whatever the order of the sums, so the device must match exactly.
-  for (const auto& [d, axis] : {std::pair{Dims{7, 17}, 1}, std::pair{Dims{17, 7}, 0}, std::pair{Dims{3, 1000}, 1}}) {
+  // Along leading axes, the column form: a column at a time (inner extent 7)
+  // and vectors of neighbouring columns (32, and 16 in a 3-D array).
+  for (const auto& [d, axis] : {std::pair{Dims{7, 17}, 1}, std::pair{Dims{17, 7}, 0}, std::pair{Dims{3, 1000}, 1},
+                                std::pair{Dims{17, 32}, 0}, std::pair{Dims{5, 9, 16}, 1}}) {
     INFO("axis " << axis << " of " << dims_str(d));
     const auto rows = rows_of(d, axis);
     const std::size_t size = std::size_t(numel(d));

@@ -108,14 +108,36 @@ TEST_CASE("schedule: reductions read broadcast back along their rows are one row
   const auto& instrs = lns.steps[0].kernel.plan.instrs;
   CHECK(std::count_if(instrs.begin(), instrs.end(), codegen::is_row_reduction) == 2);
 
-  // Along axis 0, rows of 40: the output is stored through strides.
+  // Along axis 0, rows of 40: the column form, a work-item per vector of 4
+  // neighbouring columns (16 bytes) stepping down them, 100 elements apart;
+  // the output in place.
   auto c = x - mean(x, 0, true);
   const Schedule col = schedule_of({c.node()}, t);
   REQUIRE(col.steps.size() == 1);
   CHECK(col.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
-  CHECK(col.steps[0].kernel.plan.out_strided);
-  CHECK(col.steps[0].kernel.args.count == 100);
+  CHECK(col.steps[0].kernel.plan.reduce.row_columns);
+  CHECK_FALSE(col.steps[0].kernel.plan.out_strided);
+  CHECK(col.steps[0].kernel.plan.width == 4);
+  CHECK(col.steps[0].kernel.args.count == 25);
   CHECK(col.steps[0].kernel.args.reduce_count == 40);
+  CHECK(col.steps[0].kernel.args.row_stride == 100);
+  // Rows along axis 0 of a transposed array lie contiguous in memory: the
+  // general form reads them in place and stores the output through strides.
+  auto xt = transpose(reshape(arange<float>(4000), {100, 40}));
+  const Schedule tcol = schedule_of({(xt - mean(xt, 0, true)).node()}, t);
+  REQUIRE(tcol.steps.size() == 1);
+  CHECK_FALSE(tcol.steps[0].kernel.plan.reduce.row_columns);
+  CHECK(tcol.steps[0].kernel.plan.out_strided);
+  CHECK(tcol.steps[0].kernel.args.count == 100);
+  CHECK(tcol.steps[0].kernel.args.reduce_count == 40);
+  // An inner extent of 10: vectors of 2 columns (the widest that divides it).
+  auto x3 = reshape(arange<float>(4000), {4, 100, 10});
+  const Schedule mid = schedule_of({(x3 / sum(x3, 1, true)).node()}, t);
+  REQUIRE(mid.steps.size() == 1);
+  CHECK(mid.steps[0].kernel.plan.reduce.row_columns);
+  CHECK(mid.steps[0].kernel.plan.width == 2);
+  CHECK(mid.steps[0].kernel.args.count == 20);
+  CHECK(mid.steps[0].kernel.args.row_stride == 10);
 
   // One float over the limit: today's kernels, the reductions first.
   t.row_bytes = 4 * 100 - 1;
