@@ -100,8 +100,12 @@ struct RowRender {
   std::string head(const std::string& ind, int w) const {
     const std::string W = std::to_string(width());
     std::string s;
-    if (columns())  // this work-item's vector of columns (whole vectors only), every T-th row from sl
-      return ind + "for (long r = sl; r < mo; r += " + T + ") {\n" + ind + "  const long p = base + r * rs;\n";
+    // This work-item's vector of columns (whole vectors only), every T-th row
+    // from sl; unrolled, so that several rows' loads are in flight at once
+    // (softmax over axis 0 of 8192 x 8192 floats on an H200: 663 us against
+    // 820; of 4096 x 1024 on PoCL: 4.0-4.5 ms against 5.6).
+    if (columns())
+      return ind + "#pragma unroll 4\n" + ind + "for (long r = sl; r < mo; r += " + T + ") {\n" + ind + "  const long p = base + r * rs;\n";
     if (grid()) {  // the whole array is the row: every group takes every L-th block of L
       const std::string start = "(long)get_group_id(0) * " + T + " + lid", step = "(long)get_num_groups(0) * " + T;
       if (w > 1)

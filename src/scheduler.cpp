@@ -228,13 +228,34 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
   int w = row_width(b.plan, tuning.vector_bytes);
   while (w > 1 && inner % w != 0) w /= 2;
   const std::int64_t columns = outer * (inner / w);
-  const std::int64_t L = std::max(1, std::min(tuning.local_size, tuning.row_group_cap));
+  // Groups of the reductions' size: row_group_cap suits rows held in
+  // registers, not this loop (an H200 at 2^26, softmax over axis 0 of 8192
+  // x 8192: 493 us in groups of 256, 665 in groups of 128).
+  const std::int64_t L = std::max<std::int64_t>(1, std::min<std::int64_t>(tuning.local_size, std::int64_t(tuning.max_work_group_size)));
   std::int64_t cols = tuning.row_items_cap == 1 ? L : std::clamp<std::int64_t>(codegen::kColumnBlock / w, 1, L);
-  std::int64_t T = std::max<std::int64_t>(1, std::min<std::int64_t>(L / cols, tuning.row_items_cap));
-  while (T > 1 && T / 2 * tuning.elements_per_item >= m) T /= 2;
+  auto lanes = [&] {  // work-items down each vector of columns
+    std::int64_t t = std::max<std::int64_t>(1, std::min<std::int64_t>(L / cols, tuning.row_items_cap));
+    while (t > 1 && t / 2 * tuning.elements_per_item >= m) t /= 2;
+    return t;
+  };
+  auto groups = [&] { return (columns + cols - 1) / cols; };
+  std::int64_t T = lanes();
   while (cols > 1 && cols / 2 >= columns) cols /= 2;
-  if (T == 1)
-    while (cols > 1 && (columns + cols - 1) / cols < tuning.target_groups) cols /= 2;
+  if (T == 1) {
+    while (cols > 1 && groups() < tuning.target_groups) cols /= 2;
+  } else {
+    // Few columns fill few groups: narrower blocks (down to 2 vectors, a
+    // 32-byte sector of floats per row step) for more groups, each with more
+    // work-items down its columns; where even that leaves a GPU mostly idle,
+    // the general form, a group per column, keeps more work-items busy. On
+    // an H200 (softmax and layer norm over axis 0): 4096 x 1024 58 and 53 us
+    // in blocks of 2 against 190 and 134 in blocks of 8 and 117 in the
+    // general form; 1024 x 64 12 and 16 in the column form, 10 and 12 in the
+    // general one (bench/RESULTS.md, twentieth session).
+    while (cols > 2 && groups() < tuning.target_groups / 4) cols /= 2;
+    T = lanes();
+    if (groups() < tuning.target_groups / 16) return std::nullopt;
+  }
 
   b.plan.width = std::uint8_t(w);
   b.plan.ndim = 0;

@@ -221,6 +221,38 @@ TEST_CASE("schedule: a row kernel's group layout follows the row length", "[sche
   }
 }
 
+TEST_CASE("schedule: the column form's blocks narrow where columns are few, and give way to the general form",
+          "[schedule][row]") {
+  // A GPU's layout (launch.cpp): groups of 256 (the column form is not held
+  // to row_group_cap), 16-byte vectors; an H200's 132 compute units, 4 groups each.
+  auto t = tuning();
+  t.local_size = 256;
+  t.row_group_cap = 128;
+  t.elements_per_item = 16;
+  t.target_groups = 528;
+  t.row_bytes = std::size_t(1) << 20;
+  struct Case {
+    std::int64_t rows, cols;
+    bool column_form;
+    int local = 0, vectors_per_group = 0;
+  };
+  for (const Case c : {Case{8192, 8192, true, 256, 8},  // 2048 vectors of 4 columns: blocks of 8, 256 groups of 256
+                       Case{4096, 1024, true, 256, 2},  // 256 vectors: blocks of 2, 128 groups, 128 work-items down each
+                       Case{1024, 64, false}}) {        // 16 vectors: 8 groups at most, the general form
+    INFO(c.rows << " x " << c.cols << " along axis 0");
+    auto x = reshape(arange<float>(c.rows * c.cols), {c.rows, c.cols});
+    const Schedule s = schedule_of({(x - max(x, 0, true)).node()}, t);
+    REQUIRE(s.kernel_count() == 1);
+    const auto& plan = s.steps[0].kernel.plan;
+    CHECK(plan.kind == codegen::KernelKind::Row);
+    CHECK(plan.reduce.row_columns == c.column_form);
+    if (!c.column_form) continue;
+    CHECK(plan.width == 4);
+    CHECK(plan.reduce.local_size == c.local);
+    CHECK(plan.reduce.rows_per_group == c.vectors_per_group);
+  }
+}
+
 TEST_CASE("schedule: what a row kernel cannot compute takes today's kernels", "[schedule][row]") {
   auto t = tuning();
   t.row_bytes = std::size_t(1) << 20;
