@@ -435,6 +435,7 @@ std::vector<float> with_local_size(const Array<float>& y, int local, Layout layo
     const detail::GraphLock lock{node.get()};
     auto t = detail::tuning_of(*dev);
     t.local_size = local;
+    t.max_work_group_size = std::size_t(local);  // no larger groups for long rows: the layouts below are these
     t.elements_per_item = layout.elements_per_item;
     t.row_items_cap = 1024;  // several work-items per row on a CPU too: their trees are what is tested
     if (layout.gpu) gpu_rows(t);
@@ -481,6 +482,41 @@ TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]
       }
     }
   }
+}
+
+TEST_CASE("row fusion: a GPU's long rows take a larger group and stay in registers", "[row]") {
+  // Rows of 4099 and 8192 with a GPU's layout and groups of up to 1024: 512
+  // work-items per row (8192: 16 elements each, as 4 vectors) instead of a
+  // loop in a group of 128.
+  const auto all = patterns();
+  for (const std::size_t which : {std::size_t(3), std::size_t(4)})  // softmax, layer norm
+    for (const std::int64_t m : {4099, 8192}) {
+      const Pattern& pat = all[which];
+      const Dims d{3, m};
+      INFO(pat.name << " over rows of " << m);
+      const auto h = inputs(d, 1, test_seed(0x13b6 + std::uint64_t(m)), pat.lo, pat.hi, true);
+      const auto y = pat.device(from_host(h, Shape(d)), 1);
+      const auto node = y.node();
+      {
+        const detail::GraphLock lock{node.get()};
+        auto t = detail::tuning_of(*node->device);
+        t.local_size = 256, t.elements_per_item = 16, t.max_work_group_size = 1024;
+        gpu_rows(t);
+        detail::Schedule s = detail::make_schedule({node}, t);
+        REQUIRE(s.kernel_count() == 1);
+        const auto& rs = s.steps[0].kernel.plan.reduce;
+        CHECK(rs.local_size == 512);
+        CHECK(rs.row_chunks == (m == 8192 ? 4 : 16));  // 8192: whole vectors of 4; 4099: element by element
+        detail::run_schedule(*node->device, s);
+      }
+      const auto got = y.to_host();
+      std::vector<LD> want(h.size()), tol(h.size());
+      for (const auto& row : rows_of(d, 1)) pat.host(h, row, want, tol);
+      for (std::size_t i = 0; i < h.size(); ++i) {
+        INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
+        REQUIRE(close(got[i], want[i], tol[i]));
+      }
+    }
 }
 
 TEST_CASE("row fusion: rows along leading axes in the column form, vectors of neighbouring columns", "[row]") {
@@ -619,6 +655,7 @@ std::pair<int, std::string> row_kernel(const detail::NodePtr& y, int local, int 
   t.row_register_elements = 8;
   t.row_items_cap = 1024;
   t.local_size = local;
+  t.max_work_group_size = std::size_t(local);
   t.elements_per_item = 8;
   if (vector_bytes) t.vector_bytes = vector_bytes;
   const detail::GraphLock lock{y.get()};

@@ -198,7 +198,10 @@ TEST_CASE("schedule: a row kernel's group layout follows the row length", "[sche
                        Case{4096, 1024, 128, 2, 4, 4, 16, 128, 16},
                        Case{4096, 1000, 128, 2, 4, 4, 16, 128, 16},   // the last vectors of each work-item past the row
                        Case{4096, 1001, 128, 2, 16, 1, 16, 128, 16},  // rows not whole vectors: element by element
-                       Case{64, 4096, 128, 1, 0, 4, 16, 128, 16},     // 32 per work-item: a loop
+                       // Long rows: a larger group (up to the device's largest, 256 here) where
+                       // that keeps 16 elements each in registers, else a loop.
+                       Case{64, 4096, 256, 1, 4, 4, 16, 128, 16},
+                       Case{64, 8192, 128, 1, 0, 4, 16, 128, 16},
                        // A CPU's (launch.cpp): a work-item per row, in vectors, and groups
                        // enough for target_groups (8 here).
                        Case{4096, 1024, 256, 256, 0, 4, 4, 1024, 8, 1},
