@@ -1,0 +1,354 @@
+// Row kernels' layouts (issue 13): the group layouts of GPUs run on this
+// device (many work-items per row, rows in registers, in loops, long rows in
+// larger groups), the column form for rows along leading axes, vector rows of
+// other types, and what the register form and the CPU's stash compute once.
+// Each against the long double host reference of tests/support/row_patterns.
+#include "codegen/render.hpp"
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/schedule.hpp"
+#include "support/host_array.hpp"
+#include "support/random_inputs.hpp"
+#include "support/row_patterns.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fusecl/fusecl.hpp>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace fusecl;
+using namespace fusecl::test;
+
+namespace {
+
+// y computed by the schedule the device's tuning gives, but with work-groups
+// of `local` (a GPU's 256 on this CPU device, whose groups are 16): the group
+// layouts a GPU gets (many work-items per row, rows kept in registers) are
+// checked here too.
+// A GPU's layout (launch.cpp): groups of at most 128 work-items, up to 16
+// elements each in registers, loaded in 16-byte vectors where rows allow.
+struct Layout {
+  int elements_per_item = 4;
+  bool gpu = false;
+};
+
+// `t` with a GPU's row layout (launch.cpp), whatever the device.
+void gpu_rows(detail::DeviceTuning& t) {
+  t.vector_bytes = 16;
+  t.row_group_cap = 128;
+  t.row_register_elements = 16;
+  t.row_items_cap = 1024;
+}
+
+std::vector<float> with_local_size(const Array<float>& y, int local, Layout layout = {}, int* width = nullptr) {
+  const auto node = y.node();
+  const detail::DevicePtr dev = node->device;
+  {
+    const detail::GraphLock lock{node.get()};
+    auto t = detail::tuning_of(*dev);
+    t.local_size = local;
+    t.max_work_group_size = std::size_t(local);  // no larger groups for long rows: the layouts below are these
+    t.elements_per_item = layout.elements_per_item;
+    t.row_items_cap = 1024;  // several work-items per row on a CPU too: their trees are what is tested
+    if (layout.gpu) gpu_rows(t);
+    detail::Schedule s = detail::make_schedule({node}, t);
+    REQUIRE(s.kernel_count() == 1);
+    REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
+    if (width) *width = s.steps[0].kernel.plan.width;
+    detail::run_schedule(*dev, s);
+  }
+  return y.to_host();
+}
+
+}  // namespace
+
+TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]") {
+  const auto all = patterns();
+  for (std::size_t which = 0; which < all.size(); ++which) {
+    const Pattern& pat = all[which];
+    const bool main = which == 3 || which == 4;  // softmax, layer norm: every layout; the others the GPU's
+    // 1 and 3: a work-item per row; 17: 8 per row, several rows per group;
+    // 1000, 1024, 2048: 256 per row, 4 or 8 elements each in registers; 4099: a loop.
+    // FUSECL_ROW_ELEMENTS=8 (the layout measured fastest on an H200): 128 per
+    // row for rows of 1000 and 1024, two rows per group, 8 elements in registers.
+    // The GPU layout (16 per work-item, 64 per row of 1000 to 1024, two rows
+    // per group of 128, in vectors of 4 where rows are whole vectors: 1000,
+    // 1024, 2048 and 20 here, and 1001 not).
+    for (const Layout layout : {Layout{4}, Layout{8}, Layout{16, true}, Layout{4, true}})
+    for (const std::int64_t m : {1, 3, 17, 20, 1000, 1001, 1024, 2048, 4099}) {
+      if (!main && !layout.gpu) continue;
+      for (int axis = 0; axis < 2; ++axis) {
+        const Dims d = axis == 0 ? Dims{m, 5} : Dims{5, m};
+        INFO(pat.name << " along axis " << axis << " of " << dims_str(d) << ", " << layout.elements_per_item
+                      << " elements per work-item" << (layout.gpu ? ", a GPU's layout" : ""));
+        const auto h = inputs(d, axis, 0x13a6 + std::uint64_t(m), pat.lo, pat.hi, m >= 3);
+        int width = 0;
+        const auto got = with_local_size(pat.device(from_host(h, Shape(d)), axis), 256, layout, &width);
+        if (layout.gpu && axis == 1 && m % 4 == 0 && m <= 2048) CHECK(width == 4);  // the vector register form
+        std::vector<LD> want(h.size()), tol(h.size());
+        for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
+        for (std::size_t i = 0; i < h.size(); ++i) {
+          INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
+          REQUIRE(close(got[i], want[i], tol[i]));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("row fusion: a GPU's long rows take a larger group and stay in registers", "[row]") {
+  // Rows of 4099 and 8192 with a GPU's layout and groups of up to 1024: 512
+  // work-items per row (8192: 16 elements each, as 4 vectors) instead of a
+  // loop in a group of 128.
+  const auto all = patterns();
+  for (const std::size_t which : {std::size_t(3), std::size_t(4)})  // softmax, layer norm
+    for (const std::int64_t m : {4099, 8192}) {
+      const Pattern& pat = all[which];
+      const Dims d{3, m};
+      INFO(pat.name << " over rows of " << m);
+      const auto h = inputs(d, 1, test_seed(0x13b6 + std::uint64_t(m)), pat.lo, pat.hi, true);
+      const auto y = pat.device(from_host(h, Shape(d)), 1);
+      const auto node = y.node();
+      {
+        const detail::GraphLock lock{node.get()};
+        auto t = detail::tuning_of(*node->device);
+        t.local_size = 256, t.elements_per_item = 16, t.max_work_group_size = 1024;
+        gpu_rows(t);
+        detail::Schedule s = detail::make_schedule({node}, t);
+        REQUIRE(s.kernel_count() == 1);
+        const auto& rs = s.steps[0].kernel.plan.reduce;
+        CHECK(rs.local_size == 512);
+        CHECK(rs.row_chunks == (m == 8192 ? 4 : 16));  // 8192: whole vectors of 4; 4099: element by element
+        detail::run_schedule(*node->device, s);
+      }
+      const auto got = y.to_host();
+      std::vector<LD> want(h.size()), tol(h.size());
+      for (const auto& row : rows_of(d, 1)) pat.host(h, row, want, tol);
+      for (std::size_t i = 0; i < h.size(); ++i) {
+        INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
+        REQUIRE(close(got[i], want[i], tol[i]));
+      }
+    }
+}
+
+TEST_CASE("row fusion: rows along leading axes in the column form, vectors of neighbouring columns", "[row]") {
+  // A work-item takes a vector of neighbouring columns and steps down them;
+  // each lane is a column of its own, with the edge values of the inputs in
+  // some lanes and not in their neighbours. Three layouts: a CPU's (a
+  // work-item per vector of 16 columns), a GPU's (vectors of 4, up to 8 of
+  // them side by side, 16 work-items down each) and groups of 16 with 4
+  // elements per work-item.
+  struct Case {
+    Dims d;
+    int axis;
+  };
+  std::vector<Case> cases;
+  for (const std::int64_t m : {1, 3, 17, 1000, 4099}) cases.push_back({{m, 48}, 0});
+  for (const std::int64_t m : {3, 17, 1000}) cases.push_back({{3, m, 40}, 1});
+  cases.push_back({{6, 7, 32}, 0});  // inner extent 7 x 32
+  const auto all = patterns();
+  for (const Pattern& pat : all)
+    for (const Case& c : cases)
+      for (int layout = 0; layout < 3; ++layout) {
+        INFO(pat.name << " along axis " << c.axis << " of " << dims_str(c.d) << ", layout " << layout);
+        const auto h = inputs(c.d, c.axis, test_seed(0x13b4 + std::uint64_t(numel(c.d))), pat.lo, pat.hi, c.d[std::size_t(c.axis)] >= 3);
+        const auto y = pat.device(from_host(h, Shape(c.d)), c.axis);
+        const auto node = y.node();
+        {
+          const detail::GraphLock lock{node.get()};
+          // Layouts the same on any device (few groups fill it, so that the
+          // column form is taken even for these small arrays on a GPU).
+          auto t = detail::tuning_of(*node->device);
+          t.target_groups = 4;
+          if (layout == 0) {
+            t.local_size = 16, t.vector_bytes = 64, t.row_group_cap = 1024, t.row_items_cap = 1;
+          } else if (layout == 1) {
+            t.local_size = 256, t.elements_per_item = 16;
+            gpu_rows(t);
+          } else {
+            t.local_size = 16, t.elements_per_item = 4, t.row_items_cap = 1024;
+          }
+          detail::Schedule s = detail::make_schedule({node}, t);
+          REQUIRE(s.kernel_count() == 1);
+          const auto& plan = s.steps[0].kernel.plan;
+          CHECK(plan.reduce.row_columns);
+          if (layout == 1) CHECK(plan.width == (c.d.back() % 4 == 0 ? 4 : 1));
+          reset_stats();
+          detail::run_schedule(*node->device, s);
+          CHECK(stats().kernels_launched == 1);
+        }
+        const auto got = y.to_host();
+        std::vector<LD> want(h.size()), tol(h.size());
+        for (const auto& row : rows_of(c.d, c.axis)) pat.host(h, row, want, tol);
+        for (std::size_t i = 0; i < h.size(); ++i) {
+          INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
+          REQUIRE(close(got[i], want[i], tol[i]));
+        }
+      }
+}
+
+TEST_CASE("row fusion: a GPU's vector rows of other types", "[row]") {
+  // Rows of whole 16-byte vectors: two float64 lanes, and a bool result
+  // stored through a vector pointer of uchar.
+  for (const std::int64_t m : {2, 20, 1000, 1024}) {
+    INFO("rows of " << m);
+    std::vector<double> hd(std::size_t(5 * m));
+    std::vector<float> hf(hd.size());
+    for (std::size_t i = 0; i < hd.size(); ++i) {
+      hd[i] = std::sin(double(i) * 0.37) * 3.0 + double(i % 7);  // a different value in every lane
+      hf[i] = float(hd[i]);
+    }
+    const auto xd = from_host(hd, {5, m});
+    const auto xf = from_host(hf, {5, m});
+    const auto yd = xd - max(xd, 1, true);
+    const auto yb = xf > mean(xf, 1, true);
+    int wd = 0, width = 0;
+    const auto gd = with_local_size(yd.astype<float>(), 256, Layout{16, true}, &wd);
+    CHECK(wd == 2);
+    {
+      const auto node = yb.node();
+      const detail::GraphLock lock{node.get()};
+      auto t = detail::tuning_of(*node->device);
+      t.local_size = 256, t.elements_per_item = 16;
+      gpu_rows(t);
+      detail::Schedule sch = detail::make_schedule({node}, t);
+      REQUIRE(sch.kernel_count() == 1);
+      width = sch.steps[0].kernel.plan.width;
+      detail::run_schedule(*node->device, sch);
+    }
+    const auto bb = yb.to_host();
+    if (m % 4 == 0) CHECK(width == 4);  // shorter rows: too few elements per work-item for a vector
+    for (std::int64_t r = 0; r < 5; ++r) {
+      double mx = -INFINITY;
+      long double mean_ = 0;
+      for (std::int64_t j = 0; j < m; ++j) mx = std::max(mx, hd[std::size_t(r * m + j)]), mean_ += hf[std::size_t(r * m + j)];
+      mean_ /= m;
+      for (std::int64_t j = 0; j < m; ++j) {
+        const std::size_t i = std::size_t(r * m + j);
+        REQUIRE(gd[i] == float(hd[i] - mx));
+        // Only where the row's mean is not within float rounding of the value.
+        if (std::fabs(double(hf[i] - mean_)) > 1e-5 * (1 + std::fabs(double(mean_)))) REQUIRE(bool(bb[i]) == (hf[i] > mean_));
+      }
+    }
+  }
+}
+
+namespace {
+
+// `src` as the OpenCL compiler sees it with FCL_CPU defined (cpu) or not:
+// the lines of the other branch of each #ifdef FCL_CPU dropped.
+std::string preprocessed(const std::string& src, bool cpu) {
+  std::string out, line;
+  bool in_if = false, in_else = false;
+  for (std::size_t at = 0; at < src.size();) {
+    const std::size_t end = std::min(src.find('\n', at), src.size());
+    line = src.substr(at, end - at);
+    at = end + 1;
+    if (line == "#ifdef FCL_CPU") in_if = true;
+    else if (line == "#else" && in_if) in_if = false, in_else = true;
+    else if (line == "#endif" && (in_if || in_else)) in_if = in_else = false;
+    else if (!(in_if && !cpu) && !(in_else && cpu)) out += line + "\n";
+  }
+  return out;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The one row kernel of y's schedule in a layout the same on any device
+// (groups of `local`, 8 elements per work-item, vectors of `vector_bytes`
+// where not 0): its row_chunks (0: the loop form) and its source.
+std::pair<int, std::string> row_kernel(const detail::NodePtr& y, int local, int vector_bytes = 0) {
+  auto t = detail::tuning_of(*y->device);
+  t.row_group_cap = 1024;
+  t.row_register_elements = 8;
+  t.row_items_cap = 1024;
+  t.local_size = local;
+  t.max_work_group_size = std::size_t(local);
+  t.elements_per_item = 8;
+  if (vector_bytes) t.vector_bytes = vector_bytes;
+  const detail::GraphLock lock{y.get()};
+  const detail::Schedule s = detail::make_schedule({y}, t);
+  REQUIRE(s.kernel_count() == 1);
+  const auto& plan = s.steps[0].kernel.plan;
+  return {int(plan.reduce.row_chunks), codegen::render(plan, codegen::kernel_name(plan))};
+}
+
+}  // namespace
+
+TEST_CASE("row fusion: a row in registers keeps its exp for the output phase", "[row]") {
+  // Softmax's exp(x - max) is summed in one phase and divided in the next:
+  // in the register form it is computed once per element and kept (a GPU's
+  // full-precision exp is some ten instructions); in the loop form each
+  // phase computes it again from the row it re-reads.
+  const auto x = from_host(std::vector<float>(5 * 1024, 1.0f), {5, 1024});
+  const auto e = exp(x - max(x, 1, true));
+  const auto y = e / sum(e, 1, true);
+  auto count_exp = [&](int local, int vector_bytes = 4) {
+    const auto [chunks, src] = row_kernel(y.node(), local, vector_bytes);
+    return std::pair{chunks, count_of(src, "exp(")};
+  };
+  CHECK(count_exp(256) == std::pair{8, std::size_t(1)});      // 128 work-items per row, 8 elements each in registers
+  CHECK(count_exp(256, 16) == std::pair{2, std::size_t(1)});  // the same as two vectors of 4
+  const auto [chunks, n] = count_exp(16);                  // 16 per row: a loop
+  CHECK(chunks == 0);
+  CHECK(n >= 2);
+}
+
+TEST_CASE("row fusion: on CPUs the loop form computes softmax's exp once, stashed where the output goes", "[row]") {
+  // The loop form re-reads the row in each phase. A GPU computes exp(x - max)
+  // again for the output (its loop form waits on memory); a CPU's (FCL_CPU)
+  // sum phase stores it in the output and the output phase reads it back.
+  const auto x = from_host(std::vector<float>(5 * 1024, 1.0f), {5, 1024});
+  const auto e = exp(x - max(x, 1, true));
+  auto source = [&](const auto& y) {
+    const auto [chunks, src] = row_kernel(y.node(), 16);  // 16 per row: the loop form
+    REQUIRE(chunks == 0);
+    return src;
+  };
+  const std::string soft = source(e / sum(e, 1, true));
+  CHECK(count_of(preprocessed(soft, false), "exp(") == 2 * count_of(preprocessed(soft, true), "exp("));
+  // The stash's store and load, for whole vectors and for the tail.
+  CHECK(count_of(preprocessed(soft, true), "out0") == count_of(preprocessed(soft, false), "out0") + 4);
+  // Outputs of float64 only: nowhere to keep a float, so computed again.
+  const std::string wide = source((e / sum(e, 1, true)).astype<double>());
+  CHECK(preprocessed(wide, true) == preprocessed(wide, false));
+
+  // Results through the stash on this device (a CPU's, where FCL_CPU is
+  // defined; elsewhere the other branch), against the host: softmax with
+  // exp(x - max) itself as a second output of the same kernel, and softmax
+  // to float64; rows of whole vectors and a tail, edge values in some rows.
+  for (const std::int64_t m : {16, 1000, 4099}) {
+    const Dims d{4, m};
+    const auto h = inputs(d, 1, 0x13b2 + std::uint64_t(m), -30, 30, true);
+    const auto xs = from_host(h, Shape(d));
+    const auto es = exp(xs - max(xs, 1, true));
+    const auto ys = es / sum(es, 1, true);
+    const auto yd = ys.astype<double>();
+    reset_stats();
+    eval(es, ys, yd);
+    CHECK(stats().kernels_launched == 1);
+    const auto ge = es.to_host(), gy = ys.to_host();
+    const auto gd = yd.to_host();
+    std::vector<LD> want(h.size()), tol(h.size());
+    for (const auto& row : rows_of(d, 1)) patterns()[3].host(h, row, want, tol);  // softmax
+    for (const auto& row : rows_of(d, 1)) {
+      const float mx = float(row_max(h, row));
+      for (auto i : row) {
+        const std::size_t k = std::size_t(i);
+        INFO("rows of " << m << ", element " << k << ": x " << h[k] << ", exp " << ge[k] << ", softmax " << gy[k]);
+        const LD ex = std::exp(LD(h[k] - mx));  // x - max rounded in float, as the device rounds it
+        REQUIRE(close(ge[k], ex, 4 * eps * ex));  // OpenCL's exp: 3 ulp
+        REQUIRE(close(gy[k], want[k], tol[k]));
+        REQUIRE((std::isnan(gd[k]) ? std::isnan(gy[k]) : gd[k] == double(gy[k])));
+      }
+    }
+  }
+}
