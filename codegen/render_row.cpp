@@ -377,17 +377,14 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   for (std::size_t k = 0; k < plan.instrs.size(); ++k)
     if (is_row_reduction(plan.instrs[k])) b += reduction_phase(rr, k);
 
-  if (rr.columns()) {  // whole vectors only (the width divides the inner extent)
-    b += rr.head("  ", W) + output_body(rr, needs.back(), W, "    ");
-    b += W > 1 ? emit_vector_stores(plan, W, "p", false, "    ") : emit_stores(plan, "p", "    ");
-    return program_prelude(plan) + helpers.text() + kernel_head(name, L, sig) + b + "  }\n}\n";
-  }
   if (W > 1) {
     b += rr.head("  ", W) + output_body(rr, needs.back(), W, "    ");
     b += emit_vector_stores(plan, W, "p", plan.aligned, "    ");  // p is a multiple of W
     b += "  }\n";
   }
-  if (!(rr.registers() && W > 1)) {  // the elements after the whole vectors
+  // The elements after the whole vectors; the column form has none (its
+  // width divides the inner extent).
+  if (W == 1 || !(rr.registers() || rr.columns())) {
     b += rr.head("  ", 1) + output_body(rr, needs.back(), 1, "    ");
     b += emit_stores(plan, "p", "    ");
     b += "  }\n";
