@@ -72,6 +72,8 @@ class CupyBase:
             rowsum=staticmethod(lambda x: x.sum(axis=1, keepdims=True)),
             rowmean=staticmethod(lambda x: x.mean(axis=1, keepdims=True)),
             rowvar=staticmethod(lambda x: x.var(axis=1, keepdims=True)),
+            colmax=staticmethod(lambda x: x.max(axis=0, keepdims=True)),
+            colsum=staticmethod(lambda x: x.sum(axis=0, keepdims=True)),
             total=staticmethod(lambda x: x.sum()), mean=staticmethod(lambda x: x.mean()),
             std=staticmethod(lambda x: x.std()), count=staticmethod(lambda c: c.sum())))
 
@@ -110,9 +112,9 @@ class CupyBase:
 
 class CupyFuse(CupyBase):
     """cupy.fuse: elementwise chains become one kernel. A reduction can only end
-    a fused function, so softmax, row_norm and mean/std are fused in pieces,
-    transpose_add passes the transposed view into the fused add, and Monte
-    Carlo draws its numbers with cupy.random before the fused count."""
+    a fused function, so softmax, softmax_axis0, row_norm and mean/std are fused
+    in pieces, transpose_add passes the transposed view into the fused add, and
+    Monte Carlo draws its numbers with cupy.random before the fused count."""
     key = "cupy_fuse"
 
     def make(self, workload, n):
@@ -144,6 +146,14 @@ class CupyFuse(CupyBase):
             def run(x):
                 m = x.max(axis=1, keepdims=True)
                 return normalize(x, m, sum_exp(x, m)[:, None])
+            return run
+        if workload == "softmax_axis0":
+            sum_exp = cp.fuse(kernel_name="fusecl_bench_15")(lambda x, m: cp.sum(cp.exp(x - m), axis=0))
+            normalize = cp.fuse(kernel_name="fusecl_bench_16")(lambda x, m, s: cp.exp(x - m) / s)
+
+            def run(x):
+                m = x.max(axis=0, keepdims=True)
+                return normalize(x, m, sum_exp(x, m)[None, :])
             return run
         if workload == "row_norm":
             row_sum = cp.fuse(kernel_name="fusecl_bench_12")(lambda x: cp.sum(x, axis=1))
@@ -197,6 +207,8 @@ class TorchEager:
             rowmax=staticmethod(lambda x: x.amax(dim=1, keepdim=True)),
             rowsum=staticmethod(lambda x: x.sum(dim=1, keepdim=True)),
             rowmean=staticmethod(lambda x: x.mean(dim=1, keepdim=True)), rowvar=staticmethod(rowvar),
+            colmax=staticmethod(lambda x: x.amax(dim=0, keepdim=True)),
+            colsum=staticmethod(lambda x: x.sum(dim=0, keepdim=True)),
             total=staticmethod(lambda x: x.sum()), mean=staticmethod(lambda x: x.mean()), std=staticmethod(std),
             count=staticmethod(lambda c: c.sum()),
             uniform=staticmethod(lambda k: torch.rand(k, device="cuda", dtype=torch.float32))))

@@ -182,7 +182,7 @@ if [ "$mode" = fuse ]; then
 fi
 if [ "$mode" = sweep ]; then
   WAYS='fused_device|fuse_device'
-  WORKLOADS=${WORKLOADS:-chain2|sqrt_sin_exp|poly20|black_scholes|haversine|saxpy|transpose_add|softmax|row_norm|sum_squares|mean_std|monte_carlo_pi}
+  WORKLOADS=${WORKLOADS:-chain2|sqrt_sin_exp|poly20|black_scholes|haversine|saxpy|transpose_add|softmax|softmax_axis0|row_norm|sum_squares|mean_std|monte_carlo_pi}
 fi
 if [ "$mode" = rows ]; then
   # The whole suite, then row kernels of this bundle against another's

@@ -7,7 +7,8 @@
 // with either array type, is both the baseline and the fused expression.
 // Element types: float, and bool for comparison results. Broadcasting covers
 // what the workloads need (equal shapes, a single element against anything,
-// (r, c) against (r, 1)); anything else throws, rather than guess.
+// (r, c) against (r, 1) or (1, c)); anything else throws, rather than guess.
+// Reductions along an axis take either axis of a 2-D array.
 //
 // Deliberately single-threaded and without expression templates or in-place
 // reuse of temporaries: that is the eager NumPy model this baseline stands for.
@@ -122,6 +123,26 @@ HostArray<R> zip(const HostArray<A>& a, const HostArray<B>& b, F f) {
     }
     return out;
   }
+  // (r, c) with (1, c), either way round: one value per column, the row of
+  // them read again for every row.
+  if (a.ndim() == 2 && b.ndim() == 2 && a.shape()[1] == b.shape()[1] && (a.shape()[0] == 1 || b.shape()[0] == 1)) {
+    HostArray<R> out(shape);
+    const std::int64_t rows = shape[0], cols = shape[1];
+    const bool a_per_column = a.shape()[0] == 1;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      auto* __restrict o = out.data() + r * cols;
+      if (a_per_column) {
+        const auto* __restrict s = a.data();
+        const auto* __restrict y = b.data() + r * cols;
+        for (std::int64_t c = 0; c < cols; ++c) o[c] = f(s[c], y[c]);
+      } else {
+        const auto* __restrict x = a.data() + r * cols;
+        const auto* __restrict s = b.data();
+        for (std::int64_t c = 0; c < cols; ++c) o[c] = f(x[c], s[c]);
+      }
+    }
+    return out;
+  }
   cannot_broadcast(a.shape(), b.shape());
 }
 
@@ -157,21 +178,85 @@ inline float max_of(const float* x, std::int64_t n) {
   return m;
 }
 
-/// The one reduced axis the host arrays support: the last one of a 2-D array.
-inline void check_row_axis(const fusecl::Shape& s, int axis) {
-  if (s.ndim() != 2 || fusecl::normalize_axis(axis, 2) != 1)
-    throw std::invalid_argument("host arrays reduce along the last axis of a 2-D array only (got axis " +
-                                std::to_string(axis) + " of " + s.str() + ")");
+/// Columns summed together, at most this many at a time (the accumulators of
+/// pairwise_sum_columns stay in L1).
+inline constexpr std::int64_t kColumnBlock = 64;
+
+/// out[j] = pairwise_sum of column j of the n rows at x (row stride `stride`),
+/// for w <= kColumnBlock columns, bit for bit the result of pairwise_sum on
+/// the column copied out: the same blocks, accumulators and tree, but each
+/// step is done for the w columns at once, reading rows contiguously (a column
+/// read element by element would touch a cache line per element).
+inline void pairwise_sum_columns(const float* x, std::int64_t n, std::int64_t stride, std::int64_t w, float* out) {
+  if (n < 8) {
+    for (std::int64_t j = 0; j < w; ++j) out[j] = 0.0f;
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < w; ++j) out[j] += x[i * stride + j];
+    return;
+  }
+  if (n <= 128) {
+    float acc[8][kColumnBlock];
+    for (int k = 0; k < 8; ++k)
+      for (std::int64_t j = 0; j < w; ++j) acc[k][j] = x[k * stride + j];
+    std::int64_t i = 8;
+    for (; i + 8 <= n; i += 8)
+      for (int k = 0; k < 8; ++k)
+        for (std::int64_t j = 0; j < w; ++j) acc[k][j] += x[(i + k) * stride + j];
+    for (std::int64_t j = 0; j < w; ++j)
+      out[j] = ((acc[0][j] + acc[1][j]) + (acc[2][j] + acc[3][j])) + ((acc[4][j] + acc[5][j]) + (acc[6][j] + acc[7][j]));
+    for (; i < n; ++i)
+      for (std::int64_t j = 0; j < w; ++j) out[j] += x[i * stride + j];
+    return;
+  }
+  std::int64_t half = n / 2;
+  half -= half % 8;  // as pairwise_sum splits
+  float right[kColumnBlock];
+  pairwise_sum_columns(x, half, stride, w, out);
+  pairwise_sum_columns(x + half * stride, n - half, stride, w, right);
+  for (std::int64_t j = 0; j < w; ++j) out[j] += right[j];
 }
 
-/// A per-row reduction of a 2-D array: shape (r, 1) with keepdims, else (r,).
-template <class F>
-HostArray<float> reduce_rows(const HostArray<float>& a, int axis, bool keepdims, F row_value) {
-  check_row_axis(a.shape(), axis);
+/// The reduced axes the host arrays support: either one of a 2-D array.
+/// Returns it normalized (0: down the columns, 1: along the rows).
+inline int check_axis(const fusecl::Shape& s, int axis) {
+  if (s.ndim() != 2 || axis < -2 || axis > 1)
+    throw std::invalid_argument("host arrays reduce along axis 0 or 1 of a 2-D array only (got axis " +
+                                std::to_string(axis) + " of " + s.str() + ")");
+  return fusecl::normalize_axis(axis, 2);
+}
+
+/// A reduction of a 2-D array along `axis`. Axis 1: one value per row,
+/// row_value(row, cols), shape (r, 1) with keepdims, else (r,). Axis 0: one
+/// value per column, column_values(x, rows, cols, out) writing all c of them,
+/// shape (1, c) with keepdims, else (c,).
+template <class RowValue, class ColumnValues>
+HostArray<float> reduce_axis(const HostArray<float>& a, int axis, bool keepdims, RowValue row_value,
+                             ColumnValues column_values) {
+  const int along = check_axis(a.shape(), axis);
   const std::int64_t rows = a.shape()[0], cols = a.shape()[1];
+  if (along == 0) {
+    HostArray<float> out(keepdims ? fusecl::Shape{1, cols} : fusecl::Shape{cols});
+    column_values(a.data(), rows, cols, out.data());
+    return out;
+  }
   HostArray<float> out(keepdims ? fusecl::Shape{rows, 1} : fusecl::Shape{rows});
   for (std::int64_t r = 0; r < rows; ++r) out.data()[r] = row_value(a.data() + r * cols, cols);
   return out;
+}
+
+/// Pairwise sums of every column (pairwise_sum_columns, a block of columns at a time).
+inline void column_sums(const float* x, std::int64_t rows, std::int64_t cols, float* out) {
+  for (std::int64_t c0 = 0; c0 < cols; c0 += kColumnBlock)
+    pairwise_sum_columns(x + c0, rows, cols, std::min(kColumnBlock, cols - c0), out + c0);
+}
+
+/// Maxima of every column: row 0, then every further row compared in (no NaN, as max_of).
+inline void column_maxima(const float* x, std::int64_t rows, std::int64_t cols, float* out) {
+  for (std::int64_t c = 0; c < cols; ++c) out[c] = x[c];
+  for (std::int64_t r = 1; r < rows; ++r) {
+    const float* __restrict row = x + r * cols;
+    for (std::int64_t c = 0; c < cols; ++c) out[c] = row[c] > out[c] ? row[c] : out[c];
+  }
 }
 
 inline HostArray<float> scalar_array(float v) {
@@ -276,7 +361,8 @@ inline HostArray<std::int64_t> sum(const HostArray<bool>& a) {
 }
 
 inline HostArray<float> sum(const HostArray<float>& a, int axis, bool keepdims = false) {
-  return detail::reduce_rows(a, axis, keepdims, [](const float* row, std::int64_t n) { return detail::pairwise_sum(row, n); });
+  return detail::reduce_axis(
+      a, axis, keepdims, [](const float* row, std::int64_t n) { return detail::pairwise_sum(row, n); }, detail::column_sums);
 }
 
 inline HostArray<float> max(const HostArray<float>& a) {
@@ -285,7 +371,9 @@ inline HostArray<float> max(const HostArray<float>& a) {
 }
 
 inline HostArray<float> max(const HostArray<float>& a, int axis, bool keepdims = false) {
-  return detail::reduce_rows(a, axis, keepdims, [](const float* row, std::int64_t n) { return detail::max_of(row, n); });
+  if (a.size() == 0) throw std::invalid_argument("host arrays: max of an empty array");
+  return detail::reduce_axis(
+      a, axis, keepdims, [](const float* row, std::int64_t n) { return detail::max_of(row, n); }, detail::column_maxima);
 }
 
 /// NumPy's float32 mean: a float32 pairwise sum divided by the count.
@@ -293,22 +381,32 @@ inline HostArray<float> mean(const HostArray<float>& a) {
   return detail::scalar_array(detail::pairwise_sum(a.data(), a.size()) / static_cast<float>(a.size()));
 }
 
-/// Row means: a float32 pairwise sum per row divided by the row's length.
+/// Row (axis 1) or column (axis 0) means: a float32 pairwise sum per row or
+/// column divided by its length.
 inline HostArray<float> mean(const HostArray<float>& a, int axis, bool keepdims = false) {
-  return detail::reduce_rows(a, axis, keepdims, [](const float* row, std::int64_t n) {
-    return detail::pairwise_sum(row, n) / static_cast<float>(n);
-  });
+  return detail::reduce_axis(
+      a, axis, keepdims,
+      [](const float* row, std::int64_t n) { return detail::pairwise_sum(row, n) / static_cast<float>(n); },
+      [](const float* x, std::int64_t rows, std::int64_t cols, float* out) {
+        detail::column_sums(x, rows, cols, out);
+        for (std::int64_t c = 0; c < cols; ++c) out[c] /= static_cast<float>(rows);
+      });
 }
 
-/// Row variances as NumPy's var computes them: the row means (kept as a
-/// column), the deviations from them (a temporary), their squares (another),
-/// their row sums divided by n - ddof.
+/// Row or column variances as NumPy's var computes them: the means (kept as a
+/// column or a row), the deviations from them (a temporary), their squares
+/// (another), their sums along the axis divided by n - ddof.
 inline HostArray<float> var(const HostArray<float>& a, int axis, bool keepdims = false, int ddof = 0) {
-  const HostArray<float> deviation = a - mean(a, axis, true);
+  const int along = detail::check_axis(a.shape(), axis);
+  const HostArray<float> deviation = a - mean(a, along, true);
   const HostArray<float> squared = deviation * deviation;
-  const float count = static_cast<float>(a.shape()[1] - ddof);
-  return detail::reduce_rows(squared, axis, keepdims,
-                             [count](const float* row, std::int64_t n) { return detail::pairwise_sum(row, n) / count; });
+  const float count = static_cast<float>(a.shape()[along] - ddof);
+  return detail::reduce_axis(
+      squared, along, keepdims, [count](const float* row, std::int64_t n) { return detail::pairwise_sum(row, n) / count; },
+      [count](const float* x, std::int64_t rows, std::int64_t cols, float* out) {
+        detail::column_sums(x, rows, cols, out);
+        for (std::int64_t c = 0; c < cols; ++c) out[c] /= count;
+      });
 }
 
 /// NumPy's two-pass standard deviation (ddof 0): the mean, the deviations

@@ -22,7 +22,7 @@ recorded as that case's error, and the exit status is 1.
   host_frameworks.py --like RUN.json --check CHECK.jsonl --out HOST.json
       The cases of a fusecl-bench JSON file; JSON for bench/report.py.
   host_frameworks.py --short [--bench build/bench/fusecl-bench]
-      The test: runs fusecl-bench itself (fused_device of all twelve workloads at
+      The test: runs fusecl-bench itself (fused_device of all thirteen workloads at
       2^10 and 2^14), then NumPy and numexpr on those cases, and checks them
       against fusecl. Prints a table; no timing is judged. Exit 0 when all agree.
 
@@ -118,6 +118,12 @@ class NumexprWay:
         e = self.ev("exp(x - m)", x=x, m=m)
         return self.ev("e / s", e=e, s=e.sum(axis=1, keepdims=True))
 
+    def softmax_axis0(self, x):
+        # Column max and sum with NumPy, as in softmax; numexpr broadcasts the (1, c) rows.
+        m = x.max(axis=0, keepdims=True)
+        e = self.ev("exp(x - m)", x=x, m=m)
+        return self.ev("e / s", e=e, s=e.sum(axis=0, keepdims=True))
+
     def haversine(self, lat1, lon1, lat2, lon2):
         a = self.ev("sin((lat2 - lat1) * half) ** 2 + cos(lat1) * cos(lat2) * sin((lon2 - lon1) * half) ** 2",
                     lat1=lat1, lon1=lon1, lat2=lat2, lon2=lon2)
@@ -149,6 +155,7 @@ class NumexprWay:
             # numexpr reads the transposed view strided, block by block.
             "transpose_add": lambda x, y: ev("x + yt", x=x, yt=y.T),
             "softmax": self.softmax,
+            "softmax_axis0": self.softmax_axis0,
             "row_norm": self.row_norm,
             "sum_squares": lambda x: ev("x * x", x=x).sum(),
             "mean_std": self.mean_std,

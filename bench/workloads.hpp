@@ -242,6 +242,22 @@ struct RowSoftmax {
   }
 };
 
+/// Softmax of each column (max-shifted) of an array as square as 2^n allows:
+/// two reductions along the leading axis and an elementwise pass, so each
+/// result element reads a row of per-column values.
+struct ColumnSoftmax {
+  static WorkloadInfo info() {
+    return {"softmax_axis0", "exp(x - max(x,0,keepdims)) / sum(...,0,keepdims), x (r, c) as square as 2^n allows",
+            {{-4, 4}}, Layout::square, 1e-4, 1e-7};
+  }
+  template <class Api>
+  static auto compute(const fusecl::Shape&, const std::vector<typename Api::F32>& in) {
+    const auto& x = in[0];
+    const auto e = exp(x - max(x, 0, true));
+    return std::tuple{e / sum(e, 0, true)};
+  }
+};
+
 /// Layer norm without the affine part, over rows of 1024: two row reductions
 /// (mean, and the population variance) feeding one elementwise pass.
 struct RowNorm {
@@ -300,7 +316,7 @@ template <class F>
 void for_each_workload(F&& f) {
   [&]<class... W>(std::tuple<W...>*) { (f.template operator()<W>(), ...); }(
       static_cast<std::tuple<Chain2, SqrtSinExp, Poly20, BlackScholes, Haversine, Saxpy, TransposeAdd, RowSoftmax,
-                             RowNorm, SumSquares, MeanStd, MonteCarloPi>*>(nullptr));
+                             ColumnSoftmax, RowNorm, SumSquares, MeanStd, MonteCarloPi>*>(nullptr));
 }
 
 }  // namespace fusecl_bench

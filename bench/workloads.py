@@ -1,9 +1,9 @@
-"""fusecl-bench's twelve workloads for Python array libraries (bench/workloads.hpp is
+"""fusecl-bench's thirteen workloads for Python array libraries (bench/workloads.hpp is
 the original; keep the two in step).
 
 Each expression is written once against a namespace `m` of array functions
 (sqrt, sin, cos, arcsin, exp, log, abs, where, minimum, transpose, rowmax,
-rowsum, rowmean, rowvar, total, mean, std, count, uniform), so that NumPy, CuPy and PyTorch evaluate literally the same formula.
+rowsum, rowmean, rowvar, colmax, colsum, total, mean, std, count, uniform), so that NumPy, CuPy and PyTorch evaluate literally the same formula.
 `fusecl_inputs` makes the very same float32 inputs fusecl-bench makes
 (bench/case_data.cpp's SplitMix64), bit for bit, so results can be compared
 with fusecl's (bench/fusecl_check.py).
@@ -24,6 +24,7 @@ INPUTS = {  # value range of each input array (workloads.hpp's InputRange)
     "saxpy": [(-4, 4), (-4, 4)],
     "transpose_add": [(-4, 4), (-4, 4)],
     "softmax": [(-4, 4)],
+    "softmax_axis0": [(-4, 4)],
     "row_norm": [(-4, 4)],
     "sum_squares": [(-1, 1)],
     "mean_std": [(1, 3)],
@@ -33,7 +34,8 @@ WORKLOADS = list(INPUTS)
 # fusecl-bench's (rtol, atol): |got - want| <= atol + rtol*|want| passes.
 TOLERANCE = {"chain2": (1e-6, 1e-6), "sqrt_sin_exp": (1e-5, 1e-5), "poly20": (1e-5, 1e-5),
              "black_scholes": (1e-4, 1e-3), "haversine": (1e-5, 10), "saxpy": (1e-6, 1e-6),
-             "transpose_add": (1e-6, 1e-6), "softmax": (1e-4, 1e-7), "row_norm": (1e-5, 1e-5),
+             "transpose_add": (1e-6, 1e-6), "softmax": (1e-4, 1e-7),
+             "softmax_axis0": (1e-4, 1e-7), "row_norm": (1e-5, 1e-5),
              "sum_squares": (1e-4, 1e-6), "mean_std": (1e-4, 1e-6), "monte_carlo_pi": (1e-6, 2)}
 POLY = [1.0 / math.factorial(k) for k in range(11)]
 RATE, VOLATILITY = 0.02, 0.30
@@ -41,7 +43,7 @@ EARTH_RADIUS_KM = 6371.0
 ROW_NORM_EPS = 1e-5
 ELEMENTWISE = {"chain2", "sqrt_sin_exp", "poly20", "black_scholes", "haversine", "saxpy"}
 # workloads.hpp's Layout: flat (n,) unless listed; TRANSPOSED: inputs with the shape reversed.
-LAYOUT = {"softmax": "rows_of_1024", "row_norm": "rows_of_1024", "transpose_add": "square"}
+LAYOUT = {"softmax": "rows_of_1024", "softmax_axis0": "square", "row_norm": "rows_of_1024", "transpose_add": "square"}
 TRANSPOSED = {"transpose_add": {1}}
 
 
@@ -115,6 +117,12 @@ def softmax(m, x):
     return e / m.rowsum(e)
 
 
+def softmax_axis0(m, x):
+    """Softmax of each column: reductions along the leading axis, kept as a row."""
+    e = m.exp(x - m.colmax(x))
+    return e / m.colsum(e)
+
+
 def row_norm(m, x):
     """Layer norm without the affine part, spelled out (population variance)."""
     return (x - m.rowmean(x)) / m.sqrt(m.rowvar(x) + ROW_NORM_EPS)
@@ -134,7 +142,7 @@ def monte_carlo_pi(m, n):
 
 
 EXPRESSIONS = {f.__name__: f for f in (chain2, sqrt_sin_exp, poly20, black_scholes, haversine, saxpy, transpose_add,
-                                       softmax, row_norm, sum_squares, mean_std, monte_carlo_pi)}
+                                       softmax, softmax_axis0, row_norm, sum_squares, mean_std, monte_carlo_pi)}
 
 
 def as_tuple(x):
@@ -153,6 +161,8 @@ def numpy_namespace(np, rng=None):
         rowsum=staticmethod(lambda x: x.sum(axis=1, keepdims=True)),
         rowmean=staticmethod(lambda x: x.mean(axis=1, keepdims=True)),
         rowvar=staticmethod(lambda x: x.var(axis=1, keepdims=True)),
+        colmax=staticmethod(lambda x: x.max(axis=0, keepdims=True)),
+        colsum=staticmethod(lambda x: x.sum(axis=0, keepdims=True)),
         total=staticmethod(lambda x: x.sum()), mean=staticmethod(lambda x: x.mean()),
         std=staticmethod(lambda x: x.std()), count=staticmethod(np.count_nonzero),
         uniform=staticmethod(lambda k: rng.random(k, dtype=np.float32))))

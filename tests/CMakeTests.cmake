@@ -84,7 +84,7 @@ add_test(NAME opencl_stays_behind_runtime
     -P ${CMAKE_CURRENT_LIST_DIR}/opencl_seam_test.cmake)
 
 # bench/host_frameworks.py --short: NumPy and numexpr agree with fusecl on all
-# twelve workloads, and a wrong result fails the check. Skipped (status 77) where
+# thirteen workloads, and a wrong result fails the check. Skipped (status 77) where
 # no python3 imports NumPy; no timing is judged.
 if(FUSECL_BUILD_BENCH)
   add_test(NAME numpy_harness_agrees_with_fusecl

@@ -22,7 +22,7 @@ if [[ -z "$python" ]]; then
   exit 77
 fi
 
-echo "== NumPy and numexpr against fusecl, all twelve workloads ($python)"
+echo "== NumPy and numexpr against fusecl, all thirteen workloads ($python)"
 "$python" "$src/bench/host_frameworks.py" --short --bench "$bench"
 
 echo "== a wrong fusecl result must fail the check"
