@@ -38,6 +38,9 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name);
 /// A reduction plan with reduce.moment (render_moment.cpp).
 std::string render_moment(const KernelPlan& plan, const std::string& name);
 std::string render_row(const KernelPlan& plan, const std::string& name);
+/// The local memory a row kernel's combine declares: a value (in the column
+/// form a vector) per work-item and reduction, where a row has several work-items.
+std::size_t row_local_bytes(const KernelPlan& plan);
 
 /// A reduction's start value in its accumulator dtype t (render_reduce.cpp).
 std::string reduce_identity(Identity id, DType t);

@@ -26,7 +26,10 @@
 // whose elements lie rs (the inner extent) apart; the group's work-items take
 // rows_per_group such vectors side by side and T of them step down each, so
 // that each step reads neighbouring columns together. Their partials meet in
-// local memory, each work-item combining its vector's T in the same order.
+// local memory, each work-item combining its vector's T in the same order
+// (in two levels where T > 2 row_fanin). With row_chunks (a GPU's columns of
+// up to 512 rows) each work-item loads its row_chunks vectors first and keeps
+// them in registers, as the register form does.
 //
 // On CPUs (FCL_CPU, launch.cpp's build options) the loop form computes a
 // transcendental value that a reduction and the outputs both read once: the
@@ -104,6 +107,9 @@ struct RowRender {
     // from sl; unrolled, so that several rows' loads are in flight at once
     // (softmax over axis 0 of 8192 x 8192 floats on an H200: 663 us against
     // 820; of 4096 x 1024 on PoCL: 4.0-4.5 ms against 5.6).
+    if (columns() && registers())  // the register form: this work-item's K vectors, T rows apart
+      return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = sl + (long)k * " + T + ";\n" + ind +
+             "  if (r >= mo) break;\n" + ind + "  const long p = base + r * rs;\n";
     if (columns())
       return ind + "#pragma unroll 4\n" + ind + "for (long r = sl; r < mo; r += " + T + ") {\n" + ind + "  const long p = base + r * rs;\n";
     if (grid()) {  // the whole array is the row: every group takes every L-th block of L
@@ -221,9 +227,25 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
     if (rr.stash_phase == int(k)) s += stash_store(rr, W, "      ");
     s += "    }\n";
     if (kahan) s += "    acc = acc - comp;\n";
-    if (rr.T != "1") {
-      s += "    " + sh + "[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n    acc = " + sh + "[c_];\n";
-      s += "    for (int j = 1; j < " + rr.T + "; ++j) acc = " + combine("acc", sh + "[c_ + j * " + C + "]", W) + ";\n";
+    const int T = std::stoi(rr.T), F = plan.reduce.row_fanin;
+    if (T > 1) {
+      s += "    " + sh + "[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
+      int count = T;
+      if (F > 0 && T > 2 * F) {
+        // Two levels, as the general form's (row_fanin): the first F work-items
+        // of each vector combine every F-th partial into their own slots,
+        // which no other work-item of the level reads. Softmax over axis 0
+        // of 4096 x 1024 on an H200 (128 work-items down each vector): 52
+        // us against 62 with each work-item combining all 128.
+        const std::string step = std::to_string(F) + " * " + C;
+        s += "    if (sl < " + std::to_string(F) + ") {\n      " + AW + " a_ = " + sh + "[lid];\n";
+        s += "      for (int j = 1; j < " + std::to_string(T / F) + "; ++j) a_ = " +
+             combine("a_", sh + "[lid + j * " + step + "]", W) + ";\n";
+        s += "      " + sh + "[lid] = a_;\n    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
+        count = F;
+      }
+      s += "    acc = " + sh + "[c_];\n";
+      s += "    for (int j = 1; j < " + std::to_string(count) + "; ++j) acc = " + combine("acc", sh + "[c_ + j * " + C + "]", W) + ";\n";
     }
     return s + "    acc" + ks + " = acc;\n  }\n  const " + AW + " r" + ks + " = " + value + ";\n";
   }
@@ -290,6 +312,15 @@ std::string kernel_head(const std::string& name, const std::string& L, const std
 
 }  // namespace
 
+std::size_t row_local_bytes(const KernelPlan& plan) {
+  const int local = plan.reduce.local_size, per_row = local / std::max<int>(1, plan.reduce.rows_per_group);
+  if (per_row <= 1) return 0;
+  std::size_t bytes = 0;
+  for (const auto& in : plan.instrs)
+    if (is_row_reduction(in)) bytes += std::size_t(local) * std::size_t(size_of(in.dtype) * (plan.reduce.row_columns ? plan.width : 1));
+  return bytes;
+}
+
 std::string render_row(const KernelPlan& plan, const std::string& name) {
   HelperSet helpers;
   const int local = plan.reduce.local_size, per_row = local / plan.reduce.rows_per_group;
@@ -351,7 +382,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     b += "  const long mo = o < n ? m : 0;\n";
   }
   // OpenCL C 1.2 declares __local variables at the kernel's outermost scope.
-  if (per_row > 1)
+  if (per_row > 1)  // row_local_bytes counts them
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
       if (is_row_reduction(plan.instrs[k]))
         b += "  __local " + cl_type(plan.instrs[k].dtype, rr.columns() ? plan.width : 1) + " sh" + std::to_string(k) + "[" + L + "];\n";
@@ -364,10 +395,17 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     // Every position loaded exists: rows past the last (the last group's)
     // read the last row, and positions past a row's end its last element (or
     // vector); the phases skip them.
-    const std::string last = W > 1 ? "m / " + std::to_string(W) + " - 1" : "m - 1";
-    b += "  {\n    const long oc = o < n ? o : n - 1;\n    for (int k = 0; k < " + rr.K + "; ++k) {\n";
+    const std::string Ws = std::to_string(W);
+    const std::string last = W > 1 && !rr.columns() ? "m / " + Ws + " - 1" : "m - 1";
+    b += "  {\n    const long oc = o < n ? o : n - 1;\n";
+    if (rr.columns())  // the start of the last vector's column, for the last group's past-the-end vectors
+      b += "    const long bc = oc / (rs / " + Ws + ") * m * rs + oc % (rs / " + Ws + ") * " + Ws + ";\n";
+    b += "    for (int k = 0; k < " + rr.K + "; ++k) {\n";
     b += "      const long rk_ = sl + (long)k * " + rr.T + ", r = rk_ < " + last + " ? rk_ : " + last + ";\n";  // not min(): see render_tiled.cpp
-    b += "      const long p = oc * m + r" + (W > 1 ? " * " + std::to_string(W) : std::string()) + ";\n";
+    if (rr.columns())
+      b += "      const long p = bc + r * rs;\n";
+    else
+      b += "      const long p = oc * m + r" + (W > 1 ? " * " + Ws : std::string()) + ";\n";
     if (W == 1) b += emit_coordinates(plan, "p", "      ");
     b += emit_body(plan, W, "p", "      ", helpers, &first);
     for (std::size_t k = 0; k < first.size(); ++k)

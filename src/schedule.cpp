@@ -6,6 +6,7 @@
 // instead of computing it again.
 #include "src/schedule.hpp"
 
+#include "codegen/body.hpp"
 #include "fusecl/error.hpp"
 #include "src/row_fusion.hpp"
 
@@ -210,6 +211,12 @@ class Scheduler {
     // A body that may pass the instruction limit: today's kernels, which cut it.
     if (!rf || rf->instructions > kMaxBodyInstructions) return false;
     if (rf->row_bytes > tuning_.row_bytes) {
+      // A row held in registers needs no cache: a GPU's rows of up to 1024 x
+      // 16 elements (an H200, softmax and layer norm over rows of 16384
+      // floats at 2^26: 268 and 188 us, against 295 and 225 in today's three
+      // kernels). Rows longer still lost in a loop (rows of 32768: 511
+      // against 299; bench/RESULTS.md, twenty-first session).
+      if (schedule_in_registers(root, *rf, cut)) return true;
       if (schedule_grid(root, *rf, cut)) return true;
       // Today's kernels: each reduction first; the log says why.
       too_long_.insert(too_long_.end(), rf->reductions.begin(), rf->reductions.end());
@@ -230,7 +237,8 @@ class Scheduler {
       group.push_back(other);
     }
     auto k = plan_row({group.data(), group.size()}, rf->reductions, rf->axes, tuning_, &pending_);
-    if (!fits(k) || k.plan.instrs.size() > kMaxBodyInstructions) {
+    // Its combine's local memory too (many reductions in large groups).
+    if (!fits(k) || k.plan.instrs.size() > kMaxBodyInstructions || codegen::row_local_bytes(k.plan) > tuning_.local_mem_bytes) {
       if (group.size() > 1) return schedule_row(root, cut);  // alone, then
       return false;  // today's kernels cut it as they do
     }
@@ -238,6 +246,19 @@ class Scheduler {
     for (const auto& g : group) outs.push_back(new_output(g));
     add_kernel(std::move(k), root->shape, outs, cut);
     for (std::size_t i = 0; i < group.size(); ++i) pending_.add(*group[i], outs[i]);
+    return true;
+  }
+
+  // `root`, whose rows pass row_bytes, in one row kernel where that holds its
+  // rows in registers (the register form); true if it did.
+  bool schedule_in_registers(const NodePtr& root, const RowFusion& rf, CutReason cut) {
+    auto k = plan_row({&root, 1}, rf.reductions, rf.axes, tuning_, &pending_);
+    if (k.plan.reduce.row_chunks == 0 || !fits(k) || k.plan.instrs.size() > kMaxBodyInstructions ||
+        codegen::row_local_bytes(k.plan) > tuning_.local_mem_bytes)
+      return false;
+    const int out = new_output(root);
+    add_kernel(std::move(k), root->shape, {out}, cut);
+    pending_.add(*root, out);
     return true;
   }
 

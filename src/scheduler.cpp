@@ -191,6 +191,10 @@ std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, co
 
 namespace {
 
+// The column form's register budget: bytes of each loaded array a work-item
+// holds (16 vectors of 4 floats; plan_row_columns says why).
+constexpr std::int64_t kColumnRegisterBytes = 256;
+
 // The column form of a row kernel (ReduceSpec::row_columns), where it
 // applies: the row's axes are one run of axes with kept axes after it
 // ([outer, row, inner] in C order, inner > 1: a softmax over axis 0), and
@@ -239,22 +243,69 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
     return t;
   };
   auto groups = [&] { return (columns + cols - 1) / cols; };
-  std::int64_t T = lanes();
-  while (cols > 1 && cols / 2 >= columns) cols /= 2;
-  if (T == 1) {
-    while (cols > 1 && groups() < tuning.target_groups) cols /= 2;
-  } else {
-    // Few columns fill few groups: narrower blocks (down to 2 vectors, a
-    // 32-byte sector of floats per row step) for more groups, each with more
-    // work-items down its columns; where even that leaves a GPU mostly idle,
-    // the general form, a group per column, keeps more work-items busy. On
-    // an H200 (softmax and layer norm over axis 0): 4096 x 1024 58 and 53 us
-    // in blocks of 2 against 190 and 134 in blocks of 8 and 117 in the
-    // general form; 1024 x 64 12 and 16 in the column form, 10 and 12 in the
-    // general one (bench/RESULTS.md, twentieth session).
-    while (cols > 2 && groups() < tuning.target_groups / 4) cols /= 2;
+  int widest = 1;  // bytes of the widest value
+  std::int64_t combine_bytes = 0;  // local memory per work-item of the combine: a vector per reduction
+  for (const auto& in : b.plan.instrs) {
+    widest = std::max(widest, size_of(in.dtype));
+    if (codegen::is_row_reduction(in)) combine_bytes += std::int64_t(size_of(in.dtype)) * w;
+  }
+  std::int64_t chunks = 0;  // the register form's vectors per work-item (0: the loop)
+  std::int64_t T = 0;
+  if (tuning.row_items_cap > 1) {
+    // The register form, on GPUs, for short rows: each work-item holds its
+    // rows' loads in registers (up to kColumnRegisterBytes of each), so the
+    // group's block of columns is read from memory once, all its loads in
+    // flight together, where the loop form reads it once per phase. T work-
+    // items down each vector: up to 4 vectors each while that leaves at most
+    // 32 work-items, else 32 with more vectors each; longer rows loop. At
+    // least a 32-byte sector of columns side by side, more where T is small
+    // (up to local_size work-items), fewer where columns are few. On an H200
+    // (softmax / layer norm over axis 0, 2^26 floats, in us): 512 x 131072
+    // 267 / 226 against 377 / 362 looping; 16 x 4194304 259 / 272 against 521
+    // / 369; at 2^24, 256 x 65536 85 / 74 against 94 / 112. Longer rows held
+    // so (more work-items down each vector, in groups of up to 1024: one
+    // group a multiprocessor, whose loads wait on its combines) lost to the
+    // loop: 1024 x 65536 435-748 against 401 (bench/RESULTS.md, twenty-first
+    // session).
+    const std::int64_t per = std::max<std::int64_t>(1, kColumnRegisterBytes / (std::int64_t(w) * widest));
+    const std::int64_t most = std::min<std::int64_t>(std::int64_t(tuning.max_work_group_size), 1024);
+    const std::int64_t local_mem = std::int64_t(tuning.local_mem_bytes);
+    const std::int64_t narrowest = std::max<std::int64_t>(1, 32 / (std::int64_t(w) * widest));
+    std::int64_t t = 1;
+    while (t < 32 && t * 4 < m) t *= 2;
+    // The combine's local memory (none with one work-item down each vector).
+    auto fits_local = [&](std::int64_t c) { return t == 1 || c * t * combine_bytes <= local_mem; };
+    std::int64_t c = std::max<std::int64_t>(narrowest, codegen::kColumnBlock / w);
+    while (c > narrowest && (c * t > most || !fits_local(c))) c /= 2;
+    while (c * t < tuning.local_size && c * 2 * t <= most && fits_local(c * 2) && c < columns) c *= 2;
+    while (c > narrowest && (columns + c - 1) / c < tuning.target_groups / 4) c /= 2;
+    while (c > 1 && c / 2 >= columns) c /= 2;
+    if (t * per >= m && c * t <= most && (columns + c - 1) / c >= tuning.target_groups / 16 && fits_local(c)) {
+      cols = c;
+      T = t;
+      chunks = (m + t - 1) / t;
+    }
+  }
+  if (chunks == 0) {  // the loop form
     T = lanes();
-    if (groups() < tuning.target_groups / 16) return std::nullopt;
+    while (cols > 1 && cols / 2 >= columns) cols /= 2;
+    if (T == 1) {
+      while (cols > 1 && groups() < tuning.target_groups) cols /= 2;
+    } else {
+      // Few columns fill few groups: narrower blocks (down to 2 vectors, a
+      // 32-byte sector of floats per row step) for more groups, each with more
+      // work-items down its columns; where even that leaves a GPU mostly idle,
+      // the general form, a group per column, keeps more work-items busy. On
+      // an H200 (softmax and layer norm over axis 0): 4096 x 1024 58 and 53 us
+      // in blocks of 2 against 190 and 134 in blocks of 8 and 117 in the
+      // general form; 1024 x 64 12 and 16 in the column form, 10 and 12 in the
+      // general one (bench/RESULTS.md, twentieth session).
+      while (cols > 2 && groups() < tuning.target_groups / 4) cols /= 2;
+      T = lanes();
+      if (groups() < tuning.target_groups / 16) return std::nullopt;
+    }
+    // Fewer work-items down each vector where their combine would pass local memory.
+    while (T > 1 && cols * T * combine_bytes > std::int64_t(tuning.local_mem_bytes)) T /= 2;
   }
 
   b.plan.width = std::uint8_t(w);
@@ -262,8 +313,8 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
   b.plan.reduce.row_columns = true;
   b.plan.reduce.local_size = std::uint16_t(cols * T);
   b.plan.reduce.rows_per_group = std::uint16_t(cols);
-  b.plan.reduce.row_chunks = 0;
-  b.plan.reduce.row_fanin = 0;  // not read: T partials, each work-item reads them all
+  b.plan.reduce.row_chunks = std::uint8_t(chunks);
+  b.plan.reduce.row_fanin = std::uint8_t(tuning.row_fanin);
   b.args.count = m == 0 ? 0 : columns;
   b.args.reduce_count = m;
   b.args.row_stride = inner;
@@ -271,6 +322,15 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
 }
 
 }  // namespace
+
+std::int64_t longest_row(const DeviceTuning& tuning, std::uint64_t bytes_per_element) {
+  const auto cached = std::int64_t(tuning.row_bytes / std::max<std::uint64_t>(1, bytes_per_element));
+  if (tuning.row_items_cap <= 1 || tuning.row_bytes == 0) return cached;
+  // plan_row's largest group for a long row, each work-item with row_register_elements.
+  std::int64_t most = 1;
+  while (most * 2 <= std::min<std::int64_t>(std::int64_t(tuning.max_work_group_size), 1024)) most *= 2;
+  return std::max(cached, most * std::max(1, tuning.row_register_elements));
+}
 
 ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
                          const DeviceTuning& tuning, const PendingOutputs* pending, const RowPartials* partials) {
@@ -331,7 +391,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     // us at 2^26 in groups of 128, looping).
     const std::int64_t most = std::min<std::int64_t>(std::int64_t(tuning.max_work_group_size), 1024);
     std::int64_t big = L;
-    while (big < most && big * tuning.row_register_elements < m) big *= 2;
+    while (big * 2 <= most && big * tuning.row_register_elements < m) big *= 2;
     if (big * tuning.row_register_elements >= m) L = big;
   }
   std::int64_t per_row = 1;

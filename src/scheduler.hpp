@@ -205,6 +205,12 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
                          const DeviceTuning& tuning, const PendingOutputs* pending = nullptr,
                          const RowPartials* partials = nullptr);
 
+/// The longest row one row kernel computes on a device with `tuning`, whose
+/// row reads `bytes_per_element` bytes per element: what fits the cache
+/// proxy (row_bytes), or longer on a GPU, what its largest group holds in
+/// registers (schedule.cpp's schedule_in_registers).
+std::int64_t longest_row(const DeviceTuning& tuning, std::uint64_t bytes_per_element);
+
 /// One reduction kernel for a Reduce node.
 ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending = nullptr);
 

@@ -71,10 +71,11 @@ TEST_CASE("row fusion: each pattern is one kernel along every axis, against the 
 namespace {
 
 // The pattern over rows one element longer than a row kernel takes (the
-// device's local memory over the bytes of a float): today's kernels, still
-// right. Two rows, so each reduction has several outputs.
+// device's local memory over the bytes of a float, or on a GPU what its
+// largest group holds in registers): today's kernels, still right. Two rows,
+// so each reduction has several outputs.
 void check_too_long(const Pattern& pat) {
-  const auto m = std::int64_t(detail::device_tuning().row_bytes / sizeof(float) + 1);
+  const auto m = detail::longest_row(detail::device_tuning(), sizeof(float)) + 1;
   const Dims d{2, m};
   const auto h = inputs(d, 1, 0x13a1, pat.lo, pat.hi, true);
   reset_stats();
@@ -99,6 +100,7 @@ TEST_CASE("row fusion: rows longer than local memory allows take today's kernels
 
 TEST_CASE("row fusion: whole-array reductions used again", "[row]") {
   const auto row_floats = std::int64_t(detail::device_tuning().row_bytes / sizeof(float));
+  const auto longest = detail::longest_row(detail::device_tuning(), sizeof(float));  // row_floats, or more on a GPU
   const auto all = patterns();
   // Both ways a device may finish a split reduction alone: the grid form
   // needs neither (its partial results go to the reading kernel).
@@ -107,7 +109,7 @@ TEST_CASE("row fusion: whole-array reductions used again", "[row]") {
       explicit TwoKernels(bool on) { detail::set_reduce_two_kernels(on); }
       ~TwoKernels() { detail::set_reduce_two_kernels(false); }
     } forced(two_kernels);
-    for (const std::int64_t n : {std::int64_t(1), std::int64_t(1073), row_floats, row_floats + 1, 3 * row_floats + 7}) {
+    for (const std::int64_t n : {std::int64_t(1), std::int64_t(1073), row_floats, longest + 1, 3 * longest + 7}) {
       INFO(n << " elements, split reductions finished by a second kernel: " << two_kernels);
       const Dims d{n % 2 == 0 ? n / 2 : n, n % 2 == 0 ? 2 : 1};
       const auto all_rows = [&] { return std::vector<std::vector<std::int64_t>>{rows_of({n}, 0)}; };
@@ -122,7 +124,7 @@ TEST_CASE("row fusion: whole-array reductions used again", "[row]") {
         // One row kernel while the whole array fits a work-group's share of
         // local memory; past it the reduction's partial results, then a
         // kernel whose every group combines them before its share of x.
-        CHECK(stats().kernels_launched == (n <= row_floats ? 1u : 2u));
+        CHECK(stats().kernels_launched == (n <= longest ? 1u : 2u));
         std::vector<LD> want(h.size()), tol(h.size());
         for (const auto& row : all_rows()) pat.host(h, row, want, tol);
         for (std::size_t i = 0; i < h.size(); ++i) {
@@ -135,7 +137,7 @@ TEST_CASE("row fusion: whole-array reductions used again", "[row]") {
     // no grid form; past the limit, the mean and var in one moment kernel
     // (one pass, where the device has float64; split: one or two kernels)
     // then the expression, or the mean, the var and the expression.
-    const std::int64_t n = row_floats + 1;
+    const std::int64_t n = longest + 1;
     const auto h = inputs({n}, 0, 0x13a7, -10, 10, false);
     const auto x = from_host(h);
     const auto& pat = all[4];

@@ -103,10 +103,12 @@ TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]
 TEST_CASE("row fusion: a GPU's long rows take a larger group and stay in registers", "[row]") {
   // Rows of 4099 and 8192 with a GPU's layout and groups of up to 1024: 512
   // work-items per row (8192: 16 elements each, as 4 vectors) instead of a
-  // loop in a group of 128.
+  // loop in a group of 128. Rows of 16384 pass an H200's 48 KiB of local
+  // memory (row_bytes), which a row held in registers does not need: 1024
+  // work-items of 16 elements.
   const auto all = patterns();
   for (const std::size_t which : {std::size_t(3), std::size_t(4)})  // softmax, layer norm
-    for (const std::int64_t m : {4099, 8192}) {
+    for (const std::int64_t m : {4099, 8192, 16384}) {
       const Pattern& pat = all[which];
       const Dims d{3, m};
       INFO(pat.name << " over rows of " << m);
@@ -116,13 +118,13 @@ TEST_CASE("row fusion: a GPU's long rows take a larger group and stay in registe
       {
         const detail::GraphLock lock{node.get()};
         auto t = detail::tuning_of(*node->device);
-        t.local_size = 256, t.elements_per_item = 16, t.max_work_group_size = 1024;
+        t.local_size = 256, t.elements_per_item = 16, t.max_work_group_size = 1024, t.row_bytes = 49152;
         gpu_rows(t);
         detail::Schedule s = detail::make_schedule({node}, t);
         REQUIRE(s.kernel_count() == 1);
         const auto& rs = s.steps[0].kernel.plan.reduce;
-        CHECK(rs.local_size == 512);
-        CHECK(rs.row_chunks == (m == 8192 ? 4 : 16));  // 8192: whole vectors of 4; 4099: element by element
+        CHECK(rs.local_size == (m == 16384 ? 1024 : 512));
+        CHECK(rs.row_chunks == (m == 4099 ? 16 : 4));  // whole vectors of 4; 4099: element by element
         detail::run_schedule(*node->device, s);
       }
       const auto got = y.to_host();
@@ -133,15 +135,29 @@ TEST_CASE("row fusion: a GPU's long rows take a larger group and stay in registe
         REQUIRE(close(got[i], want[i], tol[i]));
       }
     }
+  // Longer rows than its registers hold, past local memory: today's three kernels.
+  auto x = reshape(arange<float>(3 * 20000), {3, 20000});
+  const auto e = exp(x - max(x, 1, true));
+  const auto y = e / sum(e, 1, true);
+  const auto node = y.node();
+  const detail::GraphLock lock{node.get()};
+  auto t = detail::tuning_of(*node->device);
+  t.local_size = 256, t.elements_per_item = 16, t.max_work_group_size = 1024, t.row_bytes = 49152;
+  gpu_rows(t);
+  const detail::Schedule s = detail::make_schedule({node}, t);
+  CHECK(s.kernel_count() == 3);
+  for (const auto& st : s.steps) CHECK(st.kernel.plan.kind != codegen::KernelKind::Row);
 }
 
 TEST_CASE("row fusion: rows along leading axes in the column form, vectors of neighbouring columns", "[row]") {
   // A work-item takes a vector of neighbouring columns and steps down them;
   // each lane is a column of its own, with the edge values of the inputs in
-  // some lanes and not in their neighbours. Three layouts: a CPU's (a
-  // work-item per vector of 16 columns), a GPU's (vectors of 4, up to 8 of
-  // them side by side, 16 work-items down each) and groups of 16 with 4
-  // elements per work-item.
+  // some lanes and not in their neighbours. Four layouts: a CPU's (a
+  // work-item per vector of 16 columns); a GPU's in groups of 256 (vectors
+  // of 4 side by side, work-items down each: the register form for rows of
+  // up to 512, else the loop form); groups of 16 with 4 elements per
+  // work-item; and a GPU's in groups of 1024, whose loop form has up to 128
+  // work-items down each vector (their partials combined in two levels).
   struct Case {
     Dims d;
     int axis;
@@ -151,9 +167,10 @@ TEST_CASE("row fusion: rows along leading axes in the column form, vectors of ne
   for (const std::int64_t m : {3, 17, 1000}) cases.push_back({{3, m, 40}, 1});
   cases.push_back({{6, 7, 32}, 0});  // inner extent 7 x 32
   const auto all = patterns();
+  int register_form = 0, loop_form = 0, two_levels = 0;
   for (const Pattern& pat : all)
     for (const Case& c : cases)
-      for (int layout = 0; layout < 3; ++layout) {
+      for (int layout = 0; layout < 4; ++layout) {
         INFO(pat.name << " along axis " << c.axis << " of " << dims_str(c.d) << ", layout " << layout);
         const auto h = inputs(c.d, c.axis, test_seed(0x13b4 + std::uint64_t(numel(c.d))), pat.lo, pat.hi, c.d[std::size_t(c.axis)] >= 3);
         const auto y = pat.device(from_host(h, Shape(c.d)), c.axis);
@@ -166,8 +183,10 @@ TEST_CASE("row fusion: rows along leading axes in the column form, vectors of ne
           t.target_groups = 4;
           if (layout == 0) {
             t.local_size = 16, t.vector_bytes = 64, t.row_group_cap = 1024, t.row_items_cap = 1;
-          } else if (layout == 1) {
-            t.local_size = 256, t.elements_per_item = 16;
+          } else if (layout == 1 || layout == 3) {
+            t.local_size = layout == 1 ? 256 : 1024, t.elements_per_item = 16;
+            t.max_work_group_size = std::size_t(t.local_size);
+            t.local_mem_bytes = 49152;
             gpu_rows(t);
           } else {
             t.local_size = 16, t.elements_per_item = 4, t.row_items_cap = 1024;
@@ -176,7 +195,11 @@ TEST_CASE("row fusion: rows along leading axes in the column form, vectors of ne
           REQUIRE(s.kernel_count() == 1);
           const auto& plan = s.steps[0].kernel.plan;
           CHECK(plan.reduce.row_columns);
-          if (layout == 1) CHECK(plan.width == (c.d.back() % 4 == 0 ? 4 : 1));
+          if (layout == 1 || layout == 3) {
+            CHECK(plan.width == (c.d.back() % 4 == 0 ? 4 : 1));
+            (plan.reduce.row_chunks > 0 ? register_form : loop_form) += 1;
+            two_levels += plan.reduce.local_size / plan.reduce.rows_per_group > 2 * plan.reduce.row_fanin;
+          }
           reset_stats();
           detail::run_schedule(*node->device, s);
           CHECK(stats().kernels_launched == 1);
@@ -189,6 +212,10 @@ TEST_CASE("row fusion: rows along leading axes in the column form, vectors of ne
           REQUIRE(close(got[i], want[i], tol[i]));
         }
       }
+  // Each form of the GPU layouts was taken, and the two-level combine.
+  CHECK(register_form > 0);
+  CHECK(loop_form > 0);
+  CHECK(two_levels > 0);
 }
 
 TEST_CASE("row fusion: a GPU's vector rows of other types", "[row]") {

@@ -2,6 +2,7 @@
 // are scheduled with a DeviceTuning value, and the schedule's kernels, their
 // order, what they read and why they were cut are checked with no device
 // work at all; then the runner executes one and the values are checked.
+#include "codegen/body.hpp"
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/node.hpp"
@@ -139,8 +140,10 @@ TEST_CASE("schedule: reductions read broadcast back along their rows are one row
   CHECK(mid.steps[0].kernel.args.count == 20);
   CHECK(mid.steps[0].kernel.args.row_stride == 10);
 
-  // One float over the limit: today's kernels, the reductions first.
+  // One float over the limit: today's kernels, the reductions first, where
+  // the row kernel would loop over the row (a CPU's: a work-item per row).
   t.row_bytes = 4 * 100 - 1;
+  t.row_items_cap = 1;
   const Schedule over = schedule_of({softmax.node()}, t);
   REQUIRE(over.kernel_count() == 3);
   CHECK(over.steps[0].reason == CutReason::RowTooLong);
@@ -148,6 +151,13 @@ TEST_CASE("schedule: reductions read broadcast back along their rows are one row
   CHECK(over.steps[1].reason == CutReason::RowTooLong);
   CHECK(over.steps[2].kernel.plan.kind == codegen::KernelKind::Elementwise);
   CHECK(over.steps[2].reason == CutReason::Root);
+  // Rows a GPU holds in registers need no cache: one row kernel past the limit.
+  t.row_items_cap = 1024;
+  t.row_register_elements = 16;
+  const Schedule held = schedule_of({softmax.node()}, t);
+  REQUIRE(held.kernel_count() == 1);
+  CHECK(held.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
+  CHECK(held.steps[0].kernel.plan.reduce.row_chunks > 0);
 }
 
 TEST_CASE("schedule: x - mean(x) past a row kernel's limit is two kernels, the second combining the partials",
@@ -256,6 +266,59 @@ TEST_CASE("schedule: the column form's blocks narrow where columns are few, and 
   }
 }
 
+TEST_CASE("schedule: the column form keeps a GPU's short rows in registers", "[schedule][row]") {
+  // An H200's layout: groups of up to 1024, 48 KiB of local memory, 528
+  // groups fill it. Rows of up to 512 floats are held in registers: up to 4
+  // vectors of 4 a work-item while that leaves at most 32 work-items down
+  // each vector, else 32 with up to 16 vectors each; longer rows loop.
+  auto t = tuning();
+  t.local_size = 256;
+  t.row_group_cap = 128;
+  t.elements_per_item = 16;
+  t.row_register_elements = 16;
+  t.row_items_cap = 1024;
+  t.target_groups = 528;
+  t.max_work_group_size = 1024;
+  t.row_bytes = 49152;
+  struct Case {
+    std::vector<std::int64_t> shape;
+    int axis;
+    int local, vectors_per_group, chunks;  // chunks 0: the loop form
+    bool norm_of_softmax = false;          // four reductions: 64 bytes of local memory a work-item
+    std::uint64_t local_mem = 49152;
+  };
+  for (const Case& c : {Case{{512, 131072}, 0, 256, 8, 16},     // 32 down each vector of 4 columns, 16 vectors each
+                       Case{{256, 65536}, 0, 256, 8, 8},       // 32 down, 8 each
+                       Case{{16, 65536}, 0, 256, 64, 4},       // 4 down, blocks of 64 vectors
+                       Case{{4, 65536}, 0, 64, 64, 4},         // 1 down: blocks narrowed to 64 vectors for 256 groups
+                       Case{{3, 17, 4096}, 1, 128, 16, 3},     // 8 down, 3 vectors each; blocks of 16 for 192 groups
+                       Case{{256, 1024, 256}, 1, 256, 8, 0},   // rows of 1024 loop, in blocks of 8 vectors
+                       Case{{1024, 1024}, 0, 128, 2, 0},       // the loop: 256 vectors in blocks of 2, 64 down each
+                       Case{{8192, 8192}, 0, 256, 8, 0},       // the loop, as above
+                       Case{{512, 8192}, 0, 128, 4, 16, true, 8192}}) {  // the group halved for local memory
+    INFO(Shape(c.shape).str() << " along axis " << c.axis << (c.norm_of_softmax ? ", a layer norm of a softmax" : ""));
+    std::int64_t n = 1;
+    for (const auto d : c.shape) n *= d;
+    auto x = reshape(arange<float>(n) * 1e-6f, c.shape);
+    Array<float> y = x - max(x, c.axis, true);
+    if (c.norm_of_softmax) {
+      const auto e = exp(y);
+      const auto sm = e / sum(e, c.axis, true);
+      y = (sm - mean(sm, c.axis, true)) / sqrt(var(sm, c.axis, true, 0) + 1e-5f);
+    }
+    t.local_mem_bytes = c.local_mem;
+    const Schedule s = schedule_of({y.node()}, t);
+    REQUIRE(s.kernel_count() == 1);
+    const auto& plan = s.steps[0].kernel.plan;
+    REQUIRE(plan.reduce.row_columns);
+    CHECK(plan.width == 4);
+    CHECK(plan.reduce.local_size == c.local);
+    CHECK(plan.reduce.rows_per_group == c.vectors_per_group);
+    CHECK(plan.reduce.row_chunks == c.chunks);
+    CHECK(codegen::row_local_bytes(plan) <= c.local_mem);
+  }
+}
+
 TEST_CASE("schedule: what a row kernel cannot compute takes today's kernels", "[schedule][row]") {
   auto t = tuning();
   t.row_bytes = std::size_t(1) << 20;
@@ -271,6 +334,15 @@ TEST_CASE("schedule: what a row kernel cannot compute takes today's kernels", "[
   auto cat = concatenate({x, x}, 0);
   CHECK(kernels(cat - max(cat, 1, true)) == 4);  // a concatenation below (a kernel per input), the max, the root
   CHECK(kernels(max(x, 1, true) - min(x, 1, true)) == 3);         // the root has the reductions' shape, not the rows'
+  {
+    // Several work-items a row whose combine needs more local memory than the device has.
+    auto small = t;
+    small.row_items_cap = 1024;
+    small.local_mem_bytes = 16;
+    const Schedule s = schedule_of({(x - max(x, 1, true)).node()}, small);
+    CHECK(s.kernel_count() == 2);
+    for (const auto& st : s.steps) CHECK(st.kernel.plan.kind != codegen::KernelKind::Row);
+  }
   // Row kernels off (row_bytes 0), as for every test above.
   t.row_bytes = 0;
   auto e = exp(x - max(x, 1, true));
@@ -404,7 +476,7 @@ TEST_CASE("schedule log child: evaluate x - mean(x)", "[.schedule_log_child]") {
   auto d = x - mean(x, 1, true);
   CHECK(d.to_host().size() == 12);
   // Rows one element longer than a row kernel takes: today's two kernels.
-  const auto cols = std::int64_t(detail::device_tuning().row_bytes / 4 + 1);
+  const auto cols = detail::longest_row(detail::device_tuning(), 4) + 1;
   auto y = reshape(arange<float>(2 * cols), {2, cols});
   CHECK((y - mean(y, 1, true)).to_host().size() == std::size_t(2 * cols));
 }
