@@ -41,6 +41,10 @@ std::string render_row(const KernelPlan& plan, const std::string& name);
 /// The local memory a row kernel's combine declares: a value (in the column
 /// form a vector) per work-item and reduction, where a row has several work-items.
 std::size_t row_local_bytes(const KernelPlan& plan);
+/// Whether a row plan has softmax's pair of reductions, max(g) and then
+/// sum(exp(g - max(g))) over the same float g, which ReduceSpec::row_online
+/// computes in one pass.
+bool online_softmax(const KernelPlan& plan);
 
 /// A reduction's start value in its accumulator dtype t (render_reduce.cpp).
 std::string reduce_identity(Identity id, DType t);

@@ -141,6 +141,11 @@ struct ReduceSpec {
   // work-items take neighbouring columns, so each step down the rows reads
   // them together (coalesced on a GPU, one vector load on a CPU).
   bool row_columns = false;
+  // Row kernels that loop over their rows (row_chunks 0, not the grid form):
+  // softmax's max and its sum of exp(x - max) in one pass over the row
+  // (render_row.cpp's online phase), where the plan has that pair
+  // (codegen::online_softmax); the row is then read twice, not three times.
+  bool row_online = false;
   // Moment kernels (render_moment.cpp; GroupPerOutput and ThreadPerOutput
   // only): 0, a plain reduction; 1, the variance of float32 `input` in one
   // pass, divided by scalar `divisor` (float64, n - ddof), its square root
@@ -243,7 +248,8 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 // field can never be left out of the key and silently reuse a stale kernel.
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
-                        finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, moment);
+                        finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, row_online,
+                        moment);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

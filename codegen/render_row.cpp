@@ -46,6 +46,7 @@
 #include "fusecl/result_type.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace fusecl::codegen {
 
@@ -190,6 +191,67 @@ std::string lane(int j) {
   return std::string(".s") + hex[j];
 }
 
+// How the partial results of a row's (in the column form, a vector's) work-
+// items meet in local memory, as statements on a partial named x: `put`
+// stores x in slot i, `get` sets x to slot i's, `merge` combines slot i's
+// into x, `declare` declares x.
+struct Meet {
+  std::function<std::string(const std::string& i, const std::string& x)> put;
+  std::function<std::string(const std::string& x, const std::string& i)> get, merge;
+  std::function<std::string(const std::string& x)> declare;
+};
+
+// Reduction k's partials, one value each in sh<k>, at width w.
+Meet plain_meet(RowRender& rr, std::size_t k, int w) {
+  const Instr& red = rr.plan.instrs[k];
+  const std::string sh = "sh" + std::to_string(k), T_ = cl_type(red.dtype, w);
+  const Op op = reduce_info(red.op).combine;
+  HelperSet* helpers = &rr.helpers;
+  const DType t = red.dtype;
+  return {[sh](const std::string& i, const std::string& x) { return sh + "[" + i + "] = " + x + ";"; },
+          [sh](const std::string& x, const std::string& i) { return x + " = " + sh + "[" + i + "];"; },
+          [=](const std::string& x, const std::string& i) { return x + " = " + spell(op, t, t, x, sh + "[" + i + "]", "", w, *helpers) + ";"; },
+          [T_](const std::string& x) { return T_ + " " + x + ";"; }};
+}
+
+// Combines the work-items' partials (this one's named x) so that every
+// work-item of a row (a vector of columns) ends with the row's in x, each in
+// the same order: in the column form each work-item merges its vector's T
+// partials (in two levels where T > 2F: the first F work-items of each
+// vector merge every F-th into their own slots, which no other work-item of
+// that level reads; softmax over axis 0 of 4096 x 1024 on an H200, 128
+// work-items down each vector: 52 us against 62 merging all 128); otherwise
+// two levels (row_fanin F: fewer barriers than a tree, each level a short
+// run of reads from local memory, the second level's the same addresses for
+// every work-item of the row: broadcasts), or a binary tree (F = 0), whose
+// last barrier makes the segment's first value final.
+std::string meet_partials(const RowRender& rr, const Meet& mt, const std::string& x) {
+  const int T = std::stoi(rr.T), F = rr.plan.reduce.row_fanin;
+  if (T == 1) return "";  // a work-item per row: nothing to combine
+  const std::string bar = "    barrier(CLK_LOCAL_MEM_FENCE);\n";
+  std::string s = "    " + mt.put("lid", x) + "\n" + bar;
+  if (F == 0 && !rr.columns()) {
+    s += "    for (int s_ = " + rr.T + " / 2; s_ > 0; s_ >>= 1) {\n";
+    s += "      if (sl < s_) { " + mt.declare("t_") + " " + mt.get("t_", "lid") + " " + mt.merge("t_", "lid + s_") + " " +
+         mt.put("lid", "t_") + " }\n" + "  " + bar + "    }\n";
+    return s + "    " + mt.get(x, "lid - sl") + "\n";
+  }
+  // Slot of partial j of this work-item's row: j apart along a row, C (the
+  // vectors of the group) apart down a vector of columns.
+  const std::string stride = rr.columns() ? " * " + std::to_string(rr.plan.reduce.rows_per_group) : "";
+  const std::string first = rr.columns() ? "c_" : "lid - sl";
+  int count = T;
+  if (F > 0 && T > 2 * F) {
+    const std::string Fs = std::to_string(F);
+    s += "    if (sl < " + Fs + ") {\n      " + mt.declare("a_") + " " + mt.get("a_", "lid") + "\n";
+    s += "      for (int j = 1; j < " + std::to_string(T / F) + "; ++j) " + mt.merge("a_", "lid + j * " + Fs + stride) + "\n";
+    s += "      " + mt.put("lid", "a_") + "\n    }\n" + bar;
+    count = F;
+  }
+  s += "    " + mt.get(x, first) + "\n";
+  return s + "    for (int j = 1; j < " + std::to_string(count) + "; ++j) " + mt.merge(x, first + " + j" + stride) + "\n";
+}
+
 // Phase for reduction instruction k: the value of it over its row, left in
 // r<k> for every work-item of the row.
 std::string reduction_phase(RowRender& rr, std::size_t k) {
@@ -227,26 +289,7 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
     if (rr.stash_phase == int(k)) s += stash_store(rr, W, "      ");
     s += "    }\n";
     if (kahan) s += "    acc = acc - comp;\n";
-    const int T = std::stoi(rr.T), F = plan.reduce.row_fanin;
-    if (T > 1) {
-      s += "    " + sh + "[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
-      int count = T;
-      if (F > 0 && T > 2 * F) {
-        // Two levels, as the general form's (row_fanin): the first F work-items
-        // of each vector combine every F-th partial into their own slots,
-        // which no other work-item of the level reads. Softmax over axis 0
-        // of 4096 x 1024 on an H200 (128 work-items down each vector): 52
-        // us against 62 with each work-item combining all 128.
-        const std::string step = std::to_string(F) + " * " + C;
-        s += "    if (sl < " + std::to_string(F) + ") {\n      " + AW + " a_ = " + sh + "[lid];\n";
-        s += "      for (int j = 1; j < " + std::to_string(T / F) + "; ++j) a_ = " +
-             combine("a_", sh + "[lid + j * " + step + "]", W) + ";\n";
-        s += "      " + sh + "[lid] = a_;\n    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
-        count = F;
-      }
-      s += "    acc = " + sh + "[c_];\n";
-      s += "    for (int j = 1; j < " + std::to_string(count) + "; ++j) acc = " + combine("acc", sh + "[c_ + j * " + C + "]", W) + ";\n";
-    }
+    s += meet_partials(rr, plain_meet(rr, k, W), "acc");
     return s + "    acc" + ks + " = acc;\n  }\n  const " + AW + " r" + ks + " = " + value + ";\n";
   }
 
@@ -275,36 +318,113 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
            (rr.stash_phase == int(k) ? stash_store(rr, 1, "      ") : std::string()) + "    }\n";
     if (kahan) s += "    acc = acc - comp;\n";
   }
-  const int T = std::stoi(rr.T), F = plan.reduce.row_fanin;
-  if (T == 1) {
-    s += "    acc" + ks + " = acc;\n  }\n";  // a work-item per row: nothing to combine
-  } else if (F > 0) {
-    // Two levels (ReduceSpec::row_fanin): fewer barriers than a tree, each
-    // level a short sequence of reads from local memory (the second level's
-    // the same addresses for every work-item of the row: broadcasts).
-    s += "    " + sh + "[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
-    int count = T;
-    if (T > 2 * F) {
-      s += "    if (sl < " + std::to_string(F) + ") {\n      " + A + " a_ = " + sh + "[lid];\n";
-      s += "      for (int j = 1; j < " + std::to_string(T / F) + "; ++j) a_ = " +
-           combine("a_", sh + "[lid + j * " + std::to_string(F) + "]", 1) + ";\n";
-      s += "      " + sh + "[lid] = a_;\n    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
-      count = F;
-    }
-    s += "    acc = " + sh + "[lid - sl];\n";
-    s += "    for (int j = 1; j < " + std::to_string(count) + "; ++j) acc = " + combine("acc", sh + "[lid - sl + j]", 1) + ";\n";
-    s += "    acc" + ks + " = acc;\n  }\n";
-  } else {
-    // A tree over the row's work-items (a segment of the group, in local
-    // memory); its last barrier makes the segment's first value final.
-    s += "    " + sh + "[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
-    s += "    for (int s_ = " + rr.T + " / 2; s_ > 0; s_ >>= 1) {\n";
-    s += "      if (sl < s_) " + sh + "[lid] = " + combine(sh + "[lid]", sh + "[lid + s_]", 1) + ";\n";
-    s += "      barrier(CLK_LOCAL_MEM_FENCE);\n    }\n";
-    s += "    acc" + ks + " = " + sh + "[lid - sl];\n  }\n";
-  }
-  return s + "  const " + A + " r" + ks + " = " + value + ";\n";
+  s += meet_partials(rr, plain_meet(rr, k, 1), "acc");
+  return s + "    acc" + ks + " = acc;\n  }\n  const " + A + " r" + ks + " = " + value + ";\n";
 }
+
+// By instruction: the other reduction of softmax's pair (max k1, then sum
+// k2 of exp(g - r<k1>), over the same float g), -1 elsewhere.
+std::vector<int> online_pairs(const KernelPlan& plan) {
+  std::vector<int> partner(plan.instrs.size(), -1);
+  auto at = [&](std::int16_t i) -> const Instr* { return i >= 0 ? &plan.instrs[std::size_t(i)] : nullptr; };
+  for (std::size_t k2 = 0; k2 < plan.instrs.size(); ++k2) {
+    const Instr& sum = plan.instrs[k2];
+    if (!is_row_reduction(sum) || sum.op != Op::Sum || sum.b == 1 || (sum.dtype != DType::Float32 && sum.dtype != DType::Float64))
+      continue;
+    const Instr* e = at(sum.a);
+    const Instr* d = e && e->op == Op::Exp ? at(e->a) : nullptr;
+    const Instr* mx = d && d->op == Op::Sub ? at(d->b) : nullptr;
+    if (!mx || !is_row_reduction(*mx) || mx->op != Op::Max || mx->a != d->a || mx->a < 0 || mx->b == 1 ||
+        partner[std::size_t(d->b)] >= 0 || e->dtype != sum.dtype || d->dtype != sum.dtype || mx->dtype != sum.dtype)
+      continue;
+    partner[std::size_t(d->b)] = int(k2);
+    partner[k2] = d->b;
+  }
+  return partner;
+}
+
+// Softmax's max k1 and its sum k2 in one pass over the row (ReduceSpec::
+// row_online). Each work-item keeps the max m of its elements and the sum s
+// of exp(g - r), r a reference that moves to g only where g passes it by
+// more than 64 (so s stays finite, and is rescaled, rounding once, rarely:
+// a rescale at every new maximum would round at every element of a rising
+// row), then scales s to its own m; the work-items' (m, s) pairs merge as
+// s1 exp(m1 - m) + s2 exp(m2 - m). r starts at the lowest finite value, so
+// that -inf elements add exp(-inf) = 0 until a finite one comes. The sum is
+// NaN where the max is not finite, as exp(g - max) makes it in two passes.
+std::string online_phase(RowRender& rr, std::size_t k1, std::size_t k2) {
+  const KernelPlan& plan = rr.plan;
+  const DType t = plan.instrs[k2].dtype;
+  const std::string g = "v" + std::to_string(plan.instrs[k1].a), s1 = std::to_string(k1), s2 = std::to_string(k2);
+  const std::string lowest = t == DType::Float64 ? "-DBL_MAX" : "-FLT_MAX";
+  const Op max_op = reduce_info(Op::Max).combine;
+  const int W = rr.width();
+  auto vmax = [&](const std::string& a, const std::string& b, int w) { return spell(max_op, t, t, a, b, "", w, rr.helpers); };
+  auto merge_fn = [&](int w) {
+    const std::string T_ = cl_type(t, w), name = "fcl_online_" + T_, mm = vmax("*m", "m2", w);
+    return rr.helpers.use(name, "static inline void " + name + "(" + T_ + "* m, " + T_ + "* s, " + T_ + " m2, " + T_ +
+                                    " s2) {\n  const " + T_ + " mm = " + mm + ";\n  *s = *s * select(exp(*m - mm), (" + T_ +
+                                    ")(1), *m == mm) + s2 * select(exp(m2 - mm), (" + T_ + ")(1), m2 == mm);\n  *m = mm;\n}\n");
+  };
+  // State x<m, r, s, c> at width w (c: s's Kahan compensation).
+  auto declare = [&](const std::string& x, int w, const std::string& ind) {
+    const std::string T_ = cl_type(t, w);
+    return ind + T_ + " " + x + "m = (" + T_ + ")(-INFINITY), " + x + "r = (" + T_ + ")(" + lowest + "), " + x + "s = (" + T_ +
+           ")(0), " + x + "c = (" + T_ + ")(0);\n";
+  };
+  auto step = [&](const std::string& x, int w, const std::string& ind) {
+    const std::string T_ = cl_type(t, w), m = x + "m", r = x + "r", sm = x + "s", c = x + "c";
+    const std::string far = "(" + g + " > " + r + " + (" + T_ + ")(64))";
+    std::string out = ind + m + " = " + vmax(m, g, w) + ";\n";
+    if (w == 1)
+      out += ind + "if " + far + " { const " + T_ + " f_ = exp(" + r + " - " + g + "); " + sm + " *= f_; " + c + " *= f_; " + r +
+             " = " + g + "; }\n";
+    else
+      out += ind + "if (any" + far + ") {\n" + ind + "  const " + T_ + " f_ = select((" + T_ + ")(1), exp(" + r + " - " + g +
+             "), " + far + ");\n" + ind + "  " + sm + " *= f_; " + c + " *= f_; " + r + " = select(" + r + ", " + g + ", " + far +
+             ");\n" + ind + "}\n";
+    return out + ind + "{ const " + T_ + " y_ = exp(" + g + " - " + r + ") - " + c + "; const " + T_ + " t_ = " + sm + " + y_; " +
+           c + " = " + kahan_comp("t_", sm, "y_", T_) + "; " + sm + " = t_; }\n";
+  };
+  // This work-item's sum, scaled to its own max (0 where that is -inf: no finite element).
+  auto finish = [&](const std::string& x, int w, const std::string& ind) {
+    const std::string T_ = cl_type(t, w);
+    return ind + x + "s = select((" + x + "s - " + x + "c) * exp(" + x + "r - " + x + "m), (" + T_ + ")(0), " + x + "m == (" + T_ +
+           ")(-INFINITY));\n";
+  };
+  const auto need = per_element(plan, {plan.instrs[k1].a});
+  const int wl = rr.columns() ? W : 1;  // the width of the partials
+  const std::string TL = cl_type(t, wl);
+  std::string s = "  " + TL + " acc" + s1 + ", acc" + s2 + ";\n  {\n";
+  if (rr.columns()) {
+    s += declare("p", W, "    ") + rr.head("    ", W) + rr.body(need, "      ", W) + step("p", W, "      ") + "    }\n";
+  } else {
+    s += declare("p", 1, "    ");
+    if (W > 1) {
+      // Whole vectors first, each lane on its own, then the lanes into p.
+      s += "    {\n" + declare("q", W, "      ") + rr.head("      ", W) + rr.body(need, "        ", W) + step("q", W, "        ") +
+           "      }\n" + finish("q", W, "      ");
+      for (int j = 0; j < W; ++j) s += "      " + merge_fn(1) + "(&pm, &ps, qm" + lane(j) + ", qs" + lane(j) + ");\n";
+      s += "      pr = pm == -INFINITY ? (" + TL + ")(" + lowest + ") : pm;\n    }\n";  // ps is relative to pm
+    }
+    s += rr.head("    ", 1) + rr.body(need, "      ", 1) + step("p", 1, "      ") + "    }\n";
+  }
+  s += finish("p", wl, "    ");
+  const std::string fn = merge_fn(wl), m1 = "sh" + s1, m2 = "sh" + s2;
+  const Meet pairs{
+      [=](const std::string& i, const std::string& x) { return m1 + "[" + i + "] = " + x + "m; " + m2 + "[" + i + "] = " + x + "s;"; },
+      [=](const std::string& x, const std::string& i) { return x + "m = " + m1 + "[" + i + "]; " + x + "s = " + m2 + "[" + i + "];"; },
+      [=](const std::string& x, const std::string& i) {
+        return fn + "(&" + x + "m, &" + x + "s, " + m1 + "[" + i + "], " + m2 + "[" + i + "]);";
+      },
+      [=](const std::string& x) { return TL + " " + x + "m, " + x + "s;"; }};
+  s += meet_partials(rr, pairs, "p");
+  s += "    acc" + s1 + " = pm;\n    acc" + s2 + " = ps;\n  }\n";
+  s += "  const " + TL + " r" + s1 + " = acc" + s1 + ";\n";
+  return s + "  const " + TL + " r" + s2 + " = select(acc" + s2 + ", (" + TL + ")(NAN), isfinite(acc" + s1 + ") == 0);\n";
+}
+
+bool online(const RowRender& rr) { return rr.plan.reduce.row_online && !rr.registers() && !rr.grid(); }
 
 std::string kernel_head(const std::string& name, const std::string& L, const std::string& sig) {
   return "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name + "(\n    " + sig + ")\n{\n";
@@ -319,6 +439,11 @@ std::size_t row_local_bytes(const KernelPlan& plan) {
   for (const auto& in : plan.instrs)
     if (is_row_reduction(in)) bytes += std::size_t(local) * std::size_t(size_of(in.dtype) * (plan.reduce.row_columns ? plan.width : 1));
   return bytes;
+}
+
+bool online_softmax(const KernelPlan& plan) {
+  const auto partner = online_pairs(plan);
+  return std::any_of(partner.begin(), partner.end(), [](int p) { return p >= 0; });
 }
 
 std::string render_row(const KernelPlan& plan, const std::string& name) {
@@ -339,7 +464,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   rr.phases_of.assign(plan.instrs.size(), 0);
   for (const auto& need : needs)
     for (std::size_t k = 0; k < need.size(); ++k) rr.phases_of[k] += need[k] == 1;
-  if (!rr.registers() && !rr.grid() && !plan.out_strided) {
+  if (!rr.registers() && !rr.grid() && !plan.out_strided && !online(rr)) {
     // The loop form's stash (CPUs): the first transcendental value that a
     // reduction and the outputs both compute, and an output of its dtype to hold it.
     for (std::size_t k = 0; k < plan.instrs.size() && rr.stash < 0; ++k) {
@@ -412,8 +537,12 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
       if (first[k]) b += "      rc" + std::to_string(k) + "[k] = v" + std::to_string(k) + ";\n";
     b += "    }\n  }\n";
   }
-  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
-    if (is_row_reduction(plan.instrs[k])) b += reduction_phase(rr, k);
+  const std::vector<int> partner = online(rr) ? online_pairs(plan) : std::vector<int>(plan.instrs.size(), -1);
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
+    if (!is_row_reduction(plan.instrs[k])) continue;
+    if (partner[k] < 0) b += reduction_phase(rr, k);
+    else if (partner[k] > int(k)) b += online_phase(rr, k, std::size_t(partner[k]));  // the pair's sum: computed with its max
+  }
 
   if (W > 1) {
     b += rr.head("  ", W) + output_body(rr, needs.back(), W, "    ");

@@ -2,6 +2,7 @@
 
 #include "src/body_builder.hpp"
 
+#include "codegen/body.hpp"
 #include "codegen/spelling.hpp"
 #include "fusecl/error.hpp"
 #include "src/row_fusion.hpp"
@@ -191,6 +192,15 @@ std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, co
 
 namespace {
 
+// Softmax's max and sum in one pass (ReduceSpec::row_online), for a row
+// kernel that loops over its rows, on GPUs: there each pass over the row
+// reads memory (the rows in flight pass the cache at large sizes). A CPU
+// keeps the two-pass form, whose loop form computes exp once per element
+// (render_row.cpp's stash); the online pass computes it again for the output.
+bool online_pass(const codegen::KernelPlan& plan, const DeviceTuning& tuning) {
+  return tuning.row_items_cap > 1 && codegen::online_softmax(plan);
+}
+
 // The column form's register budget: bytes of each loaded array a work-item
 // holds (16 vectors of 4 floats; plan_row_columns says why).
 constexpr std::int64_t kColumnRegisterBytes = 256;
@@ -315,6 +325,7 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
   b.plan.reduce.rows_per_group = std::uint16_t(cols);
   b.plan.reduce.row_chunks = std::uint8_t(chunks);
   b.plan.reduce.row_fanin = std::uint8_t(tuning.row_fanin);
+  b.plan.reduce.row_online = chunks == 0 && online_pass(b.plan, tuning);
   b.args.count = m == 0 ? 0 : columns;
   b.args.reduce_count = m;
   b.args.row_stride = inner;
@@ -439,6 +450,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   // A row that loops steps through it in vectors where every load is
   // contiguous or uniform (CPUs gain most from explicit vectors).
   if (b.plan.reduce.row_chunks == 0 && b.plan.ndim == 0) b.plan.width = std::uint8_t(row_width(b.plan, tuning.vector_bytes));
+  b.plan.reduce.row_online = b.plan.reduce.row_chunks == 0 && !partials && online_pass(b.plan, tuning);
   return {std::move(b.plan), std::move(b.args)};
 }
 

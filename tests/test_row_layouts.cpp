@@ -292,11 +292,11 @@ std::size_t count_of(const std::string& text, const std::string& what) {
 // The one row kernel of y's schedule in a layout the same on any device
 // (groups of `local`, 8 elements per work-item, vectors of `vector_bytes`
 // where not 0): its row_chunks (0: the loop form) and its source.
-std::pair<int, std::string> row_kernel(const detail::NodePtr& y, int local, int vector_bytes = 0) {
+std::pair<int, std::string> row_kernel(const detail::NodePtr& y, int local, int vector_bytes = 0, int items_cap = 1024) {
   auto t = detail::tuning_of(*y->device);
   t.row_group_cap = 1024;
   t.row_register_elements = 8;
-  t.row_items_cap = 1024;
+  t.row_items_cap = items_cap;
   t.local_size = local;
   t.max_work_group_size = std::size_t(local);
   t.elements_per_item = 8;
@@ -336,7 +336,7 @@ TEST_CASE("row fusion: on CPUs the loop form computes softmax's exp once, stashe
   const auto x = from_host(std::vector<float>(5 * 1024, 1.0f), {5, 1024});
   const auto e = exp(x - max(x, 1, true));
   auto source = [&](const auto& y) {
-    const auto [chunks, src] = row_kernel(y.node(), 16);  // 16 per row: the loop form
+    const auto [chunks, src] = row_kernel(y.node(), 16, 0, 1);  // a CPU's: a work-item per row, the loop form
     REQUIRE(chunks == 0);
     return src;
   };
@@ -378,4 +378,73 @@ TEST_CASE("row fusion: on CPUs the loop form computes softmax's exp once, stashe
       }
     }
   }
+}
+
+TEST_CASE("row fusion: a GPU's loop form computes softmax's max and sum in one pass", "[row]") {
+  // Where a row kernel loops over its rows on a GPU (row_items_cap > 1), the
+  // max and the sum of exp(x - max) take one pass (ReduceSpec::row_online):
+  // rows whose maximum rises by hundreds (the reference moves, rescaling
+  // the sum), rows of -inf before finite values, rows of -inf only, rows
+  // with +inf or NaN (NaN throughout, as in two passes), rising and falling
+  // rows, along the last axis (whole vectors and a tail) and the first (the
+  // column form), the work-items' partials merged in two levels and not.
+  const std::int64_t m = 4099;
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<std::vector<float>> rows(8, std::vector<float>(std::size_t(m)));
+  for (std::int64_t i = 0; i < m; ++i) {
+    const float up = -200.0f + 400.0f * float(i) / float(m - 1);
+    rows[0][std::size_t(i)] = up;                                         // rising by 400: references move
+    rows[1][std::size_t(i)] = -up;                                        // falling
+    rows[2][std::size_t(i)] = i < m / 2 ? -inf : std::sin(float(i)) * 3;  // -inf first
+    rows[3][std::size_t(i)] = -inf;                                       // -inf only: NaN
+    rows[4][std::size_t(i)] = i == m / 3 ? inf : float(i % 7);            // +inf: NaN
+    rows[5][std::size_t(i)] = i == m - 2 ? nan : float(i % 5);            // NaN
+    rows[6][std::size_t(i)] = float(std::fmod(double(i) * 7.31, 300.0)) - 150;  // saw teeth
+    rows[7][std::size_t(i)] = i % 2 ? 80.0f : -80.0f;                      // alternating, 160 apart
+  }
+  const Pattern soft = patterns()[3];
+  for (const int axis : {1, 0})
+    for (const int local : {64, 1024}) {
+      INFO("rows along axis " << axis << ", groups of " << local);
+      const std::int64_t r = std::int64_t(rows.size());
+      const Dims d = axis == 1 ? Dims{r, m} : Dims{m, 4 * r};  // along axis 0: each row in 4 neighbouring columns
+      std::vector<float> h(std::size_t(r * m * (axis == 1 ? 1 : 4)));
+      for (std::int64_t k = 0; k < r; ++k)
+        for (std::int64_t i = 0; i < m; ++i) {
+          if (axis == 1) h[std::size_t(k * m + i)] = rows[std::size_t(k)][std::size_t(i)];
+          else
+            for (std::int64_t j = 0; j < 4; ++j) h[std::size_t(i * 4 * r + k * 4 + j)] = rows[std::size_t(k)][std::size_t((i + 97 * j) % m)];
+        }
+      const auto y = soft.device(from_host(h, Shape(d)), axis);
+      const auto node = y.node();
+      {
+        const detail::GraphLock lock{node.get()};
+        auto t = detail::tuning_of(*node->device);
+        t.local_size = local, t.max_work_group_size = std::size_t(local), t.elements_per_item = 16, t.target_groups = 4;
+        gpu_rows(t);
+        t.row_register_elements = 4;  // not in registers: the loop form
+        detail::Schedule s = detail::make_schedule({node}, t);
+        REQUIRE(s.kernel_count() == 1);
+        const auto& plan = s.steps[0].kernel.plan;
+        CHECK(plan.reduce.row_online);
+        CHECK(plan.reduce.row_chunks == 0);
+        CHECK(plan.reduce.row_columns == (axis == 0));
+        const std::string src = codegen::render(plan, codegen::kernel_name(plan));
+        CHECK(src.find("fcl_online_") != std::string::npos);
+        detail::run_schedule(*node->device, s);
+      }
+      const auto got = y.to_host();
+      std::vector<LD> want(h.size()), tol(h.size());
+      for (const auto& row : rows_of(d, axis)) soft.host(h, row, want, tol);
+      for (std::size_t i = 0; i < h.size(); ++i) {
+        INFO("element " << i << ": x " << h[i] << ", got " << got[i] << ", want " << double(want[i]));
+        REQUIRE(close(got[i], want[i], tol[i]));
+      }
+    }
+  // A CPU's loop form keeps two passes (its stash computes exp once).
+  const auto x = from_host(std::vector<float>(5 * 1024, 1.0f), {5, 1024});
+  const auto e = exp(x - max(x, 1, true));
+  const auto [chunks, src] = row_kernel((e / sum(e, 1, true)).node(), 16, 0, 1);
+  CHECK(chunks == 0);
+  CHECK(src.find("fcl_online_") == std::string::npos);
 }
