@@ -242,11 +242,17 @@ class Scheduler {
       if (group.size() > 1) return schedule_row(root, cut);  // alone, then
       return false;  // today's kernels cut it as they do
     }
+    add_roots_kernel(std::move(k), group, cut);
+    return true;
+  }
+
+  // Kernel k computing `group` (roots of one shape), an output each, which
+  // later plans read instead of computing them again.
+  void add_roots_kernel(ScheduledKernel k, const Nodes& group, CutReason cut) {
     Outputs outs;
     for (const auto& g : group) outs.push_back(new_output(g));
-    add_kernel(std::move(k), root->shape, outs, cut);
+    add_kernel(std::move(k), group.front()->shape, outs, cut);
     for (std::size_t i = 0; i < group.size(); ++i) pending_.add(*group[i], outs[i]);
-    return true;
   }
 
   // `root`, whose rows pass row_bytes, in one row kernel where that holds its
@@ -256,9 +262,7 @@ class Scheduler {
     if (k.plan.reduce.row_chunks == 0 || !fits(k) || k.plan.instrs.size() > kMaxBodyInstructions ||
         codegen::row_local_bytes(k.plan) > tuning_.local_mem_bytes)
       return false;
-    const int out = new_output(root);
-    add_kernel(std::move(k), root->shape, {out}, cut);
-    pending_.add(*root, out);
+    add_roots_kernel(std::move(k), Nodes{root}, cut);
     return true;
   }
 
@@ -282,9 +286,7 @@ class Scheduler {
       return false;
     }
     add_kernel(std::move(red), r->inputs[0]->shape, {partials.output}, CutReason::Partials);
-    const int out = new_output(root);
-    add_kernel(std::move(k), root->shape, {out}, cut);
-    pending_.add(*root, out);
+    add_roots_kernel(std::move(k), Nodes{root}, cut);
     return true;
   }
 
@@ -494,10 +496,7 @@ void Scheduler::run(Nodes& todo, std::optional<CutReason> reason) {
       }
       k = plan_elementwise_fitting(group.front());
     }
-    Outputs outs;
-    for (const auto& g : group) outs.push_back(new_output(g));
-    add_kernel(std::move(k), first->shape, outs, cut);
-    for (std::size_t i = 0; i < group.size(); ++i) pending_.add(*group[i], outs[i]);
+    add_roots_kernel(std::move(k), group, cut);
   }
 }
 
