@@ -360,11 +360,17 @@ std::string online_phase(RowRender& rr, std::size_t k1, std::size_t k2) {
   const Op max_op = reduce_info(Op::Max).combine;
   const int W = rr.width();
   auto vmax = [&](const std::string& a, const std::string& b, int w) { return spell(max_op, t, t, a, b, "", w, rr.helpers); };
+  // b where cond, else a: select() on vectors; on scalars the conditional
+  // operator (a scalar comparison is an int, which a double's select() takes
+  // ambiguously).
+  auto pick = [](const std::string& a, const std::string& b, const std::string& cond, int w) {
+    return w > 1 ? "select(" + a + ", " + b + ", " + cond + ")" : "((" + cond + ") ? " + b + " : " + a + ")";
+  };
   auto merge_fn = [&](int w) {
-    const std::string T_ = cl_type(t, w), name = "fcl_online_" + T_, mm = vmax("*m", "m2", w);
+    const std::string T_ = cl_type(t, w), name = "fcl_online_" + T_, mm = vmax("*m", "m2", w), one = "(" + T_ + ")(1)";
     return rr.helpers.use(name, "static inline void " + name + "(" + T_ + "* m, " + T_ + "* s, " + T_ + " m2, " + T_ +
-                                    " s2) {\n  const " + T_ + " mm = " + mm + ";\n  *s = *s * select(exp(*m - mm), (" + T_ +
-                                    ")(1), *m == mm) + s2 * select(exp(m2 - mm), (" + T_ + ")(1), m2 == mm);\n  *m = mm;\n}\n");
+                                    " s2) {\n  const " + T_ + " mm = " + mm + ";\n  *s = *s * " + pick("exp(*m - mm)", one, "*m == mm", w) +
+                                    " + s2 * " + pick("exp(m2 - mm)", one, "m2 == mm", w) + ";\n  *m = mm;\n}\n");
   };
   // State x<m, r, s, c> at width w (c: s's Kahan compensation).
   auto declare = [&](const std::string& x, int w, const std::string& ind) {
@@ -389,8 +395,8 @@ std::string online_phase(RowRender& rr, std::size_t k1, std::size_t k2) {
   // This work-item's sum, scaled to its own max (0 where that is -inf: no finite element).
   auto finish = [&](const std::string& x, int w, const std::string& ind) {
     const std::string T_ = cl_type(t, w);
-    return ind + x + "s = select((" + x + "s - " + x + "c) * exp(" + x + "r - " + x + "m), (" + T_ + ")(0), " + x + "m == (" + T_ +
-           ")(-INFINITY));\n";
+    return ind + x + "s = " + pick("(" + x + "s - " + x + "c) * exp(" + x + "r - " + x + "m)", "(" + T_ + ")(0)",
+                                   x + "m == (" + T_ + ")(-INFINITY)", w) + ";\n";
   };
   const auto need = per_element(plan, {plan.instrs[k1].a});
   const int wl = rr.columns() ? W : 1;  // the width of the partials
@@ -421,7 +427,7 @@ std::string online_phase(RowRender& rr, std::size_t k1, std::size_t k2) {
   s += meet_partials(rr, pairs, "p");
   s += "    acc" + s1 + " = pm;\n    acc" + s2 + " = ps;\n  }\n";
   s += "  const " + TL + " r" + s1 + " = acc" + s1 + ";\n";
-  return s + "  const " + TL + " r" + s2 + " = select(acc" + s2 + ", (" + TL + ")(NAN), isfinite(acc" + s1 + ") == 0);\n";
+  return s + "  const " + TL + " r" + s2 + " = " + pick("acc" + s2, "(" + TL + ")(NAN)", "isfinite(acc" + s1 + ") == 0", wl) + ";\n";
 }
 
 bool online(const RowRender& rr) { return rr.plan.reduce.row_online && !rr.registers() && !rr.grid(); }

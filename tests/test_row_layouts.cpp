@@ -16,6 +16,7 @@
 #include <fusecl/fusecl.hpp>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -441,6 +442,46 @@ TEST_CASE("row fusion: a GPU's loop form computes softmax's max and sum in one p
         REQUIRE(close(got[i], want[i], tol[i]));
       }
     }
+  // float64 and float32, in vectors and element by element (7 columns: no
+  // vector divides them), against long double.
+  auto typed = [&]<class T>(T, const Dims& d, int axis) {
+    INFO((sizeof(T) == 8 ? "float64" : "float32") << " softmax along axis " << axis << " of " << dims_str(d));
+    std::vector<T> h(std::size_t(d[0] * d[1]));
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = T(std::sin(double(i) * 0.37) * 50 + double(i % 13));
+    const auto x = from_host(h, Shape(d));
+    const auto e = exp(x - max(x, axis, true));
+    const auto y = e / sum(e, axis, true);
+    const auto node = y.node();
+    {
+      const detail::GraphLock lock{node.get()};
+      auto t = detail::tuning_of(*node->device);
+      t.local_size = 256, t.max_work_group_size = 256, t.elements_per_item = 16, t.target_groups = 4;
+      gpu_rows(t);
+      t.row_register_elements = 4;
+      detail::Schedule s = detail::make_schedule({node}, t);
+      REQUIRE(s.kernel_count() == 1);
+      CHECK(s.steps[0].kernel.plan.reduce.row_online);
+      detail::run_schedule(*node->device, s);
+    }
+    const auto got = y.to_host();
+    const LD tol = (sizeof(T) == 8 ? 64 * LD(DBL_EPSILON) : 16 * eps);
+    for (const auto& row : rows_of(d, axis)) {
+      // x - max rounded in T, as the device rounds it.
+      T mx = -std::numeric_limits<T>::infinity();
+      for (auto i : row) mx = std::max(mx, h[std::size_t(i)]);
+      LD sum = 0;
+      for (auto i : row) sum += std::exp(LD(T(h[std::size_t(i)] - mx)));
+      for (auto i : row) {
+        const LD want = std::exp(LD(T(h[std::size_t(i)] - mx))) / sum;
+        INFO("element " << i << ": got " << got[std::size_t(i)] << ", want " << double(want));
+        REQUIRE(std::fabs(LD(got[std::size_t(i)]) - want) <= tol * want + LD(std::numeric_limits<T>::min()));
+      }
+    }
+  };
+  for (const auto& [d, axis] : {std::pair{Dims{8, 4099}, 1}, std::pair{Dims{4099, 7}, 0}, std::pair{Dims{4099, 8}, 0}}) {
+    typed(double(0), d, axis);
+    typed(float(0), d, axis);
+  }
   // A CPU's loop form keeps two passes (its stash computes exp once).
   const auto x = from_host(std::vector<float>(5 * 1024, 1.0f), {5, 1024});
   const auto e = exp(x - max(x, 1, true));
