@@ -201,6 +201,14 @@ bool online_pass(const codegen::KernelPlan& plan, const DeviceTuning& tuning) {
   return tuning.row_items_cap > 1 && codegen::online_softmax(plan);
 }
 
+// The largest work-group a row kernel takes (a power of two, at most 1024):
+// a long row's in registers (plan_row, longest_row), the column form's.
+std::int64_t largest_row_group(const DeviceTuning& tuning) {
+  std::int64_t most = 1;
+  while (most * 2 <= std::min<std::int64_t>(std::int64_t(tuning.max_work_group_size), 1024)) most *= 2;
+  return most;
+}
+
 // The column form's register budget: bytes of each loaded array a work-item
 // holds (16 vectors of 4 floats; plan_row_columns says why).
 constexpr std::int64_t kColumnRegisterBytes = 256;
@@ -259,6 +267,7 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
     widest = std::max(widest, size_of(in.dtype));
     if (codegen::is_row_reduction(in)) combine_bytes += std::int64_t(size_of(in.dtype)) * w;
   }
+  const std::int64_t local_mem = std::int64_t(tuning.local_mem_bytes);
   std::int64_t chunks = 0;  // the register form's vectors per work-item (0: the loop)
   std::int64_t T = 0;
   if (tuning.row_items_cap > 1) {
@@ -278,8 +287,7 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
     // loop: 1024 x 65536 435-748 against 401 (bench/RESULTS.md, twenty-first
     // session).
     const std::int64_t per = std::max<std::int64_t>(1, kColumnRegisterBytes / (std::int64_t(w) * widest));
-    const std::int64_t most = std::min<std::int64_t>(std::int64_t(tuning.max_work_group_size), 1024);
-    const std::int64_t local_mem = std::int64_t(tuning.local_mem_bytes);
+    const std::int64_t most = largest_row_group(tuning);  // c * t is a power of two
     const std::int64_t narrowest = std::max<std::int64_t>(1, 32 / (std::int64_t(w) * widest));
     std::int64_t t = 1;
     while (t < 32 && t * 4 < m) t *= 2;
@@ -315,7 +323,7 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
       if (groups() < tuning.target_groups / 16) return std::nullopt;
     }
     // Fewer work-items down each vector where their combine would pass local memory.
-    while (T > 1 && cols * T * combine_bytes > std::int64_t(tuning.local_mem_bytes)) T /= 2;
+    while (T > 1 && cols * T * combine_bytes > local_mem) T /= 2;
   }
 
   b.plan.width = std::uint8_t(w);
@@ -338,9 +346,7 @@ std::int64_t longest_row(const DeviceTuning& tuning, std::uint64_t bytes_per_ele
   const auto cached = std::int64_t(tuning.row_bytes / std::max<std::uint64_t>(1, bytes_per_element));
   if (tuning.row_items_cap <= 1 || tuning.row_bytes == 0) return cached;
   // plan_row's largest group for a long row, each work-item with row_register_elements.
-  std::int64_t most = 1;
-  while (most * 2 <= std::min<std::int64_t>(std::int64_t(tuning.max_work_group_size), 1024)) most *= 2;
-  return std::max(cached, most * std::max(1, tuning.row_register_elements));
+  return std::max(cached, largest_row_group(tuning) * std::max(1, tuning.row_register_elements));
 }
 
 ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
@@ -400,7 +406,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     // the loop form each phase re-reads it, and the rows of all the groups
     // in flight pass the L2 cache (rows of 8192 floats on an H200 took 406
     // us at 2^26 in groups of 128, looping).
-    const std::int64_t most = std::min<std::int64_t>(std::int64_t(tuning.max_work_group_size), 1024);
+    const std::int64_t most = largest_row_group(tuning);
     std::int64_t big = L;
     while (big * 2 <= most && big * tuning.row_register_elements < m) big *= 2;
     if (big * tuning.row_register_elements >= m) L = big;
