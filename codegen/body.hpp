@@ -45,6 +45,10 @@ std::size_t row_local_bytes(const KernelPlan& plan);
 /// sum(exp(g - max(g))) over the same float g, which ReduceSpec::row_online
 /// computes in one pass.
 bool online_softmax(const KernelPlan& plan);
+/// Whether a row plan's reductions can be split over segments of its rows
+/// (ReduceSpec::row_split): each one's partials merge, as no reduction reads
+/// another but the second of a pair codegen::row::split_pairs finds.
+bool row_splittable(const KernelPlan& plan);
 
 /// A reduction's start value in its accumulator dtype t (render_reduce.cpp).
 std::string reduce_identity(Identity id, DType t);

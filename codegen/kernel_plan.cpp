@@ -77,7 +77,8 @@ ParamList params(const KernelPlan& p) {
   out.push_back({ParamRole::Count});
   if (p.kind == KernelKind::Row) {
     out.push_back({ParamRole::ReduceCount});  // the row's length
-    if (p.reduce.combine) out.push_back({ParamRole::Groups});  // grid form: partials per reduction
+    // The grid form: partials per reduction; split rows: segments per row.
+    if (p.reduce.combine || p.reduce.row_split) out.push_back({ParamRole::Groups});
     if (p.reduce.row_columns) out.push_back({ParamRole::RowStride});
   }
   if (reduce) {

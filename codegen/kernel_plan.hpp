@@ -146,6 +146,17 @@ struct ReduceSpec {
   // (render_row.cpp's online phase), where the plan has that pair
   // (codegen::online_softmax); the row is then read twice, not three times.
   bool row_online = false;
+  // Row kernels split over segments of their rows (render_row_split.cpp),
+  // for rows too long to keep on chip: 1, the partials kernel, whose "rows"
+  // are segments of ceil(ceil(m / S) / 16) * 16 elements (S the Groups
+  // argument), each storing its reductions' partial results (out<j>, the
+  // reduction plan.outputs[j]) at [segment * n + row]; 2, the output kernel,
+  // whose segments combine the S partials of their row (reduction k's in
+  // buffer slot c) and then compute the outputs over the segment. Only
+  // reductions whose partials merge: none reads another, but for softmax's
+  // (max, sum of exp(x - max)) pair and a variance's (mean, sum of squared
+  // deviations) pair (codegen::split_pairs).
+  std::uint8_t row_split = 0;
   // Moment kernels (render_moment.cpp; GroupPerOutput and ThreadPerOutput
   // only): 0, a plain reduction; 1, the variance of float32 `input` in one
   // pass, divided by scalar `divisor` (float64, n - ddof), its square root
@@ -249,7 +260,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, row_online,
-                        moment);
+                        row_split, moment);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

@@ -42,7 +42,7 @@
 //
 // Accuracy is that of the reduction kernels (render_reduce.cpp): float sums
 // accumulate per work-item with Kahan compensation, then combine in a tree.
-#include "codegen/body.hpp"
+#include "codegen/row_render.hpp"
 #include "fusecl/result_type.hpp"
 
 #include <algorithm>
@@ -50,13 +50,13 @@
 
 namespace fusecl::codegen {
 
-namespace {
+namespace row {
 
 // Which instructions computing `targets` are evaluated at each element: their
 // operands, transitively, stopping at reductions (held per row already, and
 // marked 2) and at `held` (a value at hand: what only it reads is not
 // needed). Operands come before their instructions: one backward sweep.
-std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int16_t>& targets, int held = -1) {
+std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int16_t>& targets, int held) {
   std::vector<char> need(plan.instrs.size(), 0);
   for (const auto t : targets)
     if (t >= 0) need[std::size_t(t)] = 1;  // -1: a grid form's reduction, which has no input here
@@ -74,96 +74,6 @@ std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int
   return need;
 }
 
-// What the register form keeps between phases, where more than one phase
-// computes it: loads (the row is read once), and the results of
-// transcendental functions (softmax's exp(x - max), which its sum and its
-// output both read, is computed once per element: a GPU's full-precision exp
-// is some ten instructions); cheaper values are computed again from kept
-// ones.
-bool kept(const Instr& in) { return in.op == Op::Buffer || is_transcendental(in.op); }
-
-// How a row kernel's phases are rendered: its group layout and, in the
-// register form (row_chunks > 0), which loads are kept between phases.
-struct RowRender {
-  const KernelPlan& plan;
-  HelperSet& helpers;
-  std::string T, K;           // work-items per row; elements (vectors of `width`) per work-item ("0": a loop)
-  std::vector<char> held;     // register form: values already held in rc<k>[] (loads from the start)
-  std::vector<int> phases_of; // by instruction: how many phases compute it (kept if > 1)
-  // Loop form on CPUs: the instruction stashed in an output (-1: none), that
-  // output's number, and the reduction phase that stores it.
-  int stash = -1, stash_out = -1, stash_phase = -1;
-
-  bool registers() const { return plan.reduce.row_chunks > 0; }
-  bool grid() const { return plan.reduce.combine; }
-  bool columns() const { return plan.reduce.row_columns; }
-  int width() const { return plan.width; }
-
-  // The loop over this work-item's elements of its row, at width w (w > 1:
-  // whole vectors; then w == 1 is the tail after them); close with "}".
-  std::string head(const std::string& ind, int w) const {
-    const std::string W = std::to_string(width());
-    std::string s;
-    // This work-item's vector of columns (whole vectors only), every T-th row
-    // from sl; unrolled, so that several rows' loads are in flight at once
-    // (softmax over axis 0 of 8192 x 8192 floats on an H200: 663 us against
-    // 820; of 4096 x 1024 on PoCL: 4.0-4.5 ms against 5.6).
-    if (columns() && registers())  // the register form: this work-item's K vectors, T rows apart
-      return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = sl + (long)k * " + T + ";\n" + ind +
-             "  if (r >= mo) break;\n" + ind + "  const long p = base + r * rs;\n";
-    if (columns())
-      return ind + "#pragma unroll 4\n" + ind + "for (long r = sl; r < mo; r += " + T + ") {\n" + ind + "  const long p = base + r * rs;\n";
-    if (grid()) {  // the whole array is the row: every group takes every L-th block of L
-      const std::string start = "(long)get_group_id(0) * " + T + " + lid", step = "(long)get_num_groups(0) * " + T;
-      if (w > 1)
-        return ind + "for (long q = " + start + "; q < m / " + W + "; q += " + step + ") {\n" + ind + "  const long p = q * " +
-               W + ";\n";
-      const std::string from = width() > 1 ? "m / " + W + " * " + W + " + " : "";
-      return ind + "for (long r = " + from + start + "; r < m; r += " + step + ") {\n" + ind + "  const long p = r;\n" +
-             emit_coordinates(plan, "p", ind + "  ");
-    }
-    if (registers() && w > 1)  // whole vectors only: the scheduler asks that rows be a multiple of w
-      return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long q = sl + (long)k * " + T + ";\n" + ind +
-             "  if (q >= mo / " + W + ") break;\n" + ind + "  const long p = o * m + q * " + W + ";\n";
-    if (w > 1)
-      return ind + "for (long q = sl; q < mo / " + W + "; q += " + T + ") {\n" + ind + "  const long p = o * m + q * " + W + ";\n";
-    if (registers())
-      s = ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = sl + (long)k * " + T + ";\n" + ind +
-          "  if (r >= mo) break;\n";
-    else
-      s = ind + "for (long r = " + (width() > 1 ? "mo / " + W + " * " + W + " + " : std::string()) + "sl; r < mo; r += " + T + ") {\n";
-    return s + ind + "  const long p = o * m + r;\n" + emit_coordinates(plan, "p", ind + "  ");
-  }
-
-  // The instructions `need` marks, at element p (w of them): the reductions
-  // it reads as v<k> (r<k> broadcast), then the rest. In the register form
-  // loads, and values an earlier phase kept, are taken from registers, and
-  // the first phase to compute a value that later phases need keeps it.
-  std::string body(std::vector<char> need, const std::string& ind, int w) {
-    std::string pre, post;
-    for (std::size_t k = 0; k < need.size(); ++k) {
-      if (need[k] != 2) continue;
-      need[k] = 0;
-      const std::string T_ = cl_type(plan.instrs[k].dtype, w);
-      // Broadcast along the row; in the column form r<k> holds the vector's own columns.
-      const bool broadcast = w > 1 && !columns();
-      pre += ind + "const " + T_ + " v" + std::to_string(k) + " = " + (broadcast ? "(" + T_ + ")(r" + std::to_string(k) + ")" : "r" + std::to_string(k)) + ";\n";
-    }
-    if (registers())
-      for (std::size_t k = 0; k < need.size(); ++k) {
-        if (!need[k]) continue;
-        const std::string v = "v" + std::to_string(k), rc = "rc" + std::to_string(k) + "[k]";
-        if (held[k]) {
-          need[k] = 0;
-          pre += ind + "const " + cl_type(plan.instrs[k].dtype, w) + " " + v + " = " + rc + ";\n";
-        } else if (kept(plan.instrs[k]) && phases_of[k] > 1) {
-          held[k] = 1;
-          post += ind + rc + " = " + v + ";\n";
-        }
-      }
-    return pre + emit_body(plan, w, "p", ind, helpers, &need) + post;
-  }
-};
 
 // The stashed value at p (w elements) into its output, or from it as v<k>.
 std::string stash_store(const RowRender& rr, int w, const std::string& ind) {
@@ -190,16 +100,6 @@ std::string lane(int j) {
   static const char* hex = "0123456789abcdef";
   return std::string(".s") + hex[j];
 }
-
-// How the partial results of a row's (in the column form, a vector's) work-
-// items meet in local memory, as statements on a partial named x: `put`
-// stores x in slot i, `get` sets x to slot i's, `merge` combines slot i's
-// into x, `declare` declares x.
-struct Meet {
-  std::function<std::string(const std::string& i, const std::string& x)> put;
-  std::function<std::string(const std::string& x, const std::string& i)> get, merge;
-  std::function<std::string(const std::string& x)> declare;
-};
 
 // Reduction k's partials, one value each in sh<k>, at width w.
 Meet plain_meet(RowRender& rr, std::size_t k, int w) {
@@ -273,8 +173,11 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   };
 
   std::string value = "acc" + ks;
-  if (info.finish == Finish::Mean) value = "(" + value + ") / s" + std::to_string(red.slot);
-  if (red.b == 1) value = "sqrt(" + value + ")";
+  // A segment's partials kernel (row_split 1) stores acc; a mean over the
+  // segment is what a variance's deviations there are taken from
+  // (render_row_split.cpp).
+  if (info.finish == Finish::Mean) value = "(" + value + ") / " + (rr.split() ? "(" + cl_type(acc_t, 1) + ")(mo - sg0_)" : "s" + std::to_string(red.slot));
+  if (red.b == 1 && !rr.split()) value = "sqrt(" + value + ")";
 
   if (rr.columns()) {
     // Column form: every lane its own column. The work-item's partial (a
@@ -322,8 +225,6 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   return s + "    acc" + ks + " = acc;\n  }\n  const " + A + " r" + ks + " = " + value + ";\n";
 }
 
-// By instruction: the other reduction of softmax's pair (max k1, then sum
-// k2 of exp(g - r<k1>), over the same float g), -1 elsewhere.
 std::vector<int> online_pairs(const KernelPlan& plan) {
   std::vector<int> partner(plan.instrs.size(), -1);
   auto at = [&](std::int16_t i) -> const Instr* { return i >= 0 ? &plan.instrs[std::size_t(i)] : nullptr; };
@@ -343,6 +244,32 @@ std::vector<int> online_pairs(const KernelPlan& plan) {
   return partner;
 }
 
+// b where cond, else a: select() on vectors; on scalars the conditional
+// operator (a scalar comparison is an int, which a double's select() takes
+// ambiguously).
+std::string pick(const std::string& a, const std::string& b, const std::string& cond, int w) {
+  return w > 1 ? "select(" + a + ", " + b + ", " + cond + ")" : "((" + cond + ") ? " + b + " : " + a + ")";
+}
+
+std::string online_merge(RowRender& rr, DType t, int w) {
+  const std::string T_ = cl_type(t, w), name = "fcl_online_" + T_, one = "(" + T_ + ")(1)";
+  const std::string mm = spell(reduce_info(Op::Max).combine, t, t, "*m", "m2", "", w, rr.helpers);
+  return rr.helpers.use(name, "static inline void " + name + "(" + T_ + "* m, " + T_ + "* s, " + T_ + " m2, " + T_ +
+                                  " s2) {\n  const " + T_ + " mm = " + mm + ";\n  *s = *s * " + pick("exp(*m - mm)", one, "*m == mm", w) +
+                                  " + s2 * " + pick("exp(m2 - mm)", one, "m2 == mm", w) + ";\n  *m = mm;\n}\n");
+}
+
+Meet pair_meet(RowRender& rr, std::size_t k1, std::size_t k2, int w) {
+  const std::string fn = online_merge(rr, rr.plan.instrs[k2].dtype, w), m1 = "sh" + std::to_string(k1), m2 = "sh" + std::to_string(k2);
+  const std::string TL = cl_type(rr.plan.instrs[k2].dtype, w);
+  return {[=](const std::string& i, const std::string& x) { return m1 + "[" + i + "] = " + x + "m; " + m2 + "[" + i + "] = " + x + "s;"; },
+          [=](const std::string& x, const std::string& i) { return x + "m = " + m1 + "[" + i + "]; " + x + "s = " + m2 + "[" + i + "];"; },
+          [=](const std::string& x, const std::string& i) {
+            return fn + "(&" + x + "m, &" + x + "s, " + m1 + "[" + i + "], " + m2 + "[" + i + "]);";
+          },
+          [=](const std::string& x) { return TL + " " + x + "m, " + x + "s;"; }};
+}
+
 // Softmax's max k1 and its sum k2 in one pass over the row (ReduceSpec::
 // row_online). Each work-item keeps the max m of its elements and the sum s
 // of exp(g - r), r a reference that moves to g only where g passes it by
@@ -360,18 +287,7 @@ std::string online_phase(RowRender& rr, std::size_t k1, std::size_t k2) {
   const Op max_op = reduce_info(Op::Max).combine;
   const int W = rr.width();
   auto vmax = [&](const std::string& a, const std::string& b, int w) { return spell(max_op, t, t, a, b, "", w, rr.helpers); };
-  // b where cond, else a: select() on vectors; on scalars the conditional
-  // operator (a scalar comparison is an int, which a double's select() takes
-  // ambiguously).
-  auto pick = [](const std::string& a, const std::string& b, const std::string& cond, int w) {
-    return w > 1 ? "select(" + a + ", " + b + ", " + cond + ")" : "((" + cond + ") ? " + b + " : " + a + ")";
-  };
-  auto merge_fn = [&](int w) {
-    const std::string T_ = cl_type(t, w), name = "fcl_online_" + T_, mm = vmax("*m", "m2", w), one = "(" + T_ + ")(1)";
-    return rr.helpers.use(name, "static inline void " + name + "(" + T_ + "* m, " + T_ + "* s, " + T_ + " m2, " + T_ +
-                                    " s2) {\n  const " + T_ + " mm = " + mm + ";\n  *s = *s * " + pick("exp(*m - mm)", one, "*m == mm", w) +
-                                    " + s2 * " + pick("exp(m2 - mm)", one, "m2 == mm", w) + ";\n  *m = mm;\n}\n");
-  };
+  auto merge_fn = [&](int w) { return online_merge(rr, t, w); };
   // State x<m, r, s, c> at width w (c: s's Kahan compensation).
   auto declare = [&](const std::string& x, int w, const std::string& ind) {
     const std::string T_ = cl_type(t, w);
@@ -416,27 +332,21 @@ std::string online_phase(RowRender& rr, std::size_t k1, std::size_t k2) {
     s += rr.head("    ", 1) + rr.body(need, "      ", 1) + step("p", 1, "      ") + "    }\n";
   }
   s += finish("p", wl, "    ");
-  const std::string fn = merge_fn(wl), m1 = "sh" + s1, m2 = "sh" + s2;
-  const Meet pairs{
-      [=](const std::string& i, const std::string& x) { return m1 + "[" + i + "] = " + x + "m; " + m2 + "[" + i + "] = " + x + "s;"; },
-      [=](const std::string& x, const std::string& i) { return x + "m = " + m1 + "[" + i + "]; " + x + "s = " + m2 + "[" + i + "];"; },
-      [=](const std::string& x, const std::string& i) {
-        return fn + "(&" + x + "m, &" + x + "s, " + m1 + "[" + i + "], " + m2 + "[" + i + "]);";
-      },
-      [=](const std::string& x) { return TL + " " + x + "m, " + x + "s;"; }};
-  s += meet_partials(rr, pairs, "p");
+  s += meet_partials(rr, pair_meet(rr, k1, k2, wl), "p");
   s += "    acc" + s1 + " = pm;\n    acc" + s2 + " = ps;\n  }\n";
   s += "  const " + TL + " r" + s1 + " = acc" + s1 + ";\n";
   return s + "  const " + TL + " r" + s2 + " = " + pick("acc" + s2, "(" + TL + ")(NAN)", "isfinite(acc" + s1 + ") == 0", wl) + ";\n";
 }
 
-bool online(const RowRender& rr) { return rr.plan.reduce.row_online && !rr.registers() && !rr.grid(); }
+bool online(const RowRender& rr) { return rr.plan.reduce.row_online && !rr.registers() && !rr.grid() && rr.split() != 2; }
 
 std::string kernel_head(const std::string& name, const std::string& L, const std::string& sig) {
   return "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name + "(\n    " + sig + ")\n{\n";
 }
 
-}  // namespace
+}  // namespace row
+
+using namespace row;
 
 std::size_t row_local_bytes(const KernelPlan& plan) {
   const int local = plan.reduce.local_size, per_row = local / std::max<int>(1, plan.reduce.rows_per_group);
@@ -470,7 +380,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   rr.phases_of.assign(plan.instrs.size(), 0);
   for (const auto& need : needs)
     for (std::size_t k = 0; k < need.size(); ++k) rr.phases_of[k] += need[k] == 1;
-  if (!rr.registers() && !rr.grid() && !plan.out_strided && !online(rr)) {
+  if (!rr.registers() && !rr.grid() && !plan.out_strided && !online(rr) && !rr.split()) {
     // The loop form's stash (CPUs): the first transcendental value that a
     // reduction and the outputs both compute, and an output of its dtype to hold it.
     for (std::size_t k = 0; k < plan.instrs.size() && rr.stash < 0; ++k) {
@@ -498,6 +408,8 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   std::string b = "  const int lid = (int)get_local_id(0);\n";
   if (rr.grid()) {
     b += "  const int sl = lid;\n";  // one row, over every group
+  } else if (rr.split()) {
+    b += split_prologue(rr);
   } else if (rr.columns()) {
     // Work-item lid takes the vector of columns c_ of the group's, rows sl,
     // sl + T, ...: neighbouring work-items read neighbouring columns. Vector
@@ -527,12 +439,15 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     // read the last row, and positions past a row's end its last element (or
     // vector); the phases skip them.
     const std::string Ws = std::to_string(W);
-    const std::string last = W > 1 && !rr.columns() ? "m / " + Ws + " - 1" : "m - 1";
+    // A split row's last is its segment's (sg1_ > 0: m > 0 where anything runs).
+    const std::string end = rr.split() ? "sg1_" : "m";
+    const std::string last = W > 1 && !rr.columns() ? end + " / " + Ws + " - 1" : end + " - 1";
     b += "  {\n    const long oc = o < n ? o : n - 1;\n";
     if (rr.columns())  // the start of the last vector's column, for the last group's past-the-end vectors
       b += "    const long bc = oc / (rs / " + Ws + ") * m * rs + oc % (rs / " + Ws + ") * " + Ws + ";\n";
     b += "    for (int k = 0; k < " + rr.K + "; ++k) {\n";
-    b += "      const long rk_ = sl + (long)k * " + rr.T + ", r = rk_ < " + last + " ? rk_ : " + last + ";\n";  // not min(): see render_tiled.cpp
+    b += "      const long rk_ = " + rr.start(W > 1 && !rr.columns()) + " + (long)k * " + rr.T + ", r = rk_ < " + last + " ? rk_ : " + last +
+         ";\n";  // not min(): see render_tiled.cpp
     if (rr.columns())
       b += "      const long p = bc + r * rs;\n";
     else
@@ -544,10 +459,16 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     b += "    }\n  }\n";
   }
   const std::vector<int> partner = online(rr) ? online_pairs(plan) : std::vector<int>(plan.instrs.size(), -1);
-  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
+  for (std::size_t k = 0; k < plan.instrs.size() && rr.split() != 2; ++k) {
     if (!is_row_reduction(plan.instrs[k])) continue;
     if (partner[k] < 0) b += reduction_phase(rr, k);
     else if (partner[k] > int(k)) b += online_phase(rr, k, std::size_t(partner[k]));  // the pair's sum: computed with its max
+  }
+  if (rr.split() == 2) b += split_phases(rr);  // the row's reductions from its segments' partials
+  // A segment's partials kernel stores them and computes nothing else.
+  if (rr.split() == 1) {
+    b += split_stores(rr);
+    return program_prelude(plan) + helpers.text() + kernel_head(name, L, sig) + b + "}\n";
   }
 
   if (W > 1) {

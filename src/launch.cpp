@@ -83,6 +83,13 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // barriers) instead of a binary tree (a barrier per level: 7 for 128
   // work-items); FUSECL_ROW_FANIN=0 keeps the tree, to compare.
   d.row_fanin = int(rt::int_setting({"FUSECL_ROW_FANIN", 16, 0, 64, /*power_of_two=*/true, "the default (0: a binary tree)"}));
+  // Rows split over segments (GPUs): see DeviceTuning.
+  d.row_segment = int(rt::int_setting({"FUSECL_ROW_SEGMENT", d.row_segment, 64, 16384, /*power_of_two=*/true, "the default"}));
+  d.row_column_segment =
+      int(rt::int_setting({"FUSECL_ROW_COLUMN_SEGMENT", d.row_column_segment, 16, 512, /*power_of_two=*/true, "the default"}));
+  d.row_split = int(rt::int_setting({"FUSECL_ROW_SPLIT", d.row_split, 0, 2, /*power_of_two=*/false, "the default"}));
+  d.row_split_bytes = std::uint64_t(
+      rt::int_setting({"FUSECL_ROW_SPLIT_BYTES", (long long)d.row_split_bytes, 0, 1LL << 40, /*power_of_two=*/false, "the default"}));
   return d;
 }
 
@@ -225,10 +232,11 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
     std::size_t local = std::min<std::size_t>(dev.tuning ? std::size_t(std::max(1, dev.tuning->elementwise_local_size)) : 256,
                                               std::max<std::size_t>(1, info.max_work_group_size));
     std::size_t global;
-    if (plan.kind == codegen::KernelKind::Row) {  // a work-group per rows_per_group rows (grid form: count groups)
+    if (plan.kind == codegen::KernelKind::Row) {  // a work-group per rows_per_group rows (grid form: count groups; split: of segments)
       local = plan.reduce.local_size;
       const std::size_t g = plan.reduce.rows_per_group;
-      global = (std::size_t(a.count) + g - 1) / g * local;
+      const std::size_t rows = std::size_t(a.count) * std::size_t(plan.reduce.row_split ? a.groups : 1);  // split: segments
+      global = (rows + g - 1) / g * local;
     } else if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
       local = plan.reduce.local_size;
       global = std::size_t(a.count) * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;

@@ -25,12 +25,13 @@ enum class CutReason : std::uint8_t {
   ParameterBytes,    // part of a body whose arguments exceed the device's limit
   RowTooLong,        // a reduction read by a later kernel, whose rows are too long for one row kernel
   Partials,          // the partial results of a whole-array reduction, which the row kernel reading it combines
+  SegmentPartials,   // the partial results of segments of rows too long to stay on chip, which the output kernel combines
 };
 
 /// A buffer the schedule makes: the value of `nodes` (several where one
 /// reduction was built twice), contiguous, `elements` of `dtype`; no nodes
-/// for a reduction's partial results (CutReason::Partials), which only the
-/// schedule's next kernel reads.
+/// for a reduction's partial results (CutReason::Partials, SegmentPartials),
+/// which only the schedule's next kernel reads.
 struct ScheduleOutput {
   SmallVector<NodePtr, 1> nodes;
   DType dtype;

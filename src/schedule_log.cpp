@@ -32,6 +32,8 @@ std::string ScheduleStep::why() const {
     case CutReason::BodyInstructions: return "body over " + std::to_string(limit) + " instructions";
     case CutReason::ParameterBytes: return "kernel arguments over " + std::to_string(limit) + " bytes";
     case CutReason::Partials: return "partial results of a reduction of the whole array (its reader combines them)";
+    case CutReason::SegmentPartials:
+      return "partial results of segments of rows (rows long enough to split; their output kernel combines them)";
     case CutReason::RowTooLong:
       return "reduction (its reader's rows read over " + std::to_string(limit) + " bytes, the device's local memory: no row kernel)";
   }
@@ -50,7 +52,7 @@ std::string describe(const Schedule& s, const std::string& device) {
       const ScheduleOutput& o = s.outputs[std::size_t(st.outputs[j])];
       if (j) out += ", ";
       // The nodes are those the pass saw (still unevaluated: describe runs before the schedule).
-      out += o.nodes.empty() ? (st.reason == CutReason::Partials ? "partial results (" + std::to_string(o.elements) + ")"
+      out += o.nodes.empty() ? (st.reason == CutReason::Partials || st.reason == CutReason::SegmentPartials ? "partial results (" + std::to_string(o.elements) + ")"
                                                                  : std::string("(released)"))
                              : node_text(*o.nodes.front());
       if (o.nodes.size() > 1) out += " (x" + std::to_string(o.nodes.size()) + ")";
@@ -73,6 +75,8 @@ std::string describe(const Schedule& s, const std::string& device) {
              (rs.row_columns ? " vector(s) of " + std::to_string(plan.width) +
                                    " neighbouring columns each, rows along a leading axis read a row of columns at a time), "
                              : " row(s) each), ") +
+             (rs.row_split ? std::string(rs.row_split == 1 ? "partials of " : "the outputs of, from their partials, ") +
+                                 std::to_string(st.kernel.args.groups) + " segments a row, " : std::string()) +
              (rs.combine ? std::string("the whole array over ") + std::to_string(st.kernel.args.count) +
                                " groups, each combining the reduction's partial results"
               : rs.row_chunks ? "up to " + std::to_string(rs.row_chunks) + " elements each kept in registers"

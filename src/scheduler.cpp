@@ -213,6 +213,39 @@ std::int64_t largest_row_group(const DeviceTuning& tuning) {
 // holds (16 vectors of 4 floats; plan_row_columns says why).
 constexpr std::int64_t kColumnRegisterBytes = 256;
 
+// Rows split over segments: the length of each of `segments` segments of a
+// row of m (render_row_split.cpp computes it alike), and how many segments
+// a row of m takes, given (the output kernel's: the partials kernel's
+// count) or of about `target` each, none of them empty.
+std::int64_t segment_length(std::int64_t m, std::int64_t segments) { return ((m + segments - 1) / segments + 15) / 16 * 16; }
+std::int64_t split_segments(std::int64_t m, std::int64_t given, std::int64_t target) {
+  if (given > 0) return given;
+  std::int64_t s = std::max<std::int64_t>(1, (m + target - 1) / target);
+  while (s > 1 && (s - 1) * segment_length(m, s) >= m) --s;
+  return s;
+}
+
+// A split row kernel's part: the partials kernel stores each reduction's
+// partials (its outputs), the output kernel reads them (a buffer slot each,
+// the schedule's pending outputs), both over `segments` segments a row.
+void mark_split(BodyBuilder& b, const RowSplit& split, std::int64_t segments) {
+  b.plan.reduce.row_split = split.segments == 0 ? 1 : 2;
+  b.args.groups = segments;
+  if (split.segments == 0) {
+    b.plan.outputs.clear();
+    for (std::size_t k = 0; k < b.plan.instrs.size(); ++k)
+      if (codegen::is_row_reduction(b.plan.instrs[k])) b.plan.outputs.push_back(std::int16_t(k));
+    return;
+  }
+  for (std::size_t k = 0; k < b.plan.instrs.size(); ++k) {
+    Instr& in = b.plan.instrs[k];
+    if (!codegen::is_row_reduction(in)) continue;
+    in.c = std::int16_t(b.plan.buffer_dtypes.size());
+    b.plan.buffer_dtypes.push_back(in.dtype);
+    b.args.inputs.push_back(InputBuffer{nullptr, split.partials.at(k)});
+  }
+}
+
 // The column form of a row kernel (ReduceSpec::row_columns), where it
 // applies: the row's axes are one run of axes with kept axes after it
 // ([outer, row, inner] in C order, inner > 1: a softmax over axis 0), and
@@ -222,7 +255,7 @@ constexpr std::int64_t kColumnRegisterBytes = 256;
 // one column each, apart: softmax over axis 0 of 4096 x 1024 floats took
 // 48 ms on the 2-core PoCL machine, against 1.7 over axis 1.
 std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& shape, const std::vector<int>& axes,
-                                                const DeviceTuning& tuning) {
+                                                const DeviceTuning& tuning, const RowSplit* split) {
   const int first = axes.front(), last = axes.back();
   if (last - first + 1 != int(axes.size())) return std::nullopt;  // not one run of axes
   std::int64_t outer = 1, m = 1, inner = 1;
@@ -249,7 +282,11 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
   // to amortize it, but groups enough for every core.
   int w = row_width(b.plan, tuning.vector_bytes);
   while (w > 1 && inner % w != 0) w /= 2;
-  const std::int64_t columns = outer * (inner / w);
+  const std::int64_t vectors = outer * (inner / w);
+  // Split columns (plan_row): the layout is a segment's, each a "column" of its own.
+  const std::int64_t rows = m, segments = split ? split_segments(m, split->segments, tuning.row_column_segment) : 1;
+  if (split) m = segment_length(rows, segments);
+  const std::int64_t columns = vectors * segments;
   // Groups of the reductions' size: row_group_cap suits rows held in
   // registers, not this loop (an H200 at 2^26, softmax over axis 0 of 8192
   // x 8192: 493 us in groups of 256, 665 in groups of 128).
@@ -333,10 +370,11 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
   b.plan.reduce.rows_per_group = std::uint16_t(cols);
   b.plan.reduce.row_chunks = std::uint8_t(chunks);
   b.plan.reduce.row_fanin = std::uint8_t(tuning.row_fanin);
-  b.plan.reduce.row_online = chunks == 0 && online_pass(b.plan, tuning);
-  b.args.count = m == 0 ? 0 : columns;
-  b.args.reduce_count = m;
+  b.plan.reduce.row_online = chunks == 0 && online_pass(b.plan, tuning) && !(split && split->segments);
+  b.args.count = rows == 0 ? 0 : vectors;
+  b.args.reduce_count = rows;
   b.args.row_stride = inner;
+  if (split) mark_split(b, *split, segments);
   return ScheduledKernel{std::move(b.plan), std::move(b.args)};
 }
 
@@ -350,7 +388,8 @@ std::int64_t longest_row(const DeviceTuning& tuning, std::uint64_t bytes_per_ele
 }
 
 ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
-                         const DeviceTuning& tuning, const PendingOutputs* pending, const RowPartials* partials) {
+                         const DeviceTuning& tuning, const PendingOutputs* pending, const RowPartials* partials,
+                         const RowSplit* split) {
   const Shape& shape = roots.front()->shape;
   BodyBuilder b(shape, pending);
   b.row_reductions = &reductions;
@@ -358,7 +397,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   b.plan.kind = codegen::KernelKind::Row;
   for (const auto& root : roots) b.plan.outputs.push_back(b.visit(body_root(root)));
   if (!partials)
-    if (auto k = plan_row_columns(b, shape, axes, tuning)) return std::move(*k);
+    if (auto k = plan_row_columns(b, shape, axes, tuning, split)) return std::move(*k);
 
   // Index space as a reduction's: kept axes first, the row's axes last, never
   // merged across; the output, in the root's C order, is stored through
@@ -399,6 +438,14 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   // tuning.row_register_elements elements they stay in its registers between
   // the phases (the register form).
   b.plan.width = 1;
+  // Split rows (rows along the last axes only; plan_row_columns splits the
+  // others): the layout is a segment's, each a row of its own.
+  const std::int64_t segments = split ? split_segments(m, split->segments, tuning.row_segment) : 1;
+  const std::int64_t row_length = m;
+  if (split) {
+    m = segment_length(row_length, segments);
+    n *= segments;
+  }
   std::int64_t L = std::max(1, std::min(tuning.local_size, tuning.row_group_cap));
   if (tuning.row_items_cap > 1 && !partials) {
     // A long row on a GPU gets a larger group, up to the device's largest,
@@ -433,7 +480,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     // multiple of w, and every load.
     const int w = row_width(b.plan, tuning.vector_bytes);
     b.plan.width = std::uint8_t(w);
-    if (w > 1 && k >= w && m % w == 0 && vector_loads_aligned(b.plan, b.args)) {
+    if (w > 1 && k >= w && row_length % w == 0 && vector_loads_aligned(b.plan, b.args)) {
       b.plan.aligned = true;
       b.plan.reduce.row_chunks = std::uint8_t(k / w);
     } else {
@@ -441,8 +488,8 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     }
   }
   b.plan.reduce.row_fanin = std::uint8_t(tuning.row_fanin);
-  b.args.count = m == 0 ? 0 : n;  // rows; empty rows have no elements to store
-  b.args.reduce_count = m;
+  b.args.count = row_length == 0 ? 0 : n / segments;  // rows; empty rows have no elements to store
+  b.args.reduce_count = row_length;
   if (partials) {
     // Grid form: one row, the whole array, over as many groups as fill the
     // device (each combines the partials first, so not more than that).
@@ -456,7 +503,8 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   // A row that loops steps through it in vectors where every load is
   // contiguous or uniform (CPUs gain most from explicit vectors).
   if (b.plan.reduce.row_chunks == 0 && b.plan.ndim == 0) b.plan.width = std::uint8_t(row_width(b.plan, tuning.vector_bytes));
-  b.plan.reduce.row_online = b.plan.reduce.row_chunks == 0 && !partials && online_pass(b.plan, tuning);
+  b.plan.reduce.row_online = b.plan.reduce.row_chunks == 0 && !partials && online_pass(b.plan, tuning) && !(split && split->segments);
+  if (split) mark_split(b, *split, segments);
   return {std::move(b.plan), std::move(b.args)};
 }
 

@@ -77,6 +77,16 @@ struct DeviceTuning {
   int row_items_cap = 1024;
   // Row kernels: the fan-in of their two-level combine, 0 for a binary tree (FUSECL_ROW_FANIN).
   int row_fanin = 16;
+  // Rows split over segments (codegen ReduceSpec::row_split; GPUs only): the
+  // segments' length along the last axes (elements) and down columns (rows);
+  // where rows are split (FUSECL_ROW_SPLIT): 0, nowhere; 1, rows too long
+  // for one row kernel, and rows one kernel would re-read in an array
+  // reading at least row_split_bytes (schedule.cpp's split_wanted); 2, every
+  // row kernel whose reductions' partials merge (to compare, and for tests).
+  int row_segment = 2048;
+  int row_column_segment = 512;
+  int row_split = 1;
+  std::uint64_t row_split_bytes = std::uint64_t(1) << 27;
   // Split reductions: the last work-group finishes (OpenCL C 2.0 atomics) or a second kernel does.
   codegen::SplitFinish split_finish = codegen::SplitFinish::SecondKernel;
   // Tiled transposed reads (tiling.hpp): allowed (FUSECL_TILES), and what the device gives them.
@@ -201,9 +211,19 @@ struct RowPartials {
   int output = -1;
   std::int64_t groups = 0;
 };
+/// With `split`, one of the two kernels of rows split over segments
+/// (codegen ReduceSpec::row_split), on GPUs: with no `partials` the
+/// partials kernel, which picks the segments (0 in `split.segments`), its
+/// outputs each reduction's partials (plan.outputs the reductions); else the
+/// output kernel, reading reduction instruction k's partials from schedule
+/// output split.partials[k] (the partials kernel's instructions are its own).
+struct RowSplit {
+  std::int64_t segments = 0;
+  std::vector<int> partials;
+};
 ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
                          const DeviceTuning& tuning, const PendingOutputs* pending = nullptr,
-                         const RowPartials* partials = nullptr);
+                         const RowPartials* partials = nullptr, const RowSplit* split = nullptr);
 
 /// The longest row one row kernel computes on a device with `tuning`, whose
 /// row reads `bytes_per_element` bytes per element: what fits the cache

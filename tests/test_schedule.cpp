@@ -244,6 +244,7 @@ TEST_CASE("schedule: the column form's blocks narrow where columns are few, and 
   t.elements_per_item = 16;
   t.target_groups = 528;
   t.row_bytes = std::size_t(1) << 20;
+  t.row_split = 0;  // one kernel's layouts (8192 x 8192 is split: "schedule: a GPU's rows split over segments")
   struct Case {
     std::int64_t rows, cols;
     bool column_form;
@@ -280,6 +281,7 @@ TEST_CASE("schedule: the column form keeps a GPU's short rows in registers", "[s
   t.target_groups = 528;
   t.max_work_group_size = 1024;
   t.row_bytes = 49152;
+  t.row_split = 0;  // one kernel's layouts: the large arrays below are split (see below)
   struct Case {
     std::vector<std::int64_t> shape;
     int axis;
@@ -317,6 +319,77 @@ TEST_CASE("schedule: the column form keeps a GPU's short rows in registers", "[s
     CHECK(plan.reduce.row_chunks == c.chunks);
     CHECK(codegen::row_local_bytes(plan) <= c.local_mem);
   }
+}
+
+TEST_CASE("schedule: a GPU's rows split over segments", "[schedule][row][split]") {
+  // An H200's layout (as above) with its defaults for split rows
+  // (DeviceTuning::row_split): arrays of 128 MiB or more whose one row kernel
+  // would loop are split, but for a one-pass softmax of columns shorter than
+  // 4096; rows too long for one row kernel are split where they are not
+  // whole vectors, else take today's kernels.
+  auto t = tuning();
+  t.local_size = 256;
+  t.row_group_cap = 128;
+  t.elements_per_item = 16;
+  t.row_register_elements = 16;
+  t.row_items_cap = 1024;
+  t.target_groups = 528;
+  t.max_work_group_size = 1024;
+  t.row_bytes = 49152;
+  t.local_mem_bytes = 49152;
+  t.vector_bytes = 16;
+  t.row_split = 1;
+  t.row_segment = 2048;
+  t.row_column_segment = 512;
+  t.row_split_bytes = std::uint64_t(1) << 27;
+  struct Case {
+    std::vector<std::int64_t> shape;
+    int axis;
+    bool softmax;
+    int kernels;
+    std::int64_t segments = 0;  // split: segments a row
+  };
+  for (const Case& c : {Case{{8192, 8192}, 0, false, 2, 16},     // columns of 8192 would loop: 16 segments of 512
+                        Case{{8192, 8192}, 0, true, 2, 16},      // a softmax too
+                        Case{{2048, 32768}, 0, false, 2, 4},     // columns of 2048
+                        Case{{2048, 32768}, 0, true, 1},         // a one-pass softmax of columns of 2048: one kernel
+                        Case{{1024, 16384}, 0, false, 1},        // 64 MiB: one kernel
+                        Case{{256, 1024, 256}, 1, false, 2, 2},  // columns of 1024 of a 3-d array
+                        Case{{512, 131072}, 0, false, 1},        // held in registers: one kernel
+                        Case{{1024, 50257}, 1, true, 2, 25},     // too long, not whole vectors: split
+                        Case{{2048, 32768}, 1, true, 3},         // too long, whole vectors: today's kernels
+                        Case{{3, 50257}, 1, false, 2, 25}}) {    // small, but too long: split
+    INFO(Shape(c.shape).str() << " along axis " << c.axis << (c.softmax ? ", softmax" : ", x - max"));
+    std::int64_t n = 1;
+    for (const auto d : c.shape) n *= d;
+    auto x = reshape(arange<float>(n) * 1e-6f, c.shape);
+    Array<float> y = x - max(x, c.axis, true);
+    if (c.softmax) {
+      const auto e = exp(y);
+      y = e / sum(e, c.axis, true);
+    }
+    const Schedule s = schedule_of({y.node()}, t);
+    REQUIRE(s.kernel_count() == std::size_t(c.kernels));
+    if (c.segments == 0) {
+      for (const auto& st : s.steps) CHECK(st.kernel.plan.reduce.row_split == 0);
+      continue;
+    }
+    CHECK(s.steps[0].kernel.plan.reduce.row_split == 1);
+    CHECK(s.steps[0].reason == CutReason::SegmentPartials);
+    CHECK(s.steps[0].kernel.args.groups == c.segments);
+    CHECK(s.steps[1].kernel.plan.reduce.row_split == 2);
+    CHECK(s.steps[1].kernel.args.groups == c.segments);
+    CHECK(s.steps[0].kernel.plan.reduce.row_columns == (c.axis == 0 || c.shape.size() == 3));
+    CHECK(codegen::row_splittable(s.steps[0].kernel.plan));
+  }
+  // A layer norm of a softmax: its reductions read each other's; the one
+  // kernel, looping.
+  auto x = reshape(arange<float>(8192 * 8192) * 1e-6f, {8192, 8192});
+  const auto e = exp(x - max(x, 0, true));
+  const auto sm = e / sum(e, 0, true);
+  const auto y = (sm - mean(sm, 0, true)) / sqrt(var(sm, 0, true, 0) + 1e-5f);
+  const Schedule s = schedule_of({y.node()}, t);
+  CHECK(s.kernel_count() == 1);
 }
 
 TEST_CASE("schedule: what a row kernel cannot compute takes today's kernels", "[schedule][row]") {
@@ -475,8 +548,9 @@ TEST_CASE("schedule log child: evaluate x - mean(x)", "[.schedule_log_child]") {
   auto x = reshape(arange<float>(12), {3, 4});
   auto d = x - mean(x, 1, true);
   CHECK(d.to_host().size() == 12);
-  // Rows one element longer than a row kernel takes: today's two kernels.
-  const auto cols = detail::longest_row(detail::device_tuning(), 4) + 1;
+  // Rows of whole vectors, longer than a row kernel takes: today's two
+  // kernels (a GPU splits rows that are not whole vectors over segments).
+  const auto cols = detail::longest_row(detail::device_tuning(), 4) + 4;
   auto y = reshape(arange<float>(2 * cols), {2, cols});
   CHECK((y - mean(y, 1, true)).to_host().size() == std::size_t(2 * cols));
 }

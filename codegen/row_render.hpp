@@ -1,0 +1,167 @@
+// Internal to the row kernels' renderers (render_row.cpp, and
+// render_row_split.cpp for rows split over segments): how a row kernel's
+// phases are rendered, and how its work-items' partials meet.
+#pragma once
+
+#include "codegen/body.hpp"
+#include "fusecl/result_type.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fusecl::codegen::row {
+
+// Which instructions computing `targets` are evaluated at each element: their
+// operands, transitively, stopping at reductions (held per row already, and
+// marked 2) and at `held` (a value at hand: what only it reads is not
+// needed). Operands come before their instructions: one backward sweep.
+std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int16_t>& targets, int held = -1);
+
+// What the register form keeps between phases, where more than one phase
+// computes it: loads (the row is read once), and the results of
+// transcendental functions (softmax's exp(x - max), which its sum and its
+// output both read, is computed once per element: a GPU's full-precision exp
+// is some ten instructions); cheaper values are computed again from kept
+// ones.
+inline bool kept(const Instr& in) { return in.op == Op::Buffer || is_transcendental(in.op); }
+
+// How a row kernel's phases are rendered: its group layout and, in the
+// register form (row_chunks > 0), which loads are kept between phases.
+struct RowRender {
+  const KernelPlan& plan;
+  HelperSet& helpers;
+  std::string T, K;           // work-items per row; elements (vectors of `width`) per work-item ("0": a loop)
+  std::vector<char> held;     // register form: values already held in rc<k>[] (loads from the start)
+  std::vector<int> phases_of; // by instruction: how many phases compute it (kept if > 1)
+  // Loop form on CPUs: the instruction stashed in an output (-1: none), that
+  // output's number, and the reduction phase that stores it.
+  int stash = -1, stash_out = -1, stash_phase = -1;
+
+  bool registers() const { return plan.reduce.row_chunks > 0; }
+  bool grid() const { return plan.reduce.combine; }
+  bool columns() const { return plan.reduce.row_columns; }
+  int width() const { return plan.width; }
+  int split() const { return plan.reduce.row_split; }
+
+  // Where this work-item's positions of its row start: split rows start at
+  // their segment's sg0_, a multiple of 16 (so of any width); in vectors of
+  // `width` with `vectors`.
+  std::string start(bool vectors) const {
+    if (!split()) return "sl";
+    return vectors ? "(sg0_ / " + std::to_string(width()) + " + sl)" : "(sg0_ + sl)";
+  }
+
+  // The loop over this work-item's elements of its row, at width w (w > 1:
+  // whole vectors; then w == 1 is the tail after them); close with "}".
+  std::string head(const std::string& ind, int w) const {
+    const std::string W = std::to_string(width());
+    std::string s;
+    // This work-item's vector of columns (whole vectors only), every T-th row
+    // from sl; unrolled, so that several rows' loads are in flight at once
+    // (softmax over axis 0 of 8192 x 8192 floats on an H200: 663 us against
+    // 820; of 4096 x 1024 on PoCL: 4.0-4.5 ms against 5.6).
+    if (columns() && registers())  // the register form: this work-item's K vectors, T rows apart
+      return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = " + start(false) + " + (long)k * " + T + ";\n" + ind +
+             "  if (r >= mo) break;\n" + ind + "  const long p = base + r * rs;\n";
+    if (columns())
+      return ind + "#pragma unroll 4\n" + ind + "for (long r = " + start(false) + "; r < mo; r += " + T + ") {\n" + ind + "  const long p = base + r * rs;\n";
+    if (grid()) {  // the whole array is the row: every group takes every L-th block of L
+      const std::string start = "(long)get_group_id(0) * " + T + " + lid", step = "(long)get_num_groups(0) * " + T;
+      if (w > 1)
+        return ind + "for (long q = " + start + "; q < m / " + W + "; q += " + step + ") {\n" + ind + "  const long p = q * " +
+               W + ";\n";
+      const std::string from = width() > 1 ? "m / " + W + " * " + W + " + " : "";
+      return ind + "for (long r = " + from + start + "; r < m; r += " + step + ") {\n" + ind + "  const long p = r;\n" +
+             emit_coordinates(plan, "p", ind + "  ");
+    }
+    if (registers() && w > 1)  // whole vectors only: the scheduler asks that rows be a multiple of w
+      return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long q = " + start(true) + " + (long)k * " + T + ";\n" + ind +
+             "  if (q >= mo / " + W + ") break;\n" + ind + "  const long p = o * m + q * " + W + ";\n";
+    if (w > 1)
+      return ind + "for (long q = " + start(true) + "; q < mo / " + W + "; q += " + T + ") {\n" + ind + "  const long p = o * m + q * " + W + ";\n";
+    if (registers())
+      s = ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = " + start(false) + " + (long)k * " + T + ";\n" + ind +
+          "  if (r >= mo) break;\n";
+    else
+      s = ind + "for (long r = " + (width() > 1 ? "mo / " + W + " * " + W + " + sl" : start(false)) + "; r < mo; r += " + T + ") {\n";
+    return s + ind + "  const long p = o * m + r;\n" + emit_coordinates(plan, "p", ind + "  ");
+  }
+
+  // The instructions `need` marks, at element p (w of them): the reductions
+  // it reads as v<k> (r<k> broadcast), then the rest. In the register form
+  // loads, and values an earlier phase kept, are taken from registers, and
+  // the first phase to compute a value that later phases need keeps it.
+  std::string body(std::vector<char> need, const std::string& ind, int w) {
+    std::string pre, post;
+    for (std::size_t k = 0; k < need.size(); ++k) {
+      if (need[k] != 2) continue;
+      need[k] = 0;
+      const std::string T_ = cl_type(plan.instrs[k].dtype, w);
+      // Broadcast along the row; in the column form r<k> holds the vector's own columns.
+      const bool broadcast = w > 1 && !columns();
+      pre += ind + "const " + T_ + " v" + std::to_string(k) + " = " + (broadcast ? "(" + T_ + ")(r" + std::to_string(k) + ")" : "r" + std::to_string(k)) + ";\n";
+    }
+    if (registers())
+      for (std::size_t k = 0; k < need.size(); ++k) {
+        if (!need[k]) continue;
+        const std::string v = "v" + std::to_string(k), rc = "rc" + std::to_string(k) + "[k]";
+        if (held[k]) {
+          need[k] = 0;
+          pre += ind + "const " + cl_type(plan.instrs[k].dtype, w) + " " + v + " = " + rc + ";\n";
+        } else if (kept(plan.instrs[k]) && phases_of[k] > 1) {
+          held[k] = 1;
+          post += ind + rc + " = " + v + ";\n";
+        }
+      }
+    return pre + emit_body(plan, w, "p", ind, helpers, &need) + post;
+  }
+};
+
+// How the partial results of a row's (in the column form, a vector's) work-
+// items meet in local memory, as statements on a partial named x: `put`
+// stores x in slot i, `get` sets x to slot i's, `merge` combines slot i's
+// into x, `declare` declares x.
+struct Meet {
+  std::function<std::string(const std::string& i, const std::string& x)> put;
+  std::function<std::string(const std::string& x, const std::string& i)> get, merge;
+  std::function<std::string(const std::string& x)> declare;
+};
+
+/// Reduction k's partials, one value each in sh<k>, at width w.
+Meet plain_meet(RowRender& rr, std::size_t k, int w);
+/// Combines the work-items' partials (this one's named x) so that every
+/// work-item of a row (a vector of columns) ends with the row's in x, each
+/// in the same order (render_row.cpp).
+std::string meet_partials(const RowRender& rr, const Meet& mt, const std::string& x);
+/// ".s<j>": lane j of a vector.
+std::string lane(int j);
+/// By instruction: the other reduction of softmax's pair (max k1, then sum
+/// k2 of exp(g - r<k1>), over the same float g), -1 elsewhere.
+std::vector<int> online_pairs(const KernelPlan& plan);
+/// The helper merging softmax's (max, sum relative to it) pairs at width w
+/// of dtype t, fcl_online_<type>(&m, &s, m2, s2): its name.
+std::string online_merge(RowRender& rr, DType t, int w);
+/// The (max, sum) pairs of softmax's k1 and k2 at width w, as x<m>, x<s>,
+/// in sh<k1> and sh<k2>.
+Meet pair_meet(RowRender& rr, std::size_t k1, std::size_t k2, int w);
+/// b where cond, else a: select() on vectors, the conditional operator on scalars.
+std::string pick(const std::string& a, const std::string& b, const std::string& cond, int w);
+
+// Rows split over segments (ReduceSpec::row_split, render_row_split.cpp).
+/// By instruction: the other reduction of a pair whose partials merge, -1
+/// elsewhere: softmax's (online_pairs), and a variance's, the mean k1 of a
+/// float g and then a sum or mean k2 of (g - r<k1>) * (g - r<k1>);
+/// `variance`, if given, marks the k2 of the latter.
+std::vector<int> split_pairs(const KernelPlan& plan, std::vector<char>* variance = nullptr);
+/// The work-item's row o, its segment's start sg0_ and end sg1_ (clamped to m),
+/// and mo: sg1_, or 0 where the work-item has no segment (o == n) or an empty one.
+std::string split_prologue(const RowRender& rr);
+/// The partials kernel's end: each segment's reductions' partial results,
+/// stored by its first work-item.
+std::string split_stores(RowRender& rr);
+/// The output kernel's phases: each reduction (a pair, where split_pairs
+/// pairs it) from its row's partials, left in r<k>.
+std::string split_phases(RowRender& rr);
+
+}  // namespace fusecl::codegen::row
