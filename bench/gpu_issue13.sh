@@ -73,7 +73,7 @@ bench() { timeout "$1" "$bundle/bin/fusecl-bench" "${@:2}"; }
 mode=${1:-table}
 # The whole suite on this GPU, into $OUT/tests.txt.
 suite() {
-  (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
+  (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_POISON_OUTPUTS=1 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
      timeout 550 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
 }
 # The Python module, built here against this machine's Python and pybind11

@@ -110,6 +110,16 @@ std::uint64_t device_memory_limit(std::uint64_t global_mem_bytes, const char* en
 
 std::shared_ptr<DeviceBuffer> allocate(Runtime& rt, std::size_t bytes) { return rt.pool->allocate(bytes); }
 
+std::shared_ptr<DeviceBuffer> allocate_output(Runtime& rt, std::size_t bytes) {
+  static const bool poison = switch_setting("FUSECL_POISON_OUTPUTS", false);
+  std::shared_ptr<DeviceBuffer> buf = rt.pool->allocate(bytes);
+  if (poison && bytes > 0) {
+    const cl_uchar ones = 0xFF;
+    check(clEnqueueFillBuffer(rt.queue, buf->mem, &ones, 1, 0, buf->capacity, 0, nullptr, nullptr), "clEnqueueFillBuffer");
+  }
+  return buf;
+}
+
 std::size_t bytes_of(const DeviceBuffer& buf) { return buf.bytes; }
 
 MemoryBudget memory_budget(const Runtime& rt) { return {rt.pool->limit_bytes(), rt.pool->bytes_in_use()}; }

@@ -50,6 +50,12 @@ const std::string& c11_atomics_std(const Runtime& rt);
 
 /// A buffer of at least `bytes` from the runtime's pool (thread-safe).
 std::shared_ptr<DeviceBuffer> allocate(Runtime& rt, std::size_t bytes);
+/// A buffer for a kernel's output: allocate's, which with
+/// FUSECL_POISON_OUTPUTS=1 is first filled with 0xFF bytes (NaN in floats,
+/// -1 in integers, true in bools), so that a kernel that leaves part of an
+/// output unwritten is seen, not hidden by what a pooled buffer held (the
+/// tests run with it).
+std::shared_ptr<DeviceBuffer> allocate_output(Runtime& rt, std::size_t bytes);
 /// The device memory fusecl may hold on the runtime's device (the limit,
 /// FUSECL_DEVICE_MEMORY_LIMIT or the device's memory) and what its buffers in
 /// use hold now (cached ones are released when a request needs the room).

@@ -73,7 +73,7 @@ SmallVector<std::shared_ptr<rt::DeviceBuffer>, 4> run_replay(
     for (const int k : st.outputs) {
       auto& b = bufs[std::size_t(k)];
       const Replay::Output& o = r.outputs[std::size_t(k)];
-      if (!b) b = rt::allocate(dev.runtime(), std::size_t(o.elements) * std::size_t(size_of(o.dtype)));
+      if (!b) b = rt::allocate_output(dev.runtime(), std::size_t(o.elements) * std::size_t(size_of(o.dtype)));
       outs.push_back(b);
     }
     // The run's buffers go into the kept arguments for the launch only (the

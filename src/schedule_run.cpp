@@ -24,7 +24,7 @@ namespace {
 
 std::shared_ptr<rt::DeviceBuffer> allocate(DeviceState& dev, const ScheduleOutput& o) {
   if (o.preset) return o.preset;
-  return rt::allocate(dev.runtime(), std::size_t(o.elements) * std::size_t(size_of(o.dtype)));
+  return rt::allocate_output(dev.runtime(), std::size_t(o.elements) * std::size_t(size_of(o.dtype)));
 }
 
 // A copy on `dev` of `source`, an evaluated node of another device, through

@@ -182,3 +182,61 @@ TEST_CASE("row fusion: split rows' partials merge at the edges", "[row][split]")
     }
   }
 }
+
+TEST_CASE("row fusion: split rows of every reduction, integers and truth values", "[row][split]") {
+  // min, max, sum and prod of int32 (the sums in int64), any and all, mean
+  // of integers (float64), split over segments along both axes, exactly;
+  // and rows of 1, an empty array, rows that one segment holds.
+  for (const std::int64_t m : {1, 16, 17, 300})
+    for (int axis = 0; axis < 2; ++axis)
+      for (const std::int64_t other : {std::int64_t(7), std::int64_t(8)}) {
+        const Dims d = axis == 0 ? Dims{m, other} : Dims{other, m};
+        INFO("along axis " << axis << " of " << dims_str(d));
+        std::vector<std::int32_t> h(std::size_t(m * other));
+        std::vector<std::int64_t> sign(h.size());
+        for (std::size_t i = 0; i < h.size(); ++i) {
+          h[i] = std::int32_t((i * 2654435761u) % 201) - 100;
+          sign[i] = i % 37 == 5 ? 2 : (i % 3 ? 1 : -1);  // products up to 2^9 in magnitude
+        }
+        const auto x = from_host(h, Shape(d));
+        const auto s = from_host(sign, Shape(d));
+        const auto y1 = x - min(x, axis, true);
+        const auto y2 = x + max(x, axis, true);
+        const auto y3 = x * sum(x, axis, true);
+        const auto y4 = s * prod(s, axis, true);
+        const auto y5 = x * any(x > 95, axis, true) + all(x > -100, axis, true);
+        const auto y6 = x - mean(x, axis, true);
+        for (const auto& node : {y1.node(), y2.node(), y3.node(), y4.node(), y5.node(), y6.node()}) CHECK(run_split(node, {}));
+        const auto g1 = y1.to_host();
+        const auto g2 = y2.to_host();
+        const auto g3 = y3.to_host();
+        const auto g4 = y4.to_host();
+        const auto g5 = y5.to_host();
+        const auto g6 = y6.to_host();
+        for (const auto& row : rows_of(d, axis)) {
+          std::int32_t lo = h[std::size_t(row[0])], hi = lo;
+          std::int64_t total = 0, product = 1;
+          bool some = false, every = true;
+          for (auto i : row) {
+            const auto v = h[std::size_t(i)];
+            lo = std::min(lo, v), hi = std::max(hi, v), total += v, product *= sign[std::size_t(i)];
+            some = some || v > 95, every = every && v > -100;
+          }
+          for (auto i : row) {
+            const auto k = std::size_t(i);
+            INFO("element " << i);
+            REQUIRE(g1[k] == h[k] - lo);
+            REQUIRE(g2[k] == h[k] + hi);
+            REQUIRE(g3[k] == std::int64_t(h[k]) * total);
+            REQUIRE(g4[k] == sign[k] * product);
+            REQUIRE(g5[k] == h[k] * std::int32_t(some) + std::int32_t(every));
+            REQUIRE(std::fabs(g6[k] - (double(h[k]) - double(total) / double(row.size()))) <= 1e-12);
+          }
+        }
+      }
+  // Empty: no kernel runs, whatever the split.
+  const auto e = from_host(std::vector<float>{}, Shape({0, 5}));
+  const auto ye = e - sum(e, 0, true);
+  CHECK_NOTHROW(run_split(ye.node(), {}));
+  CHECK(ye.to_host().empty());
+}
