@@ -62,15 +62,23 @@ std::string generate_vector(const Instr& in, std::size_t k, const std::string& i
 
 }  // namespace
 
-std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, const std::string& indent) {
-  if (plan.ndim == 0) return "";
-  std::string s = indent + "long r_ = " + pos + ";\n";
-  for (int d = plan.ndim - 1; d > 0; --d) {
+std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, const std::string& indent, int first, int last) {
+  if (plan.ndim == 0 || first >= last) return "";
+  const std::string r = first == 0 ? "r_" : "r" + std::to_string(first) + "_";
+  std::string s = indent + "long " + r + " = " + pos + ";\n";
+  for (int d = last - 1; d > first; --d) {
     const auto ds = std::to_string(d);
-    s += indent + "const long c" + ds + " = r_ % d" + ds + "; r_ /= d" + ds + ";\n";
+    s += indent + "const long c" + ds + " = " + r + " % d" + ds + "; " + r + " /= d" + ds + ";\n";
   }
-  s += indent + "const long c0 = r_;\n";
-  return s;
+  return s + indent + "const long c" + std::to_string(first) + " = " + r + ";\n";
+}
+
+std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, const std::string& indent) {
+  return emit_coordinates(plan, pos, indent, 0, plan.ndim);
+}
+
+std::string emit_reduced_coordinates(const KernelPlan& plan, const std::string& r, const std::string& indent) {
+  return emit_coordinates(plan, r, indent, plan.reduce.kept_dims, plan.ndim);
 }
 
 std::string emit_stores(const KernelPlan& plan, const std::string& pos, const std::string& indent) {

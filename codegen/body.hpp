@@ -13,6 +13,17 @@ namespace fusecl::codegen {
 /// Declares c0..c{ndim-1}, the coordinates of flat position `pos` in the index
 /// space d0..d{ndim-1}; empty when no load is strided.
 std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, const std::string& indent);
+/// Declares c<first>..c<last-1>, the coordinates of `pos` in the index space
+/// d<first>..d<last-1> alone. A reduction's kept coordinates (the first
+/// reduce.kept_dims) come from its output o, once, and only the reduced ones
+/// from its position r in the range, at every element: a column sum then
+/// divides nothing per element (on PoCL, a 64-bit division per element took
+/// most of a sum over axis 0).
+std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, const std::string& indent, int first, int last);
+/// A reduction's coordinates at position r of output o's range: those of o
+/// (emitted once, before the loop, by emit_coordinates(plan, "o", ind, 0,
+/// kept_dims)) are taken as declared; these are the reduced ones.
+std::string emit_reduced_coordinates(const KernelPlan& plan, const std::string& r, const std::string& indent);
 
 /// Every instruction of the plan as a declaration of v<k>, at flat position
 /// `pos` (the first of `width` consecutive positions when width > 1; vector

@@ -87,6 +87,8 @@ enum class ReduceStrategy : std::uint8_t {
   // elements of each row together, kColumnRows rows at a time, and combine
   // their rows' partials in local memory. Split over `groups` parts of the
   // rows when there are too few blocks; always finished by a second kernel then.
+  // With ReduceSpec::kept_inner, each work-item takes a vector of `width`
+  // neighbouring outputs instead, and the group's shape is the spec's.
   ColumnBlock,
 };
 constexpr int kColumnBlock = 32;
@@ -163,6 +165,22 @@ struct ReduceSpec {
   // with post_sqrt; 2, also the mean of `input` into out1, divided by scalar
   // divisor + 1 (float32, n). op is Mean, acc and out Float32.
   std::uint8_t moment = 0;
+  // Reduce and moment kernels with strided loads (ndim > 0): how many of the
+  // index dimensions, the first, are kept (the output's); the rest are
+  // reduced. Each output's kept coordinates are computed once, before its
+  // loop (body.hpp's emit_reduced_coordinates).
+  std::uint8_t kept_dims = 0;
+  // ColumnBlock in vectors (render_reduce.cpp's column_block): the index
+  // space is [reduced dims..., kept dims...] in C order (flat position
+  // p = r * n + o), so that a load along the outputs is a row (StridedRow, or
+  // Contiguous for sum(x, 0) of a C-order x) and `width` neighbouring outputs
+  // are one vector load of each row, as an elementwise kernel reads it. The
+  // group is local_size / column_rows work-items across (each a vector of
+  // outputs) by column_rows down the rows: a GPU's 32 x 8 reads 512
+  // neighbouring bytes of a row per warp; a CPU's 1 x 1 walks its columns
+  // alone, in its core's vector registers, with no barrier.
+  bool kept_inner = false;
+  std::uint8_t column_rows = 0;
 };
 
 /// Work-items of one tiled work-group: tile x (kTileWorkItems / tile), each
@@ -260,7 +278,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, row_online,
-                        row_split, moment);
+                        row_split, moment, kept_dims, kept_inner, column_rows);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

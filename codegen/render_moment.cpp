@@ -43,7 +43,7 @@ struct MomentEmitter {
   }
 
   std::string scalar_step(const std::string& ind) const {
-    return ind + "const long p = o * m + r;\n" + emit_coordinates(plan, "p", ind) + emit_body(plan, 1, "p", ind, helpers) +
+    return ind + "const long p = o * m + r;\n" + emit_reduced_coordinates(plan, "r", ind) + emit_body(plan, 1, "p", ind, helpers) +
            welford("(double)v" + std::to_string(rs.input), ind);
   }
 
@@ -100,7 +100,7 @@ struct MomentEmitter {
     const std::string Ws = std::to_string(W), DW = "double" + Ws, v = "v" + std::to_string(rs.input);
     const bool mean = rs.moment == 2;
     std::string b = "  double sh = 0;\n  if (r_end > r_begin) {\n    const long p = o * m + r_begin;\n";
-    b += emit_coordinates(plan, "p", "    ") + emit_body(plan, 1, "p", "    ", helpers) + "    sh = (double)" + v + ";\n  }\n";
+    b += emit_reduced_coordinates(plan, "r_begin", "    ") + emit_body(plan, 1, "p", "    ", helpers) + "    sh = (double)" + v + ";\n  }\n";
     b += "  double sa = 0, sb = 0, ss = 0;\n  long r_tail = r_begin;\n";
     if (W > 1) {
       // Two vectors per step, q and q + L, keep two loads in flight per
@@ -115,7 +115,7 @@ struct MomentEmitter {
         const std::string U = std::to_string(u);
         b += u == 0 ? "      {\n        const long q = q0;\n" : "      if (q0 + " + L + " < nvec) {\n        const long q = q0 + " + L + ";\n";
         b += "        const long p = o * m + r_begin + q * " + Ws + ";\n";
-        b += emit_coordinates(plan, "p", "        ") + emit_body(plan, W, "p", "        ", helpers);
+        b += emit_reduced_coordinates(plan, "r_begin + q * " + Ws, "        ") + emit_body(plan, W, "p", "        ", helpers);
         b += "        const " + DW + " x_ = convert_" + DW + "(" + v + ");\n";
         b += "        const " + DW + " d_ = x_ - shv;\n        a" + U + " += d_;\n        b" + U + " = fma(d_, d_, b" + U + ");\n";
         if (mean) b += "        vs += x_;\n";  // the mean's own sum (shift + a would turn an inf shift into NaN)
@@ -129,7 +129,7 @@ struct MomentEmitter {
       b += "    r_tail = r_begin + nvec * " + Ws + ";\n  }\n";
     }
     b += "  for (long r = r_tail + lid; r < r_end; r += " + L + ") {\n    const long p = o * m + r;\n";
-    b += emit_coordinates(plan, "p", "    ") + emit_body(plan, 1, "p", "    ", helpers);
+    b += emit_reduced_coordinates(plan, "r", "    ") + emit_body(plan, 1, "p", "    ", helpers);
     b += "    const double x_ = (double)" + v + ", d_ = x_ - sh;\n    sa += d_;\n    sb = fma(d_, d_, sb);\n";
     b += mean ? "    ss += x_;\n  }\n" : "  }\n";
     b += "  shm[lid] = sa; shq[lid] = sb; shs[lid] = ss;\n" + sum_tree("  ", false);
@@ -172,6 +172,7 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   const auto ps = params(plan);
   for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
   const std::string init = "  long cn = 0;\n  double cm = 0, cq = 0, cs = 0;\n";
+  const std::string kept = emit_coordinates(plan, "o", "  ", 0, rs.kept_dims);  // once an output
   auto kernel = [&](const std::string& body, bool group) {
     const std::string attr = group ? "__attribute__((reqd_work_group_size(" + L + ", 1, 1)))\n" : "";
     return program_prelude(plan) + helpers.text() + "\n__kernel " + attr + "void " + name + "(\n    " + sig + ")\n{\n" + body + "}\n";
@@ -179,7 +180,7 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
 
   std::string b;
   if (rs.strategy == ReduceStrategy::ThreadPerOutput) {
-    b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + init;
+    b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + kept + init;
     b += "  for (long r = 0; r < m; ++r) {\n" + e.scalar_step("    ") + "  }\n";
     b += e.store("  ", "cq", "cs");
     return kernel(b, false);
@@ -202,7 +203,7 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   }
   b += MomentEmitter::locals(L);
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
-  b += e.group_sums(W);
+  b += kept + e.group_sums(W);
   if (!rs.two_stage) {
     b += "  if (lid == 0) {\n" + e.store("    ", "shq[0]", "shs[0]") + "  }\n";
     return kernel(b, true);

@@ -138,55 +138,93 @@ std::string combine_partials(const Emitter& e, const std::string& ind) {
 }
 
 // ReduceStrategy::ColumnBlock's body. Work-item (lx, ly) of group g owns
-// output o = block * kColumnBlock + lx and rows ly, ly + kColumnRows, ... of
-// its part of the range, so each row's kColumnBlock neighbouring outputs are
-// read together (coalesced where the outputs are contiguous in memory). The
-// kColumnRows partials of each output then meet in a tree in local memory;
-// every work-item reaches every barrier (o past n only skips reads and stores).
+// output o = block * B + lx (with kept_inner the W outputs from
+// (block * B + lx) * W, a vector) and rows ly, ly + R, ... of its part of
+// the range, so each row's B (B * W) neighbouring outputs are read together
+// (coalesced where the outputs are contiguous in memory). The R partials of
+// each output then meet in a tree in local memory; every work-item reaches
+// every barrier (o past n only skips reads and stores).
 std::string column_block(const Emitter& e, const std::string& init) {
-  const std::string B = std::to_string(kColumnBlock), R = std::to_string(kColumnRows);
-  const std::string S = std::to_string(kColumnBlock * kColumnRows);
+  const ReduceSpec& rs = e.rs;
+  const KernelPlan& plan = e.plan;
+  const bool vectors = rs.kept_inner;
+  const int W = vectors ? plan.width : 1, Rn = vectors ? rs.column_rows : kColumnRows;
+  const int Bn = vectors ? rs.local_size / Rn : kColumnBlock;
+  const std::string B = std::to_string(Bn), R = std::to_string(Rn), S = std::to_string(Bn * Rn), Ws = std::to_string(W);
+  const std::string AW = cl_type(rs.acc, W);
   std::string b;
   b += "  const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);\n";
-  if (e.rs.two_stage) {
+  if (rs.two_stage) {
     b += "  const long blk = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n";
     b += "  const long chunk = (m + groups - 1) / groups;\n";
     b += "  const long r_begin = min(m, part * chunk), r_end = min(m, r_begin + chunk);\n";
   } else {
     b += "  const long blk = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
   }
-  b += "  const long o = blk * " + B + " + lx;\n";
-  b += "  __local " + e.A + " sh[" + S + "];\n";
+  b += "  const long o = " + (vectors ? "(blk * " + B + " + lx) * " + Ws : "blk * " + B + " + lx") + ";\n";
+  if (Rn > 1) b += "  __local " + AW + " sh[" + S + "];\n";
   if (e.arg) b += "  __local long shi[" + S + "];\n";
-  b += init;
+  if (vectors) {
+    b += "  " + AW + " acc = (" + AW + ")(" + reduce_identity(e.info.identity, rs.acc) + ");\n";
+    if (e.kahan) b += "  " + AW + " comp = (" + AW + ")(0);\n";
+  } else {
+    b += init;
+  }
   b += "  if (o < n) {\n";
-  // Two index dimensions are one kept and one reduced (a block has outputs
-  // and the range more than 16 elements): coordinates without a division.
-  const std::string ind = "      ";
-  const std::string coords = e.plan.ndim == 2 ? ind + "const long c0 = o, c1 = r;\n" : emit_coordinates(e.plan, "p", ind);
-  b += "    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
-  b += ind + "const long p = o * m + r;\n" + coords + emit_body(e.plan, 1, "p", ind, e.helpers) +
-       e.accumulate("v" + std::to_string(e.rs.input), "r", ind) + "    }\n";
+  const std::string ind = "      ", v = "v" + std::to_string(rs.input);
+  if (vectors) {
+    // [reduced..., kept...]: the kept coordinates are the last kept_dims.
+    const int reduced = plan.ndim - rs.kept_dims;
+    b += emit_coordinates(plan, "o", "    ", reduced, plan.ndim);
+    // Unrolled, so that several rows' loads are in flight at once.
+    b += "    #pragma unroll 4\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
+    b += ind + "const long p = r * n + o;\n" + emit_coordinates(plan, "r", ind, 0, reduced) + emit_body(plan, W, "p", ind, e.helpers);
+    if (e.kahan)
+      b += ind + "{ const " + AW + " y_ = " + v + " - comp; const " + AW + " t_ = acc + y_; comp = " + kahan_comp("t_", "acc", "y_", AW) +
+           "; acc = t_; }\n";
+    else
+      b += ind + "acc = " + e.combine("acc", v, W) + ";\n";
+    b += "    }\n";
+  } else {
+    b += emit_coordinates(plan, "o", "    ", 0, rs.kept_dims);
+    b += "    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
+    b += ind + "const long p = o * m + r;\n" + emit_reduced_coordinates(plan, "r", ind) + emit_body(plan, 1, "p", ind, e.helpers) +
+         e.accumulate(v, "r", ind);
+    b += "    }\n";
+  }
   b += "  }\n";
   if (e.kahan) b += "  acc = acc - comp;\n";
-  b += "  const int at = ly * " + B + " + lx;\n";
-  b += "  sh[at] = acc;" + std::string(e.arg ? " shi[at] = idx;" : "") + "\n";
-  b += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
-  b += "  for (int s_ = " + R + " / 2; s_ > 0; s_ >>= 1) {\n";
-  const std::string other = "at + s_ * " + B;
-  if (e.arg)
-    b += "    if (ly < s_ && " + e.better + "(sh[at], shi[at], sh[" + other + "], shi[" + other + "])) { sh[at] = sh[" + other +
-         "]; shi[at] = shi[" + other + "]; }\n";
-  else
-    b += "    if (ly < s_) sh[at] = " + e.combine("sh[at]", "sh[" + other + "]", 1) + ";\n";
-  b += "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
-  if (!e.rs.two_stage) {
-    b += "  if (ly == 0 && o < n) {\n" + e.store("    ", "sh[lx]", "shi[lx]") + "  }\n";
+  std::string result = "acc", index = "idx";
+  if (Rn > 1) {
+    b += "  const int at = ly * " + B + " + lx;\n";
+    b += "  sh[at] = acc;" + std::string(e.arg ? " shi[at] = idx;" : "") + "\n";
+    b += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
+    b += "  for (int s_ = " + R + " / 2; s_ > 0; s_ >>= 1) {\n";
+    const std::string other = "at + s_ * " + B;
+    if (e.arg)
+      b += "    if (ly < s_ && " + e.better + "(sh[at], shi[at], sh[" + other + "], shi[" + other + "])) { sh[at] = sh[" + other +
+           "]; shi[at] = shi[" + other + "]; }\n";
+    else
+      b += "    if (ly < s_) sh[at] = " + e.combine("sh[at]", "sh[" + other + "]", W) + ";\n";
+    b += "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
+    result = "sh[lx]", index = "shi[lx]";
+  }
+  if (!rs.two_stage) {
+    if (vectors)
+      b += "  if (ly == 0 && o < n) vstore" + Ws + "(" + e.finish_value(result) + ", 0, out0 + o);\n";
+    else
+      b += "  if (ly == 0 && o < n) {\n" + e.store("    ", result, index) + "  }\n";
   } else {
     // Finished by combine_plan's kernel (the scheduler never asks the last group to).
     b += partial_pointers(e);
-    b += "  if (ly == 0 && o < n) {\n    pval[o * groups + part] = sh[lx];\n";
-    if (e.arg) b += "    pidx[o * groups + part] = shi[lx];\n";
+    b += "  if (ly == 0 && o < n) {\n";
+    if (vectors) {
+      b += "    const " + AW + " a_ = " + result + ";\n";
+      for (int j = 0; j < W; ++j) b += "    pval[(o + " + std::to_string(j) + ") * groups + part] = a_" + lane(j) + ";\n";
+    } else {
+      b += "    pval[o * groups + part] = " + result + ";\n";
+      if (e.arg) b += "    pidx[o * groups + part] = " + index + ";\n";
+    }
     b += "  }\n";
   }
   return b;
@@ -226,13 +264,14 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     return s;
   };
   auto scalar_step = [&](const std::string& ind) {
-    return ind + "const long p = o * m + r;\n" + emit_coordinates(plan, "p", ind) + emit_body(plan, 1, "p", ind, helpers) +
+    return ind + "const long p = o * m + r;\n" + emit_reduced_coordinates(plan, "r", ind) + emit_body(plan, 1, "p", ind, helpers) +
            e.accumulate(v, "r", ind);
   };
+  const std::string kept_coordinates = emit_coordinates(plan, "o", "  ", 0, rs.kept_dims);
 
   if (rs.strategy == ReduceStrategy::ThreadPerOutput) {
     b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n";
-    b += init("  ");
+    b += kept_coordinates + init("  ");
     b += "  for (long r = 0; r < m; ++r) {\n" + scalar_step("    ") + "  }\n";
     if (e.kahan) b += "  acc = acc - comp;\n";
     b += e.store("  ", "acc", "idx");
@@ -241,9 +280,9 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
 
   if (rs.strategy == ReduceStrategy::ColumnBlock && !rs.combine) {
     b += column_block(e, init("  "));
-    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" +
-           std::to_string(kColumnBlock) + ", " + std::to_string(kColumnRows) + ", 1)))\nvoid " + name + "(\n    " + sig +
-           ")\n{\n" + b + "}\n";
+    const int rows = rs.kept_inner ? rs.column_rows : kColumnRows, across = rs.kept_inner ? rs.local_size / rows : kColumnBlock;
+    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + std::to_string(across) +
+           ", " + std::to_string(rows) + ", 1)))\nvoid " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
   }
 
   b += "  const int lid = (int)get_local_id(0);\n";
@@ -267,14 +306,14 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   b += "  __local " + e.A + " sh[" + L + "];\n";
   if (e.arg) b += "  __local long shi[" + L + "];\n";
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
-  b += init("  ");
+  b += kept_coordinates + init("  ");
   if (W > 1) {
     b += "  {\n    " + AW + " accv = (" + AW + ")(" + reduce_identity(info.identity, rs.acc) + ");\n";
     if (e.kahan) b += "    " + AW + " compv = (" + AW + ")(0);\n";
     b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
     b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";
     b += "      const long p = o * m + r_begin + q * " + Ws + ";\n";
-    b += emit_coordinates(plan, "p", "      ");
+    b += emit_reduced_coordinates(plan, "r_begin + q * " + Ws, "      ");
     b += emit_body(plan, W, "p", "      ", helpers);
     if (e.kahan)
       b += "      { const " + AW + " y_ = " + v + " - compv; const " + AW + " t_ = accv + y_; compv = " +

@@ -78,6 +78,11 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // machine: 1.7-1.8 and 1.5 ms, against 3.8-3.9 and 2.8 with 16 work-items
   // per row (bench/RESULTS.md, twentieth session).
   d.row_items_cap = cpu ? 1 : 1024;
+  // Column reductions in vectors of outputs (DeviceTuning::column_items):
+  // sum(x, 0) of 1024 x 1024 floats on the 2-core PoCL machine took 2.7 ms
+  // as a work-item per column (scalar loads a row apart), NumPy 0.1 ms.
+  d.column_items = cpu ? 1 : 32;
+  d.column_rows = cpu ? 1 : 8;
   d.elements_per_item = int(rt::int_setting({"FUSECL_ROW_ELEMENTS", d.elements_per_item, 1, 64, /*power_of_two=*/true, "the default"}));
   // A row's work-items combine their partials in two levels of 16 (two
   // barriers) instead of a binary tree (a barrier per level: 7 for 128
@@ -222,8 +227,11 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
   if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock &&
       !plan.reduce.combine) {
     // A group per (block of outputs, part of the rows), flat along dimension 0.
-    const std::size_t B = codegen::kColumnBlock, R = codegen::kColumnRows;
-    const std::size_t blocks = (std::size_t(a.count) + B - 1) / B;
+    const bool vectors = plan.reduce.kept_inner;
+    const std::size_t R = vectors ? plan.reduce.column_rows : codegen::kColumnRows;
+    const std::size_t B = vectors ? plan.reduce.local_size / R : codegen::kColumnBlock;
+    const std::size_t per_block = B * (vectors ? plan.width : 1);
+    const std::size_t blocks = (std::size_t(a.count) + per_block - 1) / per_block;
     rt::launch_kernel(rt, signature, [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
                       rt::NDRange{2, {blocks * std::size_t(a.groups) * B, R, 1}, {B, R, 1}});
   } else {

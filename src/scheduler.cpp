@@ -54,6 +54,76 @@ ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTun
 
 namespace {
 
+// ColumnBlock in vectors of `width` neighbouring outputs (codegen
+// ReduceSpec::kept_inner), where the outputs' neighbours are the loads'
+// neighbours: the index space taken again as [reduced..., kept...], so that
+// every load along the outputs is a row read in vectors, as an elementwise
+// kernel reads it. Not for arg-reductions (their index travels with the
+// value) nor where some load gathers along the outputs or the widest vector
+// would leave a tail (then the width is 1 and the space is taken back). True
+// if b now holds that plan.
+bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>& axes, std::int64_t n, std::int64_t m,
+                    const DeviceTuning& tuning) {
+  auto& rs = b.plan.reduce;
+  const Op combine = reduce_info(rs.op).combine;
+  if (reduce_info(rs.op).finish == Finish::Index || rs.moment ||
+      (combine != Op::Add && combine != Op::Mul && combine != Op::Maximum && combine != Op::Minimum) || rs.acc == DType::Bool)
+    return false;
+  std::vector<int> perm, group;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; i < logical.ndim(); ++i) {
+      const bool reduced = std::binary_search(axes.begin(), axes.end(), i);
+      if (reduced != (pass == 0)) continue;
+      perm.push_back(i);
+      group.push_back(pass == 0 ? 1 : 0);
+    }
+  const std::vector<Access> before = [&] {
+    std::vector<Access> a;
+    for (const auto& in : b.plan.instrs) a.push_back(in.access);
+    return a;
+  }();
+  const auto saved_strides = b.args.strides;
+  const IndexSpace sp = collapse(b, logical, perm, group);
+  const bool strided = std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) {
+    return codegen::is_strided(i.access) && (i.op == Op::Buffer || i.op == Op::Generate);
+  });
+  const std::uint8_t ndim_before = b.plan.ndim;
+  b.plan.ndim = strided ? std::uint8_t(sp.dims.size()) : 0;
+  int w = 1;
+  if (!sp.dims.empty() && sp.group.back() == 0) {
+    w = choose_width(b.plan, tuning.vector_bytes, sp.dims.back());
+    while (w > 1 && n % w != 0) w /= 2;  // contiguous (ndim 0): the vectors tile the outputs of each row
+  }
+  if (w <= 1) {
+    for (std::size_t k = 0; k < before.size(); ++k) b.plan.instrs[k].access = before[k];
+    b.args.strides = saved_strides;
+    b.plan.ndim = ndim_before;
+    return false;
+  }
+  b.args.dims = strided ? sp.dims : std::vector<std::int64_t>{};
+  rs.kept_dims = strided ? std::uint8_t(std::count(sp.group.begin(), sp.group.end(), 0)) : 0;
+  rs.kept_inner = true;
+  rs.strategy = codegen::ReduceStrategy::ColumnBlock;
+  b.plan.width = std::uint8_t(w);
+  const int across = std::max(1, tuning.column_items), down = std::max(1, tuning.column_rows);
+  rs.column_rows = std::uint8_t(down);
+  rs.local_size = std::uint16_t(across * down);
+  // Too few blocks to keep the device busy: parts of the rows (of at least
+  // 64 a work-item), combined by a second kernel.
+  const std::int64_t blocks = (n + std::int64_t(across) * w - 1) / (std::int64_t(across) * w);
+  std::int64_t g = 1;
+  if (blocks < tuning.target_groups) {
+    const std::int64_t want = (tuning.target_groups + blocks - 1) / blocks;
+    const std::int64_t useful = std::max<std::int64_t>(1, m / (std::int64_t(down) * 64));
+    g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
+  }
+  rs.two_stage = g > 1;
+  if (rs.two_stage) rs.finish = codegen::SplitFinish::SecondKernel;
+  b.args.groups = g;
+  if (rs.two_stage) b.args.scratch_bytes = std::size_t(n * g * size_of(rs.acc));
+  return true;
+}
+
 // A reduction kernel for `root` over `x`: root's input, or for a moment
 // kernel (moment 1 or 2, see codegen::ReduceSpec) the float32 array whose
 // var/std root is (and, with moment 2, whose mean `mean` is).
@@ -101,7 +171,10 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     return codegen::is_strided(i.access) && (i.op == Op::Buffer || i.op == Op::Generate);
   });
   b.plan.ndim = strided ? std::uint8_t(sp.dims.size()) : 0;
-  if (strided) b.args.dims = sp.dims;
+  if (strided) {
+    b.args.dims = sp.dims;
+    rs.kept_dims = std::uint8_t(std::count(sp.group.begin(), sp.group.end(), 0));
+  }
   b.args.count = n;
   b.args.reduce_count = m;
 
@@ -122,6 +195,8 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
   // a work-group per block of neighbouring outputs reads each row's block
   // together, where a group per output would read one element per row.
   const std::int64_t block = codegen::kColumnBlock, block_items = block * codegen::kColumnRows;
+  if (m > 16 && across_rows && tuning.column_blocks && column_vectors(b, logical, root.reduce().axes, n, m, tuning))
+    return {std::move(b.plan), std::move(b.args)};
   if (m <= 16 || (across_rows && n >= std::int64_t(tuning.target_groups) * 64)) {
     rs.strategy = codegen::ReduceStrategy::ThreadPerOutput;
     b.plan.width = 1;

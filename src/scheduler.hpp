@@ -92,6 +92,14 @@ struct DeviceTuning {
   // Tiled transposed reads (tiling.hpp): allowed (FUSECL_TILES), and what the device gives them.
   bool tile_transposes = true;
   bool column_blocks = true;  // ReduceStrategy::ColumnBlock allowed (FUSECL_COLUMN_BLOCKS)
+  // ColumnBlock in vectors of outputs (codegen ReduceSpec::kept_inner): work-
+  // items across a block (each a vector of outputs) and down its rows. GPUs
+  // 32 x 8: a warp reads a row's 512 neighbouring bytes, and 8 rows' partials
+  // meet in local memory. CPUs 1 x 1 (launch.cpp): a work-group is a loop on
+  // one core, so a work-item walks its vector of columns down every row of
+  // its part, with no barrier and no combine.
+  int column_items = 32;
+  int column_rows = 8;
   std::size_t max_work_group_size = 256;
   std::uint64_t local_mem_bytes = 32768;
   // var/std of float32 in one pass (moment kernels): the device has float64

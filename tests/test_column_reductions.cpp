@@ -4,6 +4,9 @@
 // kernel combining them) when there are too few blocks. On the default CPU
 // device (PoCL, a few compute units) the shapes below take it: more than 32
 // and fewer than a work-item-per-output's worth of columns, more than 16 rows.
+// Where neighbouring outputs are neighbours of every load and a vector tiles
+// the outputs (ReduceSpec::kept_inner), each work-item takes a vector of them
+// instead: the last test cases here.
 //
 // Against the host reference: float sums within the compensated bound
 // (a few FLT_EPSILON * sum|x|), everything else exactly; ±0, ±inf and NaN
@@ -27,8 +30,20 @@ using namespace fusecl::test;
 
 namespace {
 
-bool column_blocks(const std::string& src) { return src.find("reqd_work_group_size(32, 8, 1)") != std::string::npos; }
+// The vector form indexes [reduced..., kept...]: position r * n + o.
+bool column_vectors(const std::string& src) { return src.find("const long p = r * n + o;") != std::string::npos; }
+bool column_blocks(const std::string& src) {
+  return src.find("reqd_work_group_size(32, 8, 1)") != std::string::npos && !column_vectors(src);
+}
 bool split(const std::string& src) { return src.find("scratch") != std::string::npos; }
+
+// Whether a column reduction of n outputs over m rows is split: fewer blocks
+// of `per_block` outputs than the device's target groups, and more than one
+// part of at least 64 rows a work-item (`rows` work-items down each block).
+bool split_expected(std::int64_t n, std::int64_t m, std::int64_t per_block, std::int64_t rows) {
+  const std::int64_t target = detail::device_tuning().target_groups, blocks = (n + per_block - 1) / per_block;
+  return blocks < target && std::min((target + blocks - 1) / blocks, m / (rows * 64)) > 1;
+}
 
 HostArray<float> randoms(const Dims& shape, std::uint64_t seed, bool edges) {
   std::mt19937_64 rng(seed);
@@ -71,9 +86,9 @@ TEST_CASE("column sums take a work-group per block of columns", "[reduce][column
     Dims shape;
     std::vector<int> axes;
   };
-  // 33 to 100 outputs (partial blocks), 17 to 4099 rows.
+  // 33 to 99 outputs (partial blocks; odd counts, which no vector tiles), 17 to 4099 rows.
   const Case cases[] = {
-      {{17, 33}, {0}}, {{1000, 100}, {0}}, {{4099, 37}, {0}}, {{500, 7, 9}, {0}}, {{50, 40, 37}, {0, 1}}, {{3000, 1, 45}, {0}},
+      {{17, 33}, {0}}, {{1000, 99}, {0}}, {{4099, 37}, {0}}, {{500, 7, 9}, {0}}, {{50, 40, 37}, {0, 1}}, {{3000, 1, 45}, {0}},
   };
   const std::int64_t target = detail::device_tuning().target_groups;
   int splits = 0;
@@ -89,8 +104,7 @@ TEST_CASE("column sums take a work-group per block of columns", "[reduce][column
     std::int64_t n = 1, m = 1;
     for (std::size_t a = 0; a < c.shape.size(); ++a)
       (std::find(c.axes.begin(), c.axes.end(), int(a)) != c.axes.end() ? m : n) *= c.shape[a];
-    const std::int64_t blocks = (n + 31) / 32;
-    CHECK(split(src) == (blocks < target && std::min((target + blocks - 1) / blocks, m / 512) > 1));
+    CHECK(split(src) == split_expected(n, m, 32, 8));
     splits += split(src);
     reset_stats();
     check_sums(r, hx, c.axes);
@@ -110,7 +124,9 @@ TEST_CASE("every reduction by column blocks, split and not", "[reduce][columns]"
     hx.data[std::size_t((shape[0] - 1) * shape[1] + 7)] = std::numeric_limits<float>::infinity();  // column 7, last row
     const auto x = to_device(hx);
     INFO(dims_str(shape));
-    REQUIRE(column_blocks(kernel_source(max(x, 0))));
+    // 45 outputs in blocks of 32, 40 in vectors (of 8 on a CPU, 4 on a GPU); arg-reductions in blocks.
+    REQUIRE((shape[1] == 45 ? column_blocks(kernel_source(max(x, 0))) : column_vectors(kernel_source(max(x, 0)))));
+    REQUIRE(column_blocks(kernel_source(argmax(x, 0))));
     auto first_of = [](bool want_max) {
       return [want_max](const std::vector<float>& v) {
         std::int64_t best = 0;
@@ -161,7 +177,7 @@ TEST_CASE("float32 column sums of 200000 rows stay within the compensated bound"
   HostArray<float> pos = hx;
   for (auto& v : pos.data) v = std::fabs(v);
   const auto r = sum(to_device(pos), 0);
-  REQUIRE(column_blocks(kernel_source(r)));
+  REQUIRE(column_vectors(kernel_source(r)));  // 40 outputs: vectors, each lane compensated on its own
   check_sums(r, pos, {0});
   check_sums(sum(to_device(hx), 0), hx, {0});
 }
@@ -189,6 +205,7 @@ TEST_CASE("column blocks off child", "[.column_blocks_off_child]") {
   const auto hx = randoms({1000, 100}, 7, true);
   const auto r = sum(to_device(hx), 0);
   REQUIRE_FALSE(column_blocks(kernel_source(r)));
+  REQUIRE_FALSE(column_vectors(kernel_source(r)));
   check_sums(r, hx, {0});
 }
 
@@ -196,4 +213,123 @@ TEST_CASE("FUSECL_COLUMN_BLOCKS=0 reduces columns as before", "[reduce][columns]
   const auto r = run_this_test_binary("FUSECL_COLUMN_BLOCKS=0", "[.column_blocks_off_child]");
   INFO(r.err);
   CHECK(r.exit_code == 0);
+}
+
+namespace {
+
+// Small integers (sums and products of few factors exact), with the given
+// special values at scattered places: a different column, so a different
+// lane of a vector, for each.
+template <class T>
+HostArray<T> integers(const Dims& shape, std::uint64_t seed, std::vector<T> specials = {}) {
+  std::mt19937_64 rng(seed);
+  auto h = h_generate<T>(shape, [&](const Dims&) { return T(rand_int(rng, -3, 3)); });
+  for (std::size_t i = 0; i < specials.size(); ++i) h.data[(i * 7919 + 13) % h.data.size()] = specials[i];
+  return h;
+}
+
+template <class T, class F>
+auto fold(T init, F f) {
+  return [init, f](const std::vector<T>& v) {
+    T a = init;
+    for (T e : v) a = f(a, e);
+    return a;
+  };
+}
+
+template <class T>
+T nan_max(T a, T b) { return std::isnan(a) || std::isnan(b) ? T(NAN) : std::max(a, b); }
+template <class T>
+T nan_min(T a, T b) { return std::isnan(a) || std::isnan(b) ? T(NAN) : std::min(a, b); }
+
+// Every reduction the vector form takes, on T, against the host, exactly.
+template <class T>
+void check_every_reduction(const HostArray<T>& hx, const std::vector<int>& axes) {
+  const auto x = to_device(hx);
+  const std::vector<int> ax = axes;
+  INFO(dims_str(hx.shape) << " over " << axes.size() << " axes from " << axes[0]);
+  REQUIRE(column_vectors(kernel_source(sum(x, ax))));
+  require_matches(sum(x, ax), h_reduce<T>(hx, axes, false, false, fold(T(0), std::plus<T>())));
+  require_matches(max(x, ax), h_reduce<T>(hx, axes, false, false, fold(T(-INFINITY), nan_max<T>)));
+  require_matches(min(x, ax), h_reduce<T>(hx, axes, false, false, fold(T(INFINITY), nan_min<T>)));
+  require_matches(mean(x, ax, true), h_reduce<T>(hx, axes, false, true, [](const std::vector<T>& v) {
+                    long double s = 0;
+                    for (T e : v) s += e;
+                    return T(s / (long double)v.size());
+                  }));
+  // Products of values in {-1, 1, 2} where the range is short enough to stay finite and exact.
+  auto hp = h_map<T>(hx, [](T v) { return std::isfinite(v) ? T(v > 1 ? 2 : v < 0 ? -1 : 1) : v; });
+  require_matches(prod(to_device(hp), ax), h_reduce<T>(hp, axes, false, false, fold(T(1), std::multiplies<T>())));
+}
+
+}  // namespace
+
+TEST_CASE("column reductions in vectors of neighbouring outputs", "[reduce][columns][vectors]") {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  struct Case {
+    Dims shape;
+    std::vector<int> axes;
+  };
+  // Vectors of 16, 8, 4 and 2 on a CPU (4 and 2 on a GPU); the kept axes one
+  // run (contiguous loads) or apart (strided rows: coordinates per row and
+  // per output), the reduced axes one run or two.
+  const Case cases[] = {
+      {{37, 64}, {0}},        {{1001, 40}, {0}},         {{19, 34}, {0}},        {{23, 5, 48}, {0}},
+      {{6, 77, 32}, {1}},     {{9, 8, 11, 16}, {0, 2}},  {{5000, 8}, {0}},       {{3, 300, 4, 20}, {1}},
+  };
+  for (const Case& c : cases) {
+    // ±0, ±inf and NaN in different columns: one lane each, the others finite.
+    check_every_reduction(integers<float>(c.shape, 3, {0.0f, -0.0f, inf, -inf, nan}), c.axes);
+    check_every_reduction(integers<float>(c.shape, 4, {inf, -inf}), c.axes);  // +inf and -inf in one column's sum: NaN
+    check_every_reduction(integers<double>(c.shape, 5, {double(nan), double(inf)}), c.axes);
+  }
+  // Integers accumulate exactly in int64, in vectors.
+  const auto hi = h_map<std::int32_t>(integers<float>({777, 48}, 6), [](float v) { return std::int32_t(v) * 1000003; });
+  const auto si = sum(to_device(hi), 0);
+  REQUIRE(column_vectors(kernel_source(si)));
+  require_matches(si, h_reduce<std::int64_t>(hi, {0}, false, false, [](const std::vector<std::int32_t>& v) {
+                    std::int64_t s = 0;
+                    for (auto e : v) s += e;
+                    return s;
+                  }));
+}
+
+TEST_CASE("column reductions in vectors: split parts, fused producers, counts and fallbacks", "[reduce][columns][vectors]") {
+  const auto t = detail::device_tuning();
+  const std::int64_t w = std::min<std::int64_t>(16, t.vector_bytes / 4);  // float32 lanes (every shape below is a multiple)
+  SECTION("few outputs, many rows: parts of the rows, then a second kernel") {
+    const auto hx = randoms({20000, 16}, 21, true);
+    const auto r = sum(to_device(hx), 0);
+    const std::string src = kernel_source(r);
+    REQUIRE(column_vectors(src));
+    CHECK(split(src) == split_expected(16, 20000, t.column_items * w, t.column_rows));
+    reset_stats();
+    check_sums(r, hx, {0});
+    CHECK(stats().kernels_launched == (split(src) ? 2 : 1));
+    if (t.target_groups >= 2) CHECK(split(src));
+  }
+  SECTION("a producer with broadcast rows and columns fused into the loads") {
+    // x * row + col: row (1, C) loads along the outputs (a vector per row),
+    // col (R, 1) is one value per row (broadcast across the vector).
+    const auto hx = randoms({300, 96}, 22, false), hrow = randoms({1, 96}, 23, false), hcol = randoms({300, 1}, 24, false);
+    const auto r = sum(to_device(hx) * to_device(hrow) + to_device(hcol), 0);
+    REQUIRE(column_vectors(kernel_source(r)));
+    HostArray<float> in{hx.shape, {}};
+    for (std::int64_t i = 0; i < 300; ++i)
+      for (std::int64_t j = 0; j < 96; ++j)
+        in.data.push_back(hx.data[std::size_t(i * 96 + j)] * hrow.data[std::size_t(j)] + hcol.data[std::size_t(i)]);
+    reset_stats();
+    check_sums(r, in, {0});
+    CHECK(stats().kernels_launched == 1);
+  }
+  SECTION("what the vector form does not take") {
+    const auto hx = randoms({200, 64}, 25, false);
+    const auto x = to_device(hx);
+    CHECK(column_blocks(kernel_source(argmax(x, 0))));              // an index travels with each value
+    CHECK_FALSE(column_vectors(kernel_source(sum(x, 1))));           // a row reduction
+    CHECK_FALSE(column_vectors(kernel_source(sum(transpose(x), 0))));  // reads along its rows
+    const auto strided = to_device(randoms({200, 64, 3}, 26, false));
+    CHECK_FALSE(column_vectors(kernel_source(sum(strided, std::vector<int>{0, 2}))));  // neighbouring outputs 3 apart
+    CHECK_FALSE(column_vectors(kernel_source(any(x > 0.5f, 0))));     // truth values
+  }
 }
