@@ -60,7 +60,9 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // Row kernels (reduce-then-use in one kernel) while a row's inputs fit in
   // local memory: the proxy for what a work-group's cache holds, so that the
   // row's later reads in the same kernel hit it.
-  d.row_bytes = std::size_t(info.local_mem_bytes);
+  // FUSECL_ROW_KERNELS=0: none (a kernel per reduction, then their use; to compare).
+  static const bool row_kernels = rt::switch_setting("FUSECL_ROW_KERNELS", true);
+  d.row_bytes = row_kernels ? std::size_t(info.local_mem_bytes) : 0;
   // Elements per work-item of a row kernel: fewer work-items per row mean
   // shorter trees in local memory. On a GPU up to 16 stay in registers, in
   // groups of at most 128 work-items: on an H200, softmax and layer norm over

@@ -13,6 +13,7 @@
 #include "src/launch.hpp"  // device_tuning
 #include "src/schedule.hpp"
 #include "support/bound_guard.hpp"
+#include "support/cache_test_support.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -70,24 +71,30 @@ TEST_CASE("row fusion: each pattern is one kernel along every axis, against the 
 
 namespace {
 
-// The pattern over rows one element longer than a row kernel takes (the
-// device's local memory over the bytes of a float, or on a GPU what its
-// largest group holds in registers): today's kernels, still right. Two rows,
-// so each reduction has several outputs.
-void check_too_long(const Pattern& pat) {
-  const auto m = detail::longest_row(detail::device_tuning(), sizeof(float)) + 1;
-  const Dims d{2, m};
-  const auto h = inputs(d, 1, 0x13a1, pat.lo, pat.hi, true);
+// The pattern along `axis` of `d` computed by today's kernels (the
+// reductions first, a split one perhaps with its finishing kernel, then their
+// use), still right.
+void check_today(const Pattern& pat, const Dims& d, int axis) {
+  const auto h = inputs(d, axis, 0x13a1, pat.lo, pat.hi, true);
   reset_stats();
-  const auto got = pat.device(from_host(h, Shape(d)), 1).to_host();
-  INFO(pat.name << " along rows of " << m);
-  CHECK(stats().kernels_launched > 1);  // the reductions first (a split one may add its finishing kernel)
+  const auto got = pat.device(from_host(h, Shape(d)), axis).to_host();
+  INFO(pat.name << " along axis " << axis << " of " << dims_str(d));
+  CHECK(stats().kernels_launched > 1);
   std::vector<LD> want(h.size()), tol(h.size());
-  for (const auto& row : rows_of(d, 1)) pat.host(h, row, want, tol);
+  for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
   for (std::size_t i = 0; i < h.size(); ++i) {
     INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
     REQUIRE(close(got[i], want[i], tol[i]));
   }
+}
+
+// The pattern over rows one element longer than a row kernel takes (the
+// device's local memory over the bytes of a float, or on a GPU what its
+// largest group holds in registers). Two rows, so each reduction has several
+// outputs.
+void check_too_long(const Pattern& pat) {
+  const auto m = detail::longest_row(detail::device_tuning(), sizeof(float)) + 1;
+  check_today(pat, {2, m}, 1);
 }
 
 }  // namespace
@@ -96,6 +103,22 @@ TEST_CASE("row fusion: rows longer than local memory allows take today's kernels
   const auto all = patterns();
   check_too_long(all[0]);  // x - max
   check_too_long(all[3]);  // softmax
+}
+
+TEST_CASE("row kernels off child", "[.row_kernels_off_child]") {
+  // Columns in vectors (48 outputs) and in blocks (37), rows, a middle axis.
+  for (const auto& pat : patterns()) {
+    check_today(pat, {1000, 48}, 0);
+    check_today(pat, {300, 37}, 0);
+    check_today(pat, {7, 1000}, 1);
+    check_today(pat, {3, 1000, 16}, 1);
+  }
+}
+
+TEST_CASE("FUSECL_ROW_KERNELS=0 computes every pattern with today's kernels", "[row]") {
+  const auto r = run_this_test_binary("FUSECL_ROW_KERNELS=0", "[.row_kernels_off_child]");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
 }
 
 TEST_CASE("row fusion: whole-array reductions used again", "[row]") {
