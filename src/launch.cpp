@@ -97,6 +97,8 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   d.row_split = int(rt::int_setting({"FUSECL_ROW_SPLIT", d.row_split, 0, 2, /*power_of_two=*/false, "the default"}));
   d.row_split_bytes = std::uint64_t(
       rt::int_setting({"FUSECL_ROW_SPLIT_BYTES", (long long)d.row_split_bytes, 0, 1LL << 40, /*power_of_two=*/false, "the default"}));
+  d.row_column_bytes = std::uint64_t(
+      rt::int_setting({"FUSECL_ROW_COLUMN_BYTES", (long long)d.row_column_bytes, 0, 1LL << 40, /*power_of_two=*/false, "the default"}));
   return d;
 }
 

@@ -127,6 +127,7 @@ class Scheduler {
     if (r == CutReason::BodyInstructions) return kMaxBodyInstructions;
     if (r == CutReason::ParameterBytes) return tuning_.max_parameter_bytes;
     if (r == CutReason::RowTooLong) return tuning_.row_bytes;
+    if (r == CutReason::ColumnReductions) return tuning_.row_column_bytes;
     return 0;
   }
 
@@ -229,7 +230,7 @@ class Scheduler {
       const auto lanes = std::uint64_t(std::max(1, tuning_.vector_bytes / size_of(body_root(root)->dtype)));
       if (tuning_.row_split > 0 && std::uint64_t(rf->row_elements) % lanes != 0 && schedule_split(root, *rf, cut)) return true;
       // Today's kernels: each reduction first; the log says why.
-      too_long_.insert(too_long_.end(), rf->reductions.begin(), rf->reductions.end());
+      for (const Node* r : rf->reductions) today_.emplace_back(r, CutReason::RowTooLong);
       return false;
     }
     Nodes group{root};
@@ -247,6 +248,10 @@ class Scheduler {
       group.push_back(other);
     }
     auto k = plan_row({group.data(), group.size()}, rf->reductions, rf->axes, tuning_, &pending_);
+    if (group.size() == 1 && columns_today(root, *rf, k.plan)) {
+      for (const Node* r : rf->reductions) today_.emplace_back(r, CutReason::ColumnReductions);
+      return false;
+    }
     // A GPU's large array whose row kernel would loop over its rows: split
     // over segments that stay in registers, where the rows of the groups in
     // flight would pass the cache (DeviceTuning::row_split).
@@ -295,6 +300,23 @@ class Scheduler {
     const std::uint64_t per = rf.row_bytes / std::uint64_t(std::max<std::int64_t>(1, rf.row_elements));
     if (per * std::uint64_t(root->shape.size()) < tuning_.row_split_bytes) return false;
     return !one.reduce.row_online || rf.row_elements >= 4096;
+  }
+
+  // Whether `root`, whose rows run down the columns of an array of
+  // row_column_bytes or more, takes today's kernels instead of `one`, a row
+  // kernel of the column form that would loop down them (on GPUs, in whole
+  // vectors): each reduction then reads the columns in vectors (ReduceSpec::
+  // kept_inner), and the last kernel reads them once more with the array.
+  // On an H200, softmax / layer norm over axis 0 (us): 8192 x 8192 317 / 321
+  // against 423 / 389 split (torch.compile 273 / 219); 4096 x 4096 115 / 106
+  // against 148 / 137 in one row kernel (torch.compile 167 / 126); 2048 x
+  // 32768 363 / 363 against 381 / 386 (bench/RESULTS.md, twenty-third session).
+  bool columns_today(const NodePtr& root, const RowFusion& rf, const codegen::KernelPlan& one) const {
+    if (tuning_.row_items_cap <= 1 || tuning_.row_column_bytes == 0 || !one.reduce.row_columns || one.reduce.row_chunks != 0)
+      return false;
+    if (int(one.width) * size_of(body_root(root)->dtype) < tuning_.vector_bytes) return false;
+    const std::uint64_t per = rf.row_bytes / std::uint64_t(std::max<std::int64_t>(1, rf.row_elements));
+    return per * std::uint64_t(root->shape.size()) >= tuning_.row_column_bytes;
   }
 
   // `root`'s rows split over segments (plan_row's RowSplit), on GPUs, where
@@ -431,12 +453,17 @@ class Scheduler {
     return true;
   }
 
-  bool too_long(const Node& n) const { return std::find(too_long_.begin(), too_long_.end(), &n) != too_long_.end(); }
+  // Why today's kernels compute reduction n, where a row kernel did not (RowTooLong, ColumnReductions).
+  std::optional<CutReason> today(const Node& n) const {
+    for (const auto& [node, why] : today_)
+      if (node == &n) return why;
+    return std::nullopt;
+  }
 
   DeviceTuning tuning_;
   PendingOutputs pending_;
   std::vector<MadeReduction> made_;
-  std::vector<const Node*> too_long_;  // reductions whose readers' rows were too long for a row kernel
+  std::vector<std::pair<const Node*, CutReason>> today_;  // reductions a row kernel did not take, and why
   std::vector<std::pair<const Node*, bool>> moment_ok_;  // moment_input's answers, asked again in run
 };
 
@@ -484,7 +511,7 @@ void Scheduler::run(Nodes& todo, std::optional<CutReason> reason) {
       todo.erase(todo.begin());
       continue;
     }
-    const CutReason cut = reason ? *reason : too_long(*first) ? CutReason::RowTooLong : barrier_reason(*first);
+    const CutReason cut = reason ? *reason : today(*first).value_or(barrier_reason(*first));
     if (first->op == Op::Transfer) {
       // The source is evaluated on its own device when the step runs.
       ScheduleStep s;

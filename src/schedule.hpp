@@ -26,6 +26,8 @@ enum class CutReason : std::uint8_t {
   RowTooLong,        // a reduction read by a later kernel, whose rows are too long for one row kernel
   Partials,          // the partial results of a whole-array reduction, which the row kernel reading it combines
   SegmentPartials,   // the partial results of segments of rows too long to stay on chip, which the output kernel combines
+  ColumnReductions,  // a reduction down the columns of a large array, read by a later kernel: reduced in vectors of columns
+                     // (faster than a row kernel looping down them)
 };
 
 /// A buffer the schedule makes: the value of `nodes` (several where one
@@ -54,7 +56,7 @@ struct ScheduleStep {
   OutputList outputs;
   OutputList reads;  // outputs of earlier steps this one reads
   CutReason reason = CutReason::Root;
-  std::uint64_t limit = 0;  // BodyInstructions, ParameterBytes, RowTooLong: the limit that was passed
+  std::uint64_t limit = 0;  // BodyInstructions, ParameterBytes, RowTooLong, ColumnReductions: the limit that was passed
 
   /// The reason in words, with the limit that was passed (made only when
   /// asked for: a schedule is made for every evaluation, and read rarely).

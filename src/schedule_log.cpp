@@ -36,6 +36,9 @@ std::string ScheduleStep::why() const {
       return "partial results of segments of rows (rows long enough to split; their output kernel combines them)";
     case CutReason::RowTooLong:
       return "reduction (its reader's rows read over " + std::to_string(limit) + " bytes, the device's local memory: no row kernel)";
+    case CutReason::ColumnReductions:
+      return "reduction down the columns of an array of " + std::to_string(limit) +
+             " bytes or more (in vectors of columns, faster than a row kernel looping down them)";
   }
   return "";
 }

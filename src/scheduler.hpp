@@ -87,6 +87,11 @@ struct DeviceTuning {
   int row_column_segment = 512;
   int row_split = 1;
   std::uint64_t row_split_bytes = std::uint64_t(1) << 27;
+  // GPUs: an array of this many bytes or more whose rows run down its
+  // columns, which one row kernel would loop over, takes today's kernels
+  // instead, each reduction reading the columns in vectors (schedule.cpp's
+  // columns_today; 0: never; FUSECL_ROW_COLUMN_BYTES).
+  std::uint64_t row_column_bytes = std::uint64_t(1) << 26;
   // Split reductions: the last work-group finishes (OpenCL C 2.0 atomics) or a second kernel does.
   codegen::SplitFinish split_finish = codegen::SplitFinish::SecondKernel;
   // Tiled transposed reads (tiling.hpp): allowed (FUSECL_TILES), and what the device gives them.

@@ -245,6 +245,7 @@ TEST_CASE("schedule: the column form's blocks narrow where columns are few, and 
   t.target_groups = 528;
   t.row_bytes = std::size_t(1) << 20;
   t.row_split = 0;  // one kernel's layouts (8192 x 8192 is split: "schedule: a GPU's rows split over segments")
+  t.row_column_bytes = 0;  // (and would take column reductions: "schedule: a GPU's large arrays down their columns ...")
   struct Case {
     std::int64_t rows, cols;
     bool column_form;
@@ -282,6 +283,7 @@ TEST_CASE("schedule: the column form keeps a GPU's short rows in registers", "[s
   t.max_work_group_size = 1024;
   t.row_bytes = 49152;
   t.row_split = 0;  // one kernel's layouts: the large arrays below are split (see below)
+  t.row_column_bytes = 0;  // or take column reductions in vectors (see below)
   struct Case {
     std::vector<std::int64_t> shape;
     int axis;
@@ -342,6 +344,7 @@ TEST_CASE("schedule: a GPU's rows split over segments", "[schedule][row][split]"
   t.row_segment = 2048;
   t.row_column_segment = 512;
   t.row_split_bytes = std::uint64_t(1) << 27;
+  t.row_column_bytes = 0;  // the split's own layouts (large arrays down their columns: see the next test)
   struct Case {
     std::vector<std::int64_t> shape;
     int axis;
@@ -389,6 +392,83 @@ TEST_CASE("schedule: a GPU's rows split over segments", "[schedule][row][split]"
   const auto sm = e / sum(e, 0, true);
   const auto y = (sm - mean(sm, 0, true)) / sqrt(var(sm, 0, true, 0) + 1e-5f);
   const Schedule s = schedule_of({y.node()}, t);
+  CHECK(s.kernel_count() == 1);
+}
+
+TEST_CASE("schedule: a GPU's large arrays down their columns take column reductions in vectors", "[schedule][row][columns]") {
+  // An H200's layout (as above) with its defaults: arrays of 64 MiB or more
+  // whose rows run down their columns and that one row kernel would loop
+  // over take today's kernels, each reduction reading the columns in vectors
+  // of 4 floats (ReduceSpec::kept_inner); the log says why.
+  auto t = tuning();
+  t.local_size = 256;
+  t.row_group_cap = 128;
+  t.elements_per_item = 16;
+  t.row_register_elements = 16;
+  t.row_items_cap = 1024;
+  t.target_groups = 528;
+  t.max_work_group_size = 1024;
+  t.row_bytes = 49152;
+  t.local_mem_bytes = 49152;
+  t.vector_bytes = 16;
+  t.row_split = 1;
+  t.row_segment = 2048;
+  t.row_column_segment = 512;
+  t.row_split_bytes = std::uint64_t(1) << 27;
+  t.row_column_bytes = std::uint64_t(1) << 26;
+  t.column_items = 32;
+  t.column_rows = 8;
+  struct Case {
+    std::vector<std::int64_t> shape;
+    int axis;
+    bool layer_norm;
+    int kernels;             // softmax: max, sum, output; layer norm: mean, variance, output
+    bool today;              // today's kernels, reductions in vectors of columns
+  };
+  for (const Case& c : {Case{{8192, 8192}, 0, false, 3, true},    // 256 MiB: was split
+                        Case{{8192, 8192}, 0, true, 3, true},
+                        Case{{4096, 4096}, 0, false, 3, true},    // 64 MiB: was one row kernel, looping
+                        Case{{64, 1024, 256}, 1, true, 3, true},  // down the middle axis
+                        Case{{2048, 4096}, 0, false, 1, false},   // 32 MiB: one row kernel (its re-reads stay in L2)
+                        Case{{512, 131072}, 0, false, 1, false},  // columns of 512: held in registers
+                        Case{{8192, 8190}, 0, false, 2, false},   // columns in vectors of 2: split, as before
+                        Case{{8192, 8192}, 1, false, 1, false}}) {  // rows along the last axis: as before
+    INFO(Shape(c.shape).str() << " along axis " << c.axis << (c.layer_norm ? ", layer norm" : ", softmax"));
+    std::int64_t n = 1;
+    for (const auto d : c.shape) n *= d;
+    auto x = reshape(arange<float>(n) * 1e-6f, c.shape);
+    // A generator's index along the outputs is not a vector's down a middle
+    // axis (its reductions would read it one element at a time): a buffer.
+    if (c.shape.size() == 3) eval(x);
+    Array<float> y;
+    if (c.layer_norm) {
+      y = (x - mean(x, c.axis, true)) / sqrt(var(x, c.axis, true, 0) + 1e-5f);
+    } else {
+      const auto e = exp(x - max(x, c.axis, true));
+      y = e / sum(e, c.axis, true);
+    }
+    const Schedule s = schedule_of({y.node()}, t);
+    REQUIRE(s.kernel_count() == std::size_t(c.kernels));
+    if (!c.today) {
+      for (const auto& st : s.steps) CHECK(st.reason != CutReason::ColumnReductions);
+      continue;
+    }
+    for (std::size_t i = 0; i + 1 < s.steps.size(); ++i) {
+      const auto& k = s.steps[i].kernel;
+      CHECK(s.steps[i].reason == CutReason::ColumnReductions);
+      CHECK(s.steps[i].limit == t.row_column_bytes);
+      CHECK(k.plan.kind == codegen::KernelKind::Reduce);
+      CHECK(k.plan.reduce.kept_inner);
+      CHECK(k.plan.width == 4);
+      CHECK(k.plan.reduce.local_size == 256);
+      CHECK(k.plan.reduce.column_rows == 8);
+    }
+    CHECK(s.steps.back().kernel.plan.kind == codegen::KernelKind::Elementwise);
+  }
+  // 0: never.
+  t.row_column_bytes = 0;
+  auto x = reshape(arange<float>(4096 * 4096) * 1e-6f, {4096, 4096});
+  const Schedule s = schedule_of({(x - max(x, 0, true)).node()}, t);
   CHECK(s.kernel_count() == 1);
 }
 
