@@ -276,6 +276,51 @@ TEST_CASE("var over a leading axis stays two-pass and correct", "[reduce][moment
   }
 }
 
+TEST_CASE("var over a leading axis of many columns: a CPU's two passes in vectors, a GPU's one pass", "[reduce][moments][columns]") {
+  // 512 columns: more than a work-item per column's threshold on both
+  // layouts below. A CPU's one pass would walk each column alone; its two
+  // passes (the mean, then the mean of squared deviations) read rows in
+  // vectors of 16. A GPU keeps the one-pass moment kernel.
+  const std::int64_t rows = 300, cols = 512;
+  const auto h = noisy(std::size_t(rows * cols), 2.0f, 1.0f, 9);
+  const auto x = from_host(h, {rows, cols});
+  const auto v = var(x, 0, false, 1);
+  const auto sd = stddev(x, 0, false, 0);
+  auto t = detail::tuning_of(*v.node()->device);
+  t.one_pass_moments = true;
+  t.column_blocks = true;
+  t.target_groups = 4;
+  struct Layout {
+    const char* name;
+    int items_cap, vector_bytes, across, down;
+    bool one_pass;
+  };
+  for (const Layout& l : {Layout{"CPU", 1, 64, 1, 1, false}, Layout{"GPU", 1024, 16, 32, 8, true}}) {
+    INFO(l.name);
+    t.row_items_cap = l.items_cap;
+    t.vector_bytes = l.vector_bytes;
+    t.column_items = l.across;
+    t.column_rows = l.down;
+    const detail::GraphLock lock{v.node().get()};
+    const detail::Schedule sch = detail::make_schedule({v.node()}, t);
+    bool moment = false;
+    for (const auto& st : sch.steps) {
+      moment = moment || st.kernel.plan.reduce.moment != 0;
+      if (!l.one_pass) CHECK(st.kernel.plan.reduce.kept_inner);
+    }
+    CHECK(moment == l.one_pass);
+    CHECK(sch.kernel_count() == (l.one_pass ? 1u : 2u));
+  }
+  // This device's answer, whichever it takes, against the host.
+  const auto gv = v.to_host(), gs = sd.to_host();
+  for (std::int64_t c = 0; c < cols; ++c) {
+    std::vector<float> col;
+    for (std::int64_t r = 0; r < rows; ++r) col.push_back(h[std::size_t(r * cols + c)]);
+    check_close(gv[std::size_t(c)], ref_var(col, 1), 16);
+    check_close(gs[std::size_t(c)], std::sqrt(ref_var(col, 0)), 16);
+  }
+}
+
 TEST_CASE("var and std in one pass: the accumulators' width follows DeviceTuning::moment_width", "[reduce][moments]") {
   if (!device_has_fp64()) return;
   const auto x = from_host(std::vector<float>(1 << 16, 1.0f), {1 << 16});
