@@ -36,6 +36,31 @@ detail::DeviceTuning tuning(std::size_t max_parameter_bytes = 1024) {
   return t;
 }
 
+// An H200's layout for row kernels and column reductions: groups of up to
+// 1024, 48 KiB of local memory, 528 groups fill it, 16-byte vectors, and its
+// defaults for split rows and for large arrays down their columns.
+detail::DeviceTuning h200_rows() {
+  auto t = tuning();
+  t.local_size = 256;
+  t.row_group_cap = 128;
+  t.elements_per_item = 16;
+  t.row_register_elements = 16;
+  t.row_items_cap = 1024;
+  t.target_groups = 528;
+  t.max_work_group_size = 1024;
+  t.row_bytes = 49152;
+  t.local_mem_bytes = 49152;
+  t.vector_bytes = 16;
+  t.row_split = 1;
+  t.row_segment = 2048;
+  t.row_column_segment = 512;
+  t.row_split_bytes = std::uint64_t(1) << 27;
+  t.row_column_bytes = std::uint64_t(1) << 26;
+  t.column_items = 32;
+  t.column_rows = 8;
+  return t;
+}
+
 // Schedules `roots` and checks that doing so did no device work.
 Schedule schedule_of(const std::vector<detail::NodePtr>& roots, const detail::DeviceTuning& t) {
   reset_stats();
@@ -273,15 +298,7 @@ TEST_CASE("schedule: the column form keeps a GPU's short rows in registers", "[s
   // groups fill it. Rows of up to 512 floats are held in registers: up to 4
   // vectors of 4 a work-item while that leaves at most 32 work-items down
   // each vector, else 32 with up to 16 vectors each; longer rows loop.
-  auto t = tuning();
-  t.local_size = 256;
-  t.row_group_cap = 128;
-  t.elements_per_item = 16;
-  t.row_register_elements = 16;
-  t.row_items_cap = 1024;
-  t.target_groups = 528;
-  t.max_work_group_size = 1024;
-  t.row_bytes = 49152;
+  auto t = h200_rows();  // local memory per case, below
   t.row_split = 0;  // one kernel's layouts: the large arrays below are split (see below)
   t.row_column_bytes = 0;  // or take column reductions in vectors (see below)
   struct Case {
@@ -329,21 +346,7 @@ TEST_CASE("schedule: a GPU's rows split over segments", "[schedule][row][split]"
   // would loop are split, but for a one-pass softmax of columns shorter than
   // 4096; rows too long for one row kernel are split where they are not
   // whole vectors, else take today's kernels.
-  auto t = tuning();
-  t.local_size = 256;
-  t.row_group_cap = 128;
-  t.elements_per_item = 16;
-  t.row_register_elements = 16;
-  t.row_items_cap = 1024;
-  t.target_groups = 528;
-  t.max_work_group_size = 1024;
-  t.row_bytes = 49152;
-  t.local_mem_bytes = 49152;
-  t.vector_bytes = 16;
-  t.row_split = 1;
-  t.row_segment = 2048;
-  t.row_column_segment = 512;
-  t.row_split_bytes = std::uint64_t(1) << 27;
+  auto t = h200_rows();
   t.row_column_bytes = 0;  // the split's own layouts (large arrays down their columns: see the next test)
   struct Case {
     std::vector<std::int64_t> shape;
@@ -400,24 +403,7 @@ TEST_CASE("schedule: a GPU's large arrays down their columns take column reducti
   // whose rows run down their columns and that one row kernel would loop
   // over take today's kernels, each reduction reading the columns in vectors
   // of 4 floats (ReduceSpec::kept_inner); the log says why.
-  auto t = tuning();
-  t.local_size = 256;
-  t.row_group_cap = 128;
-  t.elements_per_item = 16;
-  t.row_register_elements = 16;
-  t.row_items_cap = 1024;
-  t.target_groups = 528;
-  t.max_work_group_size = 1024;
-  t.row_bytes = 49152;
-  t.local_mem_bytes = 49152;
-  t.vector_bytes = 16;
-  t.row_split = 1;
-  t.row_segment = 2048;
-  t.row_column_segment = 512;
-  t.row_split_bytes = std::uint64_t(1) << 27;
-  t.row_column_bytes = std::uint64_t(1) << 26;
-  t.column_items = 32;
-  t.column_rows = 8;
+  auto t = h200_rows();
   struct Case {
     std::vector<std::int64_t> shape;
     int axis;
