@@ -166,8 +166,8 @@ struct ReduceSpec {
   // divisor + 1 (float32, n). op is Mean, acc and out Float32.
   std::uint8_t moment = 0;
   // Reduce and moment kernels with strided loads (ndim > 0): how many of the
-  // index dimensions, the first, are kept (the output's); the rest are
-  // reduced. Each output's kept coordinates are computed once, before its
+  // index dimensions, the first (with kept_inner the last), are kept (the
+  // output's); the rest are reduced. Each output's kept coordinates are computed once, before its
   // loop (body.hpp's emit_reduced_coordinates).
   std::uint8_t kept_dims = 0;
   // ColumnBlock in vectors (render_reduce.cpp's column_block): the index
@@ -182,6 +182,16 @@ struct ReduceSpec {
   bool kept_inner = false;
   std::uint8_t column_rows = 0;
 };
+
+/// A ColumnBlock group's shape: work-items across the block (each one
+/// output, or with kept_inner a vector of them) by work-items down its rows.
+struct ColumnGroup {
+  int across, rows;
+};
+inline ColumnGroup column_group(const ReduceSpec& rs) {
+  if (!rs.kept_inner) return {kColumnBlock, kColumnRows};
+  return {rs.local_size / rs.column_rows, rs.column_rows};
+}
 
 /// Work-items of one tiled work-group: tile x (kTileWorkItems / tile), each
 /// covering tile / rows elements of its column of the tile.

@@ -148,8 +148,8 @@ std::string column_block(const Emitter& e, const std::string& init) {
   const ReduceSpec& rs = e.rs;
   const KernelPlan& plan = e.plan;
   const bool vectors = rs.kept_inner;
-  const int W = vectors ? plan.width : 1, Rn = vectors ? rs.column_rows : kColumnRows;
-  const int Bn = vectors ? rs.local_size / Rn : kColumnBlock;
+  const ColumnGroup g = column_group(rs);
+  const int W = vectors ? plan.width : 1, Rn = g.rows, Bn = g.across;
   const std::string B = std::to_string(Bn), R = std::to_string(Rn), S = std::to_string(Bn * Rn), Ws = std::to_string(W);
   const std::string AW = cl_type(rs.acc, W);
   std::string b;
@@ -280,9 +280,9 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
 
   if (rs.strategy == ReduceStrategy::ColumnBlock && !rs.combine) {
     b += column_block(e, init("  "));
-    const int rows = rs.kept_inner ? rs.column_rows : kColumnRows, across = rs.kept_inner ? rs.local_size / rows : kColumnBlock;
-    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + std::to_string(across) +
-           ", " + std::to_string(rows) + ", 1)))\nvoid " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+    const ColumnGroup g = column_group(rs);
+    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + std::to_string(g.across) +
+           ", " + std::to_string(g.rows) + ", 1)))\nvoid " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
   }
 
   b += "  const int lid = (int)get_local_id(0);\n";

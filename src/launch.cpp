@@ -231,10 +231,9 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
   if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock &&
       !plan.reduce.combine) {
     // A group per (block of outputs, part of the rows), flat along dimension 0.
-    const bool vectors = plan.reduce.kept_inner;
-    const std::size_t R = vectors ? plan.reduce.column_rows : codegen::kColumnRows;
-    const std::size_t B = vectors ? plan.reduce.local_size / R : codegen::kColumnBlock;
-    const std::size_t per_block = B * (vectors ? plan.width : 1);
+    const codegen::ColumnGroup g = codegen::column_group(plan.reduce);
+    const std::size_t R = std::size_t(g.rows), B = std::size_t(g.across);
+    const std::size_t per_block = B * (plan.reduce.kept_inner ? plan.width : 1);
     const std::size_t blocks = (std::size_t(a.count) + per_block - 1) / per_block;
     rt::launch_kernel(rt, signature, [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
                       rt::NDRange{2, {blocks * std::size_t(a.groups) * B, R, 1}, {B, R, 1}});

@@ -54,6 +54,26 @@ ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTun
 
 namespace {
 
+// A ColumnBlock plan's parts: where its blocks of `per_block` outputs are
+// too few to keep the device busy, the rows are split into parts (of at
+// least 64 rows a work-item, `rows` work-items down each block), combined by
+// a second kernel.
+void split_column_blocks(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t per_block, std::int64_t rows, bool arg,
+                         const DeviceTuning& tuning) {
+  auto& rs = b.plan.reduce;
+  const std::int64_t blocks = (n + per_block - 1) / per_block;
+  std::int64_t g = 1;
+  if (blocks < tuning.target_groups) {
+    const std::int64_t want = (tuning.target_groups + blocks - 1) / blocks;
+    const std::int64_t useful = std::max<std::int64_t>(1, m / (rows * 64));
+    g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
+  }
+  rs.two_stage = g > 1;
+  if (rs.two_stage) rs.finish = codegen::SplitFinish::SecondKernel;
+  b.args.groups = g;
+  if (rs.two_stage) b.args.scratch_bytes = std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
+}
+
 // ColumnBlock in vectors of `width` neighbouring outputs (codegen
 // ReduceSpec::kept_inner), where the outputs' neighbours are the loads'
 // neighbours: the index space taken again as [reduced..., kept...], so that
@@ -115,19 +135,7 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   const int across = std::max(1, tuning.column_items), down = std::max(1, tuning.column_rows);
   rs.column_rows = std::uint8_t(down);
   rs.local_size = std::uint16_t(across * down);
-  // Too few blocks to keep the device busy: parts of the rows (of at least
-  // 64 a work-item), combined by a second kernel.
-  const std::int64_t blocks = (n + std::int64_t(across) * w - 1) / (std::int64_t(across) * w);
-  std::int64_t g = 1;
-  if (blocks < tuning.target_groups) {
-    const std::int64_t want = (tuning.target_groups + blocks - 1) / blocks;
-    const std::int64_t useful = std::max<std::int64_t>(1, m / (std::int64_t(down) * 64));
-    g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
-  }
-  rs.two_stage = g > 1;
-  if (rs.two_stage) rs.finish = codegen::SplitFinish::SecondKernel;
-  b.args.groups = g;
-  if (rs.two_stage) b.args.scratch_bytes = std::size_t(n * g * size_of(rs.acc));
+  split_column_blocks(b, n, m, std::int64_t(across) * w, down, false, tuning);
   return true;
 }
 
@@ -211,19 +219,7 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
              tuning.max_work_group_size >= std::size_t(block_items)) {
     rs.strategy = codegen::ReduceStrategy::ColumnBlock;
     b.plan.width = 1;
-    // Too few blocks to keep the device busy: split the rows into parts
-    // (of at least 64 rows a work-item), combined by a second kernel.
-    const std::int64_t blocks = (n + block - 1) / block;
-    std::int64_t g = 1;
-    if (blocks < tuning.target_groups) {
-      const std::int64_t want = (tuning.target_groups + blocks - 1) / blocks;
-      const std::int64_t useful = std::max<std::int64_t>(1, m / (std::int64_t(codegen::kColumnRows) * 64));
-      g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
-    }
-    rs.two_stage = g > 1;
-    if (rs.two_stage) rs.finish = codegen::SplitFinish::SecondKernel;
-    b.args.groups = g;
-    if (rs.two_stage) b.args.scratch_bytes = std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
+    split_column_blocks(b, n, m, block, codegen::kColumnRows, arg, tuning);
   } else {
     rs.strategy = codegen::ReduceStrategy::GroupPerOutput;
     b.plan.width = arg ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
