@@ -176,6 +176,11 @@ std::string column_block(const Emitter& e, const std::string& init) {
     // [reduced..., kept...]: the kept coordinates are the last kept_dims.
     const int reduced = plan.ndim - rs.kept_dims;
     b += emit_coordinates(plan, "o", "    ", reduced, plan.ndim);
+    // Contiguous outputs (ndim 0) need not be a multiple of W: the last
+    // vector, past n, takes its lanes one element at a time (its loads would
+    // pass the row, and the buffer).
+    const bool tail = plan.ndim == 0;
+    if (tail) b += "    if (o + " + Ws + " <= n) {\n";
     // Unrolled, so that several rows' loads are in flight at once.
     b += "    #pragma unroll 4\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
     b += ind + "const long p = r * n + o;\n" + emit_coordinates(plan, "r", ind, 0, reduced) + emit_body(plan, W, "p", ind, e.helpers);
@@ -185,6 +190,20 @@ std::string column_block(const Emitter& e, const std::string& init) {
     else
       b += ind + "acc = " + e.combine("acc", v, W) + ";\n";
     b += "    }\n";
+    if (tail) {
+      b += "    } else {\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
+      for (int j = 0; j < W; ++j) {
+        const std::string J = std::to_string(j), a = "acc" + lane(j), c = "comp" + lane(j), in2 = ind + "  ";
+        b += ind + "if (o + " + J + " < n) {\n" + in2 + "const long p = r * n + o + " + J + ";\n" + emit_body(plan, 1, "p", in2, e.helpers);
+        if (e.kahan)
+          b += in2 + "{ const " + e.A + " y_ = " + v + " - " + c + "; const " + e.A + " t_ = " + a + " + y_; " + c + " = " +
+               kahan_comp("t_", a, "y_", e.A) + "; " + a + " = t_; }\n";
+        else
+          b += in2 + a + " = " + e.combine(a, v, 1) + ";\n";
+        b += ind + "}\n";
+      }
+      b += "    }\n    }\n";
+    }
   } else {
     b += emit_coordinates(plan, "o", "    ", 0, rs.kept_dims);
     b += "    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
@@ -210,8 +229,14 @@ std::string column_block(const Emitter& e, const std::string& init) {
     result = "sh[lx]", index = "shi[lx]";
   }
   if (!rs.two_stage) {
-    if (vectors)
-      b += "  if (ly == 0 && o < n) vstore" + Ws + "(" + e.finish_value(result) + ", 0, out0 + o);\n";
+    if (vectors) {
+      b += "  if (ly == 0 && o + " + Ws + " <= n) vstore" + Ws + "(" + e.finish_value(result) + ", 0, out0 + o);\n";
+      if (plan.ndim == 0) {  // the last vector, past n: lane by lane
+        b += "  else if (ly == 0 && o < n) {\n    const " + AW + " f_ = " + e.finish_value(result) + ";\n";
+        for (int j = 1; j < W; ++j) b += "    if (o + " + std::to_string(j) + " < n) out0[o + " + std::to_string(j) + "] = f_" + lane(j) + ";\n";
+        b += "    out0[o] = f_" + lane(0) + ";\n  }\n";
+      }
+    }
     else
       b += "  if (ly == 0 && o < n) {\n" + e.store("    ", result, index) + "  }\n";
   } else {
@@ -220,7 +245,8 @@ std::string column_block(const Emitter& e, const std::string& init) {
     b += "  if (ly == 0 && o < n) {\n";
     if (vectors) {
       b += "    const " + AW + " a_ = " + result + ";\n";
-      for (int j = 0; j < W; ++j) b += "    pval[(o + " + std::to_string(j) + ") * groups + part] = a_" + lane(j) + ";\n";
+      for (int j = 0; j < W; ++j)
+        b += "    if (o + " + std::to_string(j) + " < n) pval[(o + " + std::to_string(j) + ") * groups + part] = a_" + lane(j) + ";\n";
     } else {
       b += "    pval[o * groups + part] = " + result + ";\n";
       if (e.arg) b += "    pidx[o * groups + part] = " + index + ";\n";

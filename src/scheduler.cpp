@@ -119,7 +119,9 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   int w = 1;
   if (!sp.dims.empty() && sp.group.back() == 0) {
     w = choose_width(b.plan, tuning.vector_bytes, sp.dims.back());
-    while (w > 1 && n % w != 0) w /= 2;  // contiguous (ndim 0): the vectors tile the outputs of each row
+    // Contiguous outputs (ndim 0): the last vector may pass n (its lanes are
+    // taken one at a time), but a vector wider than the outputs would be all tail.
+    while (w > 1 && w > n) w /= 2;
   }
   if (w <= 1) {
     for (std::size_t k = 0; k < before.size(); ++k) b.plan.instrs[k].access = before[k];

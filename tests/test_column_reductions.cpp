@@ -86,15 +86,22 @@ TEST_CASE("column sums take a work-group per block of columns", "[reduce][column
     Dims shape;
     std::vector<int> axes;
   };
-  // 33 to 99 outputs (partial blocks; odd counts, which no vector tiles), 17 to 4099 rows.
+  // 33 to 99 outputs (partial blocks), 17 to 4099 rows. Each input is a
+  // view of the first columns of a wider array, so its last axis (odd) is
+  // not a whole number of vectors in its rows and the outputs take blocks.
   const Case cases[] = {
       {{17, 33}, {0}}, {{1000, 99}, {0}}, {{4099, 37}, {0}}, {{500, 7, 9}, {0}}, {{50, 40, 37}, {0, 1}}, {{3000, 1, 45}, {0}},
   };
   const std::int64_t target = detail::device_tuning().target_groups;
   int splits = 0;
   for (const Case& c : cases) {
-    const auto hx = randoms(c.shape, 11 + std::uint64_t(c.shape[0]), true);
-    const auto x = to_device(hx);
+    Dims wide = c.shape;
+    ++wide.back();
+    const auto hw = randoms(wide, 11 + std::uint64_t(c.shape[0]), true);
+    std::vector<Slice> first(c.shape.size());
+    first.back() = range(0, c.shape.back());
+    const auto hx = h_slice(hw, first);
+    const auto x = slice(to_device(hw), first);
     const auto r = c.axes.size() == 1 ? sum(x, c.axes[0]) : sum(x, std::vector<int>(c.axes));
     const std::string src = kernel_source(r);
     INFO(dims_str(c.shape));
@@ -124,8 +131,8 @@ TEST_CASE("every reduction by column blocks, split and not", "[reduce][columns]"
     hx.data[std::size_t((shape[0] - 1) * shape[1] + 7)] = std::numeric_limits<float>::infinity();  // column 7, last row
     const auto x = to_device(hx);
     INFO(dims_str(shape));
-    // 45 outputs in blocks of 32, 40 in vectors (of 8 on a CPU, 4 on a GPU); arg-reductions in blocks.
-    REQUIRE((shape[1] == 45 ? column_blocks(kernel_source(max(x, 0))) : column_vectors(kernel_source(max(x, 0)))));
+    // Vectors (the last one, for 45 outputs, lane by lane); arg-reductions in blocks.
+    REQUIRE(column_vectors(kernel_source(max(x, 0))));
     REQUIRE(column_blocks(kernel_source(argmax(x, 0))));
     auto first_of = [](bool want_max) {
       return [want_max](const std::vector<float>& v) {
@@ -272,10 +279,13 @@ TEST_CASE("column reductions in vectors of neighbouring outputs", "[reduce][colu
   };
   // Vectors of 16, 8, 4 and 2 on a CPU (4 and 2 on a GPU); the kept axes one
   // run (contiguous loads) or apart (strided rows: coordinates per row and
-  // per output), the reduced axes one run or two.
+  // per output), the reduced axes one run or two; contiguous outputs that no
+  // vector tiles, whose last vector takes its lanes one at a time (67: a
+  // tail of 3 after vectors of 16 or 4; 45, 9, 3).
   const Case cases[] = {
-      {{37, 64}, {0}},        {{1001, 40}, {0}},         {{19, 34}, {0}},        {{23, 5, 48}, {0}},
-      {{6, 77, 32}, {1}},     {{9, 8, 11, 16}, {0, 2}},  {{5000, 8}, {0}},       {{3, 300, 4, 20}, {1}},
+      {{37, 64}, {0}},    {{1001, 40}, {0}}, {{19, 34}, {0}},         {{23, 5, 48}, {0}},  {{6, 77, 32}, {1}},
+      {{9, 8, 11, 16}, {0, 2}}, {{5000, 8}, {0}}, {{3, 300, 4, 20}, {1}}, {{37, 67}, {0}}, {{1001, 45}, {0}},
+      {{5000, 9}, {0}},  {{40, 3}, {0}},    {{17, 5, 9}, {0}},
   };
   for (const Case& c : cases) {
     // ±0, ±inf and NaN in different columns: one lane each, the others finite.
@@ -330,6 +340,7 @@ TEST_CASE("column reductions in vectors: split parts, fused producers, counts an
     CHECK_FALSE(column_vectors(kernel_source(sum(transpose(x), 0))));  // reads along its rows
     const auto strided = to_device(randoms({200, 64, 3}, 26, false));
     CHECK_FALSE(column_vectors(kernel_source(sum(strided, std::vector<int>{0, 2}))));  // neighbouring outputs 3 apart
+    CHECK_FALSE(column_vectors(kernel_source(sum(slice(x, 1, 0, 63), 0))));  // rows of 63 of 64: no whole vectors in a row
     CHECK_FALSE(column_vectors(kernel_source(any(x > 0.5f, 0))));     // truth values
   }
 }
