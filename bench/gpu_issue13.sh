@@ -14,7 +14,16 @@
 #   BASE=carry/base bash bench/gpu_issue13.sh rows
 #                                      the whole suite, then softmax and row
 #                                      normalization against the BASE bundle
-#   bash bench/gpu_issue13.sh suite    the whole suite only
+#   bash bench/gpu_issue13.sh suite    the whole suite only (FILES='a b' runs only the
+#                                      test files tests/test_a.cpp, test_b.cpp, in
+#                                      up to SUITE_LIMIT seconds, default 550)
+#   CASES='softmax:8192x8192:0 ...' bash bench/gpu_issue13.sh axis
+#                                      fusecl-axis-probe on CASES under each setting
+#                                      of KNOBS (default FUSECL_PAIR_KERNELS=0 and
+#                                      1), interleaved, 2 rounds, then
+#                                      bench/torch_axis.py on the same cases (into
+#                                      $OUT/axis.txt); then, with FILES, those
+#                                      test files of the suite
 #   bash bench/gpu_issue13.sh python   the whole suite, the Python module built
 #                                      here (carry/pylib, carry/pyhdr), its fuse
 #                                      tests, then bench/python_fuse.py at
@@ -72,9 +81,12 @@ export FUSECL_DEVICE=${GPU_DEVICE:-nvidia} LD_LIBRARY_PATH=$bundle/lib FUSECL_CA
 bench() { timeout "$1" "$bundle/bin/fusecl-bench" "${@:2}"; }
 mode=${1:-table}
 # The whole suite on this GPU, into $OUT/tests.txt.
+# FILES='a b': only the test cases of tests/test_a.cpp and test_b.cpp (Catch2's filename tags).
 suite() {
+  local spec=()
+  [ -n "${FILES:-}" ] && spec=(-# "$(printf '[#test_%s]~[.],' $FILES | sed 's/,$//')")  # not the hidden child cases
   (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_POISON_OUTPUTS=1 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
-     timeout 550 ./fusecl_tests --reporter compact > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
+     timeout ${SUITE_LIMIT:-550} ./fusecl_tests --reporter compact "${spec[@]}" > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
 }
 # The Python module, built here against this machine's Python and pybind11
 # (the headers fusecl's public headers need from Boost in carry/pyhdr, the
@@ -119,6 +131,21 @@ if [ "$mode" = pytest ]; then
   (cd tests/python && PYTHONPATH=/tmp/py timeout 300 python3 -m pytest -q -p no:cacheprovider . > "$OUT/pytest_all.txt" 2>&1
    echo "rc=$?" >> "$OUT/pytest_all.txt")
   grep -E "^FAILED|passed|failed|rc=" "$OUT/pytest_all.txt" | head -40
+  exit 0
+fi
+if [ "$mode" = axis ]; then
+  for r in 1 2; do
+    for v in ${KNOBS:-FUSECL_PAIR_KERNELS=0 FUSECL_PAIR_KERNELS=1}; do
+      echo "## $v, round $r" >> "$OUT/axis.txt"
+      env FUSECL_TUNE=0 "$v" timeout 120 "$bundle/bin/fusecl-axis-probe" $CASES >> "$OUT/axis.txt" 2>&1
+    done
+  done
+  echo "## torch" >> "$OUT/axis.txt"
+  timeout ${TORCH_LIMIT:-240} python3 "$bundle/torch_axis.py" $CASES >> "$OUT/axis.txt" 2>&1
+  cat "$OUT/axis.txt"
+  [ -n "${FILES:-}" ] || exit 0
+  suite
+  grep -E "FAILED|failed|passed|rc=" "$OUT/tests.txt" | head -40
   exit 0
 fi
 if [ "$mode" = suite ]; then

@@ -11,7 +11,7 @@ out=${2:?usage: make_bundle.sh BUILD_DIR OUT_DIR}
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
 for p in tools/fusecl-info tools/fusecl-cache examples/demo examples/monte_carlo_pi examples/list_devices examples/server_threads examples/out_of_core \
-         tests/fusecl_tests bench/fusecl-bench bench/fusecl-first-result; do
+         tests/fusecl_tests bench/fusecl-bench bench/fusecl-first-result bench/fusecl-axis-probe; do
   [ -x "$build/$p" ] && cp "$build/$p" "$out/bin/"
 done
 # The shared libraries the programs need that a bare machine may lack.
@@ -22,7 +22,7 @@ for lib in $(ldd "$out"/bin/* 2>/dev/null | awk '/=> \//{print $3}' | sort -u); 
 done
 # The Python harnesses import each other from their own folder, so they travel together.
 for f in bench/report.py bench/report_plot.py bench/gpu_frameworks.py bench/host_frameworks.py bench/workloads.py \
-         bench/fusecl_check.py bench/compare.sh bench/first_result/run.sh bench/first_result/user_first_run.sh \
+         bench/fusecl_check.py bench/torch_axis.py bench/compare.sh bench/first_result/run.sh bench/first_result/user_first_run.sh \
          bench/first_result/numpy_first_result.py; do
   [ -f "$f" ] && cp "$f" "$out/"
 done

@@ -1,0 +1,90 @@
+// Reductions along one axis and what consumes them, timed on the device:
+// softmax, layer norm and plain reductions of float32 arrays of any shape,
+// to compare kernel layouts (and settings such as FUSECL_PAIR_KERNELS) on
+// one machine. bench/torch_axis.py times the same cases in PyTorch.
+//
+//   fusecl-axis-probe CASE...      CASE: expression:shape:axis, e.g. softmax:8192x8192:0
+//
+// Expressions: softmax (exp(x - max) / sum), layer_norm ((x - mean) /
+// sqrt(var + 1e-5)), max, sum, var (each over the axis, kept). x is uniform
+// in [-4, 4), generated on the device. Each case is built and evaluated 20
+// times, then the queue is finished; the median of 5 such rounds is the
+// time per call (wall clock, host work included), printed with the kernels
+// one evaluation launches.
+#include <fusecl/fusecl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace fusecl;
+
+namespace {
+
+std::function<Array<float>(const Array<float>&, int)> expression(const std::string& name) {
+  if (name == "softmax")
+    return [](const Array<float>& x, int a) {
+      const auto e = exp(x - max(x, a, true));
+      return e / sum(e, a, true);
+    };
+  if (name == "layer_norm")
+    return [](const Array<float>& x, int a) { return (x - mean(x, a, true)) / sqrt(var(x, a, true) + 1e-5f); };
+  if (name == "max") return [](const Array<float>& x, int a) { return max(x, a, true); };
+  if (name == "sum") return [](const Array<float>& x, int a) { return sum(x, a, true); };
+  if (name == "var") return [](const Array<float>& x, int a) { return var(x, a, true); };
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s expression:shape:axis ...  (e.g. softmax:8192x8192:0)\n", argv[0]);
+    return 2;
+  }
+  std::printf("# %s\n", default_device().info().name.c_str());
+  for (int i = 1; i < argc; ++i) {
+    std::string spec = argv[i];
+    std::replace(spec.begin(), spec.end(), ':', ' ');
+    std::istringstream in(spec);
+    std::string name, shape_text;
+    int axis = 0;
+    in >> name >> shape_text >> axis;
+    const auto f = expression(name);
+    std::vector<std::int64_t> dims;
+    std::replace(shape_text.begin(), shape_text.end(), 'x', ' ');
+    std::istringstream ds(shape_text);
+    for (std::int64_t d; ds >> d;) dims.push_back(d);
+    if (!f || dims.empty() || axis < 0 || axis >= int(dims.size())) {
+      std::fprintf(stderr, "bad case '%s'\n", argv[i]);
+      return 2;
+    }
+    const Shape shape(dims);
+    auto x = random::uniform<float>(shape, 7) * 8.0f - 4.0f;
+    eval(x);
+    for (int w = 0; w < 3; ++w) eval(f(x, axis));
+    finish();
+    reset_stats();
+    eval(f(x, axis));
+    finish();
+    const auto kernels = stats().kernels_launched;
+    std::vector<double> rounds;
+    for (int r = 0; r < 5; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int k = 0; k < 20; ++k) eval(f(x, axis));
+      finish();
+      const auto t1 = std::chrono::steady_clock::now();
+      rounds.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / 20);
+    }
+    std::sort(rounds.begin(), rounds.end());
+    std::printf("%-10s %-16s axis %d: %9.1f us per call (best round %9.1f), %llu kernels\n", name.c_str(), shape.str().c_str(), axis,
+                rounds[2], rounds[0], (unsigned long long)kernels);
+    std::fflush(stdout);
+  }
+  return 0;
+}
