@@ -158,4 +158,13 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
   return s;
 }
 
+std::string lane(int j) {
+  static const char* hex = "0123456789abcdef";
+  return std::string(".s") + hex[j];
+}
+
+std::string pick(const std::string& a, const std::string& b, const std::string& cond, int w) {
+  return w > 1 ? "select(" + a + ", " + b + ", " + cond + ")" : "((" + cond + ") ? " + b + " : " + a + ")";
+}
+
 }  // namespace fusecl::codegen

@@ -44,8 +44,17 @@ std::string emit_vector_stores(const KernelPlan& plan, int width, const std::str
                                const std::string& indent);
 
 std::string param_declaration(const KernelPlan& plan, const Param& p);
+/// ".s<j>": lane j of a vector.
+std::string lane(int j);
+/// b where cond, else a: select() on vectors; on scalars the conditional
+/// operator (a scalar comparison is an int, which a double's select() takes
+/// ambiguously).
+std::string pick(const std::string& a, const std::string& b, const std::string& cond, int w);
 std::string program_prelude(const KernelPlan& plan);
 std::string render_reduce(const KernelPlan& plan, const std::string& name);
+/// A ColumnBlock kernel's first lines (render_reduce.cpp): its work-item
+/// (lx, ly), block blk, part of the rows [r_begin, r_end) and first output o.
+std::string column_block_prologue(const KernelPlan& plan);
 /// A reduction plan with reduce.moment (render_moment.cpp).
 std::string render_moment(const KernelPlan& plan, const std::string& name);
 std::string render_row(const KernelPlan& plan, const std::string& name);

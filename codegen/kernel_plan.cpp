@@ -29,8 +29,10 @@ KernelPlan combine_plan(const KernelPlan& p) {
   c.kind = KernelKind::Reduce;
   c.reduce = p.reduce;
   c.reduce.combine = true;
-  // The partials lie as GroupPerOutput's do (o * groups + part): one group per output combines them.
-  c.reduce.strategy = ReduceStrategy::GroupPerOutput;
+  // Partials at o * groups + part: a group per output combines them; a
+  // column block's in vectors, at part * n + o: a work-item per output.
+  const bool part_major = (p.reduce.strategy == ReduceStrategy::ColumnBlock && p.reduce.kept_inner) || p.reduce.online;
+  c.reduce.strategy = part_major ? ReduceStrategy::ThreadPerOutput : ReduceStrategy::GroupPerOutput;
   c.reduce.input = -1;  // no body: the values are the partials
   c.reduce.divisor = -1;
   if (reduce_info(p.reduce.op).finish == Finish::Mean) {
@@ -70,7 +72,7 @@ int gen_param_count(GenKind kind) {
 ParamList params(const KernelPlan& p) {
   ParamList out;
   const bool reduce = p.kind == KernelKind::Reduce;
-  const std::size_t n_outputs = reduce ? (p.reduce.moment == 2 ? 2 : 1) : p.outputs.size();
+  const std::size_t n_outputs = reduce ? std::size_t(reduce_outputs(p.reduce)) : p.outputs.size();
   for (std::size_t i = 0; i < n_outputs; ++i) out.push_back({ParamRole::Output, std::int16_t(i)});
   for (std::size_t i = 0; i < p.buffer_dtypes.size(); ++i) out.push_back({ParamRole::Input, std::int16_t(i)});
   for (std::size_t i = 0; i < p.scalar_dtypes.size(); ++i) out.push_back({ParamRole::Scalar, std::int16_t(i)});

@@ -181,7 +181,18 @@ struct ReduceSpec {
   // alone, in its core's vector registers, with no barrier.
   bool kept_inner = false;
   std::uint8_t column_rows = 0;
+  // Softmax's pair in one pass, op Max: out0 the maximum of `input`, out1
+  // the sum of exp(input - maximum), each the value of a reduction of the
+  // graph (the scheduler's softmax pair); render_reduce.cpp's online_columns
+  // (ColumnBlock in vectors, kept_inner: n a multiple of the width) and
+  // online_groups (GroupPerOutput). Split parts leave both partials, (max,
+  // sum relative to it), and a second kernel merges them (SecondKernel).
+  bool online = false;
 };
+
+/// How many outputs a reduction plan writes: a moment kernel with its mean,
+/// and softmax's pair, two; every other one.
+inline int reduce_outputs(const ReduceSpec& rs) { return rs.moment == 2 || rs.online ? 2 : 1; }
 
 /// A ColumnBlock group's shape: work-items across the block (each one
 /// output, or with kept_inner a vector of them) by work-items down its rows.
@@ -230,7 +241,12 @@ bool uses_c11_atomics(const KernelPlan& plan);
 
 /// The second kernel of a split reduction finished by SplitFinish::SecondKernel:
 /// reads the partials `plan` left in scratch and stores the results (mean's
-/// divisor, when there is one, is its only scalar, slot 0).
+/// divisor, when there is one, is its only scalar, slot 0). The partials of
+/// output o's part k lie at o * groups + k, a group per output combining
+/// them; a ColumnBlock in vectors (kept_inner) and softmax's pair (online)
+/// leave them at k * n + o, so that vectors of outputs store them together,
+/// and their combine is a work-item per output (ThreadPerOutput), whose
+/// neighbours read neighbours.
 KernelPlan combine_plan(const KernelPlan& plan);
 
 /// Kernel parameters, in declaration order. The launcher fills them from the
@@ -288,7 +304,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, row_online,
-                        row_split, moment, kept_dims, kept_inner, column_rows);
+                        row_split, moment, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

@@ -26,11 +26,6 @@ namespace fusecl::codegen {
 
 namespace {
 
-std::string lane(int j) {
-  static const char* hex = "0123456789abcdef";
-  return std::string(".s") + hex[j];
-}
-
 struct MomentEmitter {
   const KernelPlan& plan;
   const ReduceSpec& rs;
@@ -138,6 +133,63 @@ struct MomentEmitter {
     return b;
   }
 
+  // ColumnBlock in vectors (ReduceSpec::kept_inner): each lane a column,
+  // the deviations from the first value of the column's part of the rows
+  // (common to the R work-items down it) and their squares summed in float64
+  // vectors, the R sums of each column then added in a tree in local memory.
+  // Finished as group_sums is, lane by lane; partials at part * n + o
+  // (combine_plan). n is a multiple of the width (the scheduler's rule).
+  std::string column_sums() const {
+    const int W = plan.width;
+    const ColumnGroup g = column_group(rs);
+    const std::string Ws = std::to_string(W), DW = "double" + Ws, FW = "float" + Ws, v = "v" + std::to_string(rs.input);
+    const std::string B = std::to_string(g.across), R = std::to_string(g.rows), S = std::to_string(g.across * g.rows);
+    const int reduced = plan.ndim - rs.kept_dims;
+    const bool mean = rs.moment == 2;
+    std::string b = column_block_prologue(plan);
+    if (g.rows > 1) b += "  __local " + DW + " sha[" + S + "], shb[" + S + "], shs[" + S + "];\n";
+    b += "  " + DW + " shv = (" + DW + ")(0), sa = shv, sb = shv, ss = shv;\n";
+    b += "  if (o < n) {\n" + emit_coordinates(plan, "o", "    ", reduced, plan.ndim);
+    b += "    if (r_end > r_begin) {\n      const long p = r_begin * n + o;\n" + emit_coordinates(plan, "r_begin", "      ", 0, reduced) +
+         emit_body(plan, W, "p", "      ", helpers) + "      shv = convert_" + DW + "(" + v + ");\n    }\n";
+    b += "    #pragma unroll 4\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n      const long p = r * n + o;\n";
+    b += emit_coordinates(plan, "r", "      ", 0, reduced) + emit_body(plan, W, "p", "      ", helpers);
+    b += "      const " + DW + " x_ = convert_" + DW + "(" + v + "), d_ = x_ - shv;\n      sa += d_;\n      sb = fma(d_, d_, sb);\n";
+    b += mean ? "      ss += x_;\n    }\n  }\n" : "    }\n  }\n";
+    if (g.rows > 1) {  // every work-item reaches every barrier
+      const std::string other = "at + s_ * " + B;
+      b += "  const int at = ly * " + B + " + lx;\n  sha[at] = sa; shb[at] = sb; shs[at] = ss;\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
+      b += "  for (int s_ = " + R + " / 2; s_ > 0; s_ >>= 1) {\n";
+      b += "    if (ly < s_) { sha[at] += sha[" + other + "]; shb[at] += shb[" + other + "]; shs[at] += shs[" + other + "]; }\n";
+      b += "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n  sa = sha[lx]; sb = shb[lx]; ss = shs[lx];\n";
+    }
+    b += "  if (ly == 0 && o < n) {\n    const double nd = (double)(r_end - r_begin);\n";
+    b += "    const " + DW + " t_ = sb - sa * (sa / nd), q_ = " + pick("t_", "(" + DW + ")(0)", "t_ < 0", W) + ";\n";
+    if (!rs.two_stage) {
+      std::string var = "q_ / s" + std::to_string(rs.divisor);
+      if (rs.post_sqrt) var = "sqrt(" + var + ")";
+      b += "    vstore" + Ws + "(convert_" + FW + "(" + var + "), 0, out0 + o);\n";
+      if (mean) b += "    vstore" + Ws + "(convert_" + FW + "(ss) / s" + std::to_string(rs.divisor + 1) + ", 0, out1 + o);\n";
+      return b + "  }\n";
+    }
+    b += partial_pointers() + "    const long at_ = part * n + o;\n";
+    b += "    vstore" + Ws + "((long" + Ws + ")(r_end - r_begin), 0, pn + at_);\n    vstore" + Ws + "(shv + sa / nd, 0, pm + at_);\n";
+    b += "    vstore" + Ws + "(q_, 0, pq + at_);\n    vstore" + Ws + "(ss, 0, ps + at_);\n";
+    return b + "  }\n";
+  }
+
+  // A work-item per output combining the partials column_sums left at
+  // part * n + o, as combine_partial_sums does: deviations from the first
+  // part's mean.
+  std::string thread_combine() const {
+    std::string b = "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + partial_pointers();
+    b += "  const double sh = pm[o];\n  double sa = 0, sb = 0, ss = 0;\n  long c = 0;\n";
+    b += "  for (long k = 0; k < groups; ++k) {\n    const long at = k * n + o, nk = pn[at];\n";
+    b += "    if (nk > 0) {\n      const double f = (double)nk, d = pm[at] - sh;\n      sa = fma(f, d, sa); sb += pq[at] + f * d * d; c += nk;\n    }\n";
+    b += "    ss += ps[at];\n  }\n  const double nd = (double)c, t_ = sb - sa * (sa / nd);\n";
+    return b + store("  ", "t_ < 0 ? 0.0 : t_", "ss");
+  }
+
   // One group combines output o's partials into (shq, shs)[0] (lid 0 only),
   // as sums of deviations from the mean of the first partial, whose chunk
   // starts the range and so is not empty where the range is not:
@@ -179,6 +231,13 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   };
 
   std::string b;
+  if (rs.strategy == ReduceStrategy::ThreadPerOutput && rs.combine) return kernel(e.thread_combine(), false);
+  if (rs.strategy == ReduceStrategy::ColumnBlock) {
+    const ColumnGroup g = column_group(rs);
+    b = e.column_sums();  // first: its body's helpers go before it
+    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + std::to_string(g.across) + ", " +
+           std::to_string(g.rows) + ", 1)))\nvoid " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+  }
   if (rs.strategy == ReduceStrategy::ThreadPerOutput) {
     b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + kept + init;
     b += "  for (long r = 0; r < m; ++r) {\n" + e.scalar_step("    ") + "  }\n";

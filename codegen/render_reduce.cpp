@@ -7,6 +7,7 @@
 // combine across work-items and work-groups in a tree, so the error is
 // O((log2 L + log2 G) u) * sum|x| instead of O(n u) * sum|x| for a running sum.
 #include "codegen/body.hpp"
+#include "codegen/online_softmax.hpp"
 
 #include "fusecl/error.hpp"
 
@@ -108,11 +109,6 @@ struct Emitter {
   }
 };
 
-std::string lane(int j) {
-  static const char* hex = "0123456789abcdef";
-  return std::string(".s") + hex[j];
-}
-
 // Where the partial results of a split reduction lie in scratch: for
 // arg-reductions n * groups indices first (8-byte aligned), then the values.
 std::string partial_pointers(const Emitter& e) {
@@ -137,6 +133,25 @@ std::string combine_partials(const Emitter& e, const std::string& ind) {
   return s + e.tree(ind);
 }
 
+}  // namespace
+
+std::string column_block_prologue(const KernelPlan& plan) {
+  const ReduceSpec& rs = plan.reduce;
+  const ColumnGroup g = column_group(rs);
+  const std::string B = std::to_string(g.across);
+  std::string b = "  const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);\n";
+  if (rs.two_stage) {
+    b += "  const long blk = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n";
+    b += "  const long chunk = (m + groups - 1) / groups;\n";
+    b += "  const long r_begin = min(m, part * chunk), r_end = min(m, r_begin + chunk);\n";
+  } else {
+    b += "  const long blk = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
+  }
+  return b + "  const long o = " + (rs.kept_inner ? "(blk * " + B + " + lx) * " + std::to_string(plan.width) : "blk * " + B + " + lx") + ";\n";
+}
+
+namespace {
+
 // ReduceStrategy::ColumnBlock's body. Work-item (lx, ly) of group g owns
 // output o = block * B + lx (with kept_inner the W outputs from
 // (block * B + lx) * W, a vector) and rows ly, ly + R, ... of its part of
@@ -152,16 +167,7 @@ std::string column_block(const Emitter& e, const std::string& init) {
   const int W = vectors ? plan.width : 1, Rn = g.rows, Bn = g.across;
   const std::string B = std::to_string(Bn), R = std::to_string(Rn), S = std::to_string(Bn * Rn), Ws = std::to_string(W);
   const std::string AW = cl_type(rs.acc, W);
-  std::string b;
-  b += "  const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);\n";
-  if (rs.two_stage) {
-    b += "  const long blk = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n";
-    b += "  const long chunk = (m + groups - 1) / groups;\n";
-    b += "  const long r_begin = min(m, part * chunk), r_end = min(m, r_begin + chunk);\n";
-  } else {
-    b += "  const long blk = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
-  }
-  b += "  const long o = " + (vectors ? "(blk * " + B + " + lx) * " + Ws : "blk * " + B + " + lx") + ";\n";
+  std::string b = column_block_prologue(plan);
   if (Rn > 1) b += "  __local " + AW + " sh[" + S + "];\n";
   if (e.arg) b += "  __local long shi[" + S + "];\n";
   if (vectors) {
@@ -243,10 +249,15 @@ std::string column_block(const Emitter& e, const std::string& init) {
     // Finished by combine_plan's kernel (the scheduler never asks the last group to).
     b += partial_pointers(e);
     b += "  if (ly == 0 && o < n) {\n";
-    if (vectors) {
+    if (vectors) {  // at part * n + o (combine_plan): a vector's together, but past n
       b += "    const " + AW + " a_ = " + result + ";\n";
-      for (int j = 0; j < W; ++j)
-        b += "    if (o + " + std::to_string(j) + " < n) pval[(o + " + std::to_string(j) + ") * groups + part] = a_" + lane(j) + ";\n";
+      b += "    if (o + " + Ws + " <= n) vstore" + Ws + "(a_, 0, pval + part * n + o);\n";
+      if (plan.ndim == 0) {  // the last vector, past n: lane by lane
+        b += "    else {\n";
+        for (int j = 0; j < W; ++j)
+          b += "      if (o + " + std::to_string(j) + " < n) pval[part * n + o + " + std::to_string(j) + "] = a_" + lane(j) + ";\n";
+        b += "    }\n";
+      }
     } else {
       b += "    pval[o * groups + part] = " + result + ";\n";
       if (e.arg) b += "    pidx[o * groups + part] = " + index + ";\n";
@@ -254,6 +265,120 @@ std::string column_block(const Emitter& e, const std::string& init) {
     b += "  }\n";
   }
   return b;
+}
+
+// Softmax's pair down the columns in vectors (ReduceSpec::online): each
+// lane of a work-item its own state (online_softmax.hpp), the R states of
+// each column then merged in a tree in local memory. Where the rows are in
+// parts, each part's finished (max, sum relative to it) are the partials,
+// maxima then sums at part * n + o, which a work-item per output merges
+// (thread_combine). n is a multiple of the width (the scheduler's rule):
+// every vector of outputs is whole.
+std::string online_columns(const Emitter& e) {
+  const ReduceSpec& rs = e.rs;
+  const KernelPlan& plan = e.plan;
+  const DType t = rs.acc;
+  const ColumnGroup g = column_group(rs);
+  const int W = plan.width;
+  const std::string B = std::to_string(g.across), R = std::to_string(g.rows), Ws = std::to_string(W), TW = cl_type(t, W);
+  std::string b = column_block_prologue(plan);
+  if (g.rows > 1) b += "  __local " + TW + " shm[" + std::to_string(g.across * g.rows) + "], shs[" + std::to_string(g.across * g.rows) + "];\n";
+  b += online_declare(t, "p", W, "  ");
+  b += "  if (o < n) {\n" + emit_coordinates(plan, "o", "    ", plan.ndim - rs.kept_dims, plan.ndim);
+  b += "    #pragma unroll 4\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
+  b += "      const long p = r * n + o;\n" + emit_coordinates(plan, "r", "      ", 0, plan.ndim - rs.kept_dims) +
+       emit_body(plan, W, "p", "      ", e.helpers) + online_step(t, "v" + std::to_string(rs.input), "p", W, "      ", e.helpers);
+  b += "    }\n  }\n" + online_finish(t, "p", W, "  ");
+  if (g.rows > 1) {
+    // Every work-item reaches every barrier (o past n only skips the loop).
+    const std::string merge = online_merge(t, W, e.helpers), other = "at + s_ * " + B;
+    b += "  const int at = ly * " + B + " + lx;\n  shm[at] = pm; shs[at] = ps;\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
+    b += "  for (int s_ = " + R + " / 2; s_ > 0; s_ >>= 1) {\n";
+    b += "    if (ly < s_) { " + TW + " m_ = shm[at], s2_ = shs[at]; " + merge + "(&m_, &s2_, shm[" + other + "], shs[" + other +
+         "]); shm[at] = m_; shs[at] = s2_; }\n";
+    b += "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n  pm = shm[lx]; ps = shs[lx];\n";
+  }
+  b += "  if (ly == 0 && o < n) {\n";
+  if (!rs.two_stage) {
+    b += "    vstore" + Ws + "(pm, 0, out0 + o);\n    vstore" + Ws + "(" + online_sum(t, "pm", "ps", W) + ", 0, out1 + o);\n";
+  } else {
+    const std::string T = cl_type(t);
+    b += "    __global " + T + "* pmax = (__global " + T + "*)scratch;\n";
+    b += "    vstore" + Ws + "(pm, 0, pmax + part * n + o);\n    vstore" + Ws + "(ps, 0, pmax + (groups + part) * n + o);\n";
+  }
+  return b + "  }\n";
+}
+
+// Softmax's pair over rows with a group per output (ReduceSpec::online,
+// GroupPerOutput: rows too long for a row kernel, along the last axes): each
+// work-item's states (one per lane over whole vectors, then its own over the
+// tail, online_softmax.hpp), finished and merged into one, then the group's
+// merged in a tree in local memory. Split rows store each part's pair at
+// part * n + o, as the column blocks do, for thread_combine's work-item per
+// output.
+std::string online_groups(const Emitter& e) {
+  const ReduceSpec& rs = e.rs;
+  const KernelPlan& plan = e.plan;
+  const DType t = rs.acc;
+  const int W = plan.width;
+  const std::string L = std::to_string(rs.local_size), Ws = std::to_string(W), T = cl_type(t), g = "v" + std::to_string(rs.input);
+  const std::string merge = online_merge(t, 1, e.helpers);
+  std::string b = "  const int lid = (int)get_local_id(0);\n";
+  if (rs.two_stage) {
+    b += "  const long o = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n";
+    b += "  const long chunk = ((m + groups - 1) / groups + " + Ws + " - 1) / " + Ws + " * " + Ws + ";\n";
+    b += "  const long r_begin = min(m, part * chunk), r_end = min(m, r_begin + chunk);\n";
+  } else {
+    b += "  const long o = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
+  }
+  b += "  __local " + T + " shm[" + L + "], shs[" + L + "];\n";
+  b += emit_coordinates(plan, "o", "  ", 0, rs.kept_dims) + online_declare(t, "p", 1, "  ");
+  b += "  long r_tail = r_begin;\n";
+  if (W > 1) {
+    b += "  {\n" + online_declare(t, "q", W, "    ") + "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
+    b += "    for (long qv = lid; qv < nvec; qv += " + L + ") {\n      const long p = o * m + r_begin + qv * " + Ws + ";\n";
+    b += emit_reduced_coordinates(plan, "r_begin + qv * " + Ws, "      ") + emit_body(plan, W, "p", "      ", e.helpers) +
+         online_step(t, g, "q", W, "      ", e.helpers) + "    }\n" + online_finish(t, "q", W, "    ");
+    for (int j = 0; j < W; ++j) b += "    " + merge + "(&pm, &ps, qm" + lane(j) + ", qs" + lane(j) + ");\n";
+    b += online_rebase(t, "p", "    ") + "    r_tail = r_begin + nvec * " + Ws + ";\n  }\n";
+  }
+  b += "  for (long r = r_tail + lid; r < r_end; r += " + L + ") {\n    const long p = o * m + r;\n";
+  b += emit_reduced_coordinates(plan, "r", "    ") + emit_body(plan, 1, "p", "    ", e.helpers) + online_step(t, g, "p", 1, "    ", e.helpers);
+  b += "  }\n" + online_finish(t, "p", 1, "  ");
+  b += "  shm[lid] = pm; shs[lid] = ps;\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
+  b += "  for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n";
+  b += "    if (lid < s_) { " + T + " m_ = shm[lid], s2_ = shs[lid]; " + merge + "(&m_, &s2_, shm[lid + s_], shs[lid + s_]); shm[lid] = m_; shs[lid] = s2_; }\n";
+  b += "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n  if (lid == 0) {\n";
+  if (!rs.two_stage)
+    return b + "    out0[o] = shm[0];\n    out1[o] = " + online_sum(t, "shm[0]", "shs[0]", 1) + ";\n  }\n";
+  b += "    __global " + T + "* pmax = (__global " + T + "*)scratch;\n";
+  return b + "    pmax[part * n + o] = shm[0];\n    pmax[(groups + part) * n + o] = shs[0];\n  }\n";
+}
+
+// A work-item per output combining the `groups` partials a ColumnBlock in
+// vectors, or softmax's pair (online), left at part * n + o (combine_plan):
+// plain ones as the trees combine them, softmax's pairs merged.
+std::string thread_combine(const Emitter& e) {
+  const ReduceSpec& rs = e.rs;
+  std::string b = "  const long o = get_global_id(0);\n  if (o >= n) return;\n";
+  if (rs.online) {
+    const std::string T = cl_type(rs.acc);
+    b += "  __global const " + T + "* pmax = (__global const " + T + "*)scratch;\n";
+    b += "  " + T + " pm = pmax[o], ps = pmax[groups * n + o];\n";
+    b += "  for (long k = 1; k < groups; ++k) " + online_merge(rs.acc, 1, e.helpers) + "(&pm, &ps, pmax[k * n + o], pmax[(groups + k) * n + o]);\n";
+    return b + "  out0[o] = pm;\n  out1[o] = " + online_sum(rs.acc, "pm", "ps", 1) + ";\n";
+  }
+  b += partial_pointers(e) + "  " + e.A + " acc = " + reduce_identity(e.info.identity, rs.acc) + ";\n";
+  if (is_float(rs.acc) && e.info.summation == Summation::Kahan) {
+    // In sequence, where the trees added in pairs: compensated, so that
+    // hundreds of parts add no more error than the tree's log2 levels.
+    b += "  " + e.A + " comp = (" + e.A + ")(0);\n  for (long k = 0; k < groups; ++k) {\n";
+    b += "    const " + e.A + " y_ = pval[k * n + o] - comp, t_ = acc + y_;\n    comp = " + kahan_comp("t_", "acc", "y_", e.A) +
+         ";\n    acc = t_;\n  }\n  acc = acc - comp;\n";
+  } else {
+    b += "  for (long k = 0; k < groups; ++k) acc = " + e.combine("acc", "pval[k * n + o]", 1) + ";\n";
+  }
+  return b + e.store("  ", "acc", "idx");
 }
 
 }  // namespace
@@ -295,6 +420,10 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   };
   const std::string kept_coordinates = emit_coordinates(plan, "o", "  ", 0, rs.kept_dims);
 
+  if (rs.strategy == ReduceStrategy::ThreadPerOutput && rs.combine) {
+    b += thread_combine(e);
+    return program_prelude(plan) + helpers.text() + "\n__kernel void " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+  }
   if (rs.strategy == ReduceStrategy::ThreadPerOutput) {
     b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n";
     b += kept_coordinates + init("  ");
@@ -305,12 +434,17 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   }
 
   if (rs.strategy == ReduceStrategy::ColumnBlock && !rs.combine) {
-    b += column_block(e, init("  "));
+    b += rs.online ? online_columns(e) : column_block(e, init("  "));
     const ColumnGroup g = column_group(rs);
     return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + std::to_string(g.across) +
            ", " + std::to_string(g.rows) + ", 1)))\nvoid " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
   }
 
+  if (rs.online) {  // GroupPerOutput
+    b += online_groups(e);
+    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name +
+           "(\n    " + sig + ")\n{\n" + b + "}\n";
+  }
   b += "  const int lid = (int)get_local_id(0);\n";
   if (rs.combine) {
     // The second kernel of a split reduction: a group per output.

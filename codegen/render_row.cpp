@@ -42,6 +42,7 @@
 //
 // Accuracy is that of the reduction kernels (render_reduce.cpp): float sums
 // accumulate per work-item with Kahan compensation, then combine in a tree.
+#include "codegen/online_softmax.hpp"
 #include "codegen/row_render.hpp"
 #include "fusecl/result_type.hpp"
 
@@ -94,11 +95,6 @@ std::string output_body(RowRender& rr, const std::vector<char>& need, int w, con
   std::vector<char> rest = per_element(rr.plan, rr.plan.outputs, rr.stash);
   rest[std::size_t(rr.stash)] = 0;
   return "#ifdef FCL_CPU\n" + stash_load(rr, w, ind) + rr.body(rest, ind, w) + "#else\n" + rr.body(need, ind, w) + "#endif\n";
-}
-
-std::string lane(int j) {
-  static const char* hex = "0123456789abcdef";
-  return std::string(".s") + hex[j];
 }
 
 // Reduction k's partials, one value each in sh<k>, at width w.
@@ -244,23 +240,8 @@ std::vector<int> online_pairs(const KernelPlan& plan) {
   return partner;
 }
 
-// b where cond, else a: select() on vectors; on scalars the conditional
-// operator (a scalar comparison is an int, which a double's select() takes
-// ambiguously).
-std::string pick(const std::string& a, const std::string& b, const std::string& cond, int w) {
-  return w > 1 ? "select(" + a + ", " + b + ", " + cond + ")" : "((" + cond + ") ? " + b + " : " + a + ")";
-}
-
-std::string online_merge(RowRender& rr, DType t, int w) {
-  const std::string T_ = cl_type(t, w), name = "fcl_online_" + T_, one = "(" + T_ + ")(1)";
-  const std::string mm = spell(reduce_info(Op::Max).combine, t, t, "*m", "m2", "", w, rr.helpers);
-  return rr.helpers.use(name, "static inline void " + name + "(" + T_ + "* m, " + T_ + "* s, " + T_ + " m2, " + T_ +
-                                  " s2) {\n  const " + T_ + " mm = " + mm + ";\n  *s = *s * " + pick("exp(*m - mm)", one, "*m == mm", w) +
-                                  " + s2 * " + pick("exp(m2 - mm)", one, "m2 == mm", w) + ";\n  *m = mm;\n}\n");
-}
-
 Meet pair_meet(RowRender& rr, std::size_t k1, std::size_t k2, int w) {
-  const std::string fn = online_merge(rr, rr.plan.instrs[k2].dtype, w), m1 = "sh" + std::to_string(k1), m2 = "sh" + std::to_string(k2);
+  const std::string fn = online_merge(rr.plan.instrs[k2].dtype, w, rr.helpers), m1 = "sh" + std::to_string(k1), m2 = "sh" + std::to_string(k2);
   const std::string TL = cl_type(rr.plan.instrs[k2].dtype, w);
   return {[=](const std::string& i, const std::string& x) { return m1 + "[" + i + "] = " + x + "m; " + m2 + "[" + i + "] = " + x + "s;"; },
           [=](const std::string& x, const std::string& i) { return x + "m = " + m1 + "[" + i + "]; " + x + "s = " + m2 + "[" + i + "];"; },
@@ -271,71 +252,36 @@ Meet pair_meet(RowRender& rr, std::size_t k1, std::size_t k2, int w) {
 }
 
 // Softmax's max k1 and its sum k2 in one pass over the row (ReduceSpec::
-// row_online). Each work-item keeps the max m of its elements and the sum s
-// of exp(g - r), r a reference that moves to g only where g passes it by
-// more than 64 (so s stays finite, and is rescaled, rounding once, rarely:
-// a rescale at every new maximum would round at every element of a rising
-// row), then scales s to its own m; the work-items' (m, s) pairs merge as
-// s1 exp(m1 - m) + s2 exp(m2 - m). r starts at the lowest finite value, so
-// that -inf elements add exp(-inf) = 0 until a finite one comes. The sum is
-// NaN where the max is not finite, as exp(g - max) makes it in two passes.
+// row_online; online_softmax.hpp says how): each work-item's state, scaled
+// to its own max, then the work-items' (m, s) pairs merged.
 std::string online_phase(RowRender& rr, std::size_t k1, std::size_t k2) {
   const KernelPlan& plan = rr.plan;
   const DType t = plan.instrs[k2].dtype;
   const std::string g = "v" + std::to_string(plan.instrs[k1].a), s1 = std::to_string(k1), s2 = std::to_string(k2);
-  const std::string lowest = t == DType::Float64 ? "-DBL_MAX" : "-FLT_MAX";
-  const Op max_op = reduce_info(Op::Max).combine;
   const int W = rr.width();
-  auto vmax = [&](const std::string& a, const std::string& b, int w) { return spell(max_op, t, t, a, b, "", w, rr.helpers); };
-  auto merge_fn = [&](int w) { return online_merge(rr, t, w); };
-  // State x<m, r, s, c> at width w (c: s's Kahan compensation).
-  auto declare = [&](const std::string& x, int w, const std::string& ind) {
-    const std::string T_ = cl_type(t, w);
-    return ind + T_ + " " + x + "m = (" + T_ + ")(-INFINITY), " + x + "r = (" + T_ + ")(" + lowest + "), " + x + "s = (" + T_ +
-           ")(0), " + x + "c = (" + T_ + ")(0);\n";
-  };
-  auto step = [&](const std::string& x, int w, const std::string& ind) {
-    const std::string T_ = cl_type(t, w), m = x + "m", r = x + "r", sm = x + "s", c = x + "c";
-    const std::string far = "(" + g + " > " + r + " + (" + T_ + ")(64))";
-    std::string out = ind + m + " = " + vmax(m, g, w) + ";\n";
-    if (w == 1)
-      out += ind + "if " + far + " { const " + T_ + " f_ = exp(" + r + " - " + g + "); " + sm + " *= f_; " + c + " *= f_; " + r +
-             " = " + g + "; }\n";
-    else
-      out += ind + "if (any" + far + ") {\n" + ind + "  const " + T_ + " f_ = select((" + T_ + ")(1), exp(" + r + " - " + g +
-             "), " + far + ");\n" + ind + "  " + sm + " *= f_; " + c + " *= f_; " + r + " = select(" + r + ", " + g + ", " + far +
-             ");\n" + ind + "}\n";
-    return out + ind + "{ const " + T_ + " y_ = exp(" + g + " - " + r + ") - " + c + "; const " + T_ + " t_ = " + sm + " + y_; " +
-           c + " = " + kahan_comp("t_", sm, "y_", T_) + "; " + sm + " = t_; }\n";
-  };
-  // This work-item's sum, scaled to its own max (0 where that is -inf: no finite element).
-  auto finish = [&](const std::string& x, int w, const std::string& ind) {
-    const std::string T_ = cl_type(t, w);
-    return ind + x + "s = " + pick("(" + x + "s - " + x + "c) * exp(" + x + "r - " + x + "m)", "(" + T_ + ")(0)",
-                                   x + "m == (" + T_ + ")(-INFINITY)", w) + ";\n";
-  };
+  auto step = [&](const std::string& x, int w, const std::string& ind) { return online_step(t, g, x, w, ind, rr.helpers); };
   const auto need = per_element(plan, {plan.instrs[k1].a});
   const int wl = rr.columns() ? W : 1;  // the width of the partials
   const std::string TL = cl_type(t, wl);
   std::string s = "  " + TL + " acc" + s1 + ", acc" + s2 + ";\n  {\n";
   if (rr.columns()) {
-    s += declare("p", W, "    ") + rr.head("    ", W) + rr.body(need, "      ", W) + step("p", W, "      ") + "    }\n";
+    s += online_declare(t, "p", W, "    ") + rr.head("    ", W) + rr.body(need, "      ", W) + step("p", W, "      ") + "    }\n";
   } else {
-    s += declare("p", 1, "    ");
+    s += online_declare(t, "p", 1, "    ");
     if (W > 1) {
       // Whole vectors first, each lane on its own, then the lanes into p.
-      s += "    {\n" + declare("q", W, "      ") + rr.head("      ", W) + rr.body(need, "        ", W) + step("q", W, "        ") +
-           "      }\n" + finish("q", W, "      ");
-      for (int j = 0; j < W; ++j) s += "      " + merge_fn(1) + "(&pm, &ps, qm" + lane(j) + ", qs" + lane(j) + ");\n";
-      s += "      pr = pm == -INFINITY ? (" + TL + ")(" + lowest + ") : pm;\n    }\n";  // ps is relative to pm
+      s += "    {\n" + online_declare(t, "q", W, "      ") + rr.head("      ", W) + rr.body(need, "        ", W) + step("q", W, "        ") +
+           "      }\n" + online_finish(t, "q", W, "      ");
+      for (int j = 0; j < W; ++j) s += "      " + online_merge(t, 1, rr.helpers) + "(&pm, &ps, qm" + lane(j) + ", qs" + lane(j) + ");\n";
+      s += online_rebase(t, "p", "      ") + "    }\n";
     }
     s += rr.head("    ", 1) + rr.body(need, "      ", 1) + step("p", 1, "      ") + "    }\n";
   }
-  s += finish("p", wl, "    ");
+  s += online_finish(t, "p", wl, "    ");
   s += meet_partials(rr, pair_meet(rr, k1, k2, wl), "p");
   s += "    acc" + s1 + " = pm;\n    acc" + s2 + " = ps;\n  }\n";
   s += "  const " + TL + " r" + s1 + " = acc" + s1 + ";\n";
-  return s + "  const " + TL + " r" + s2 + " = " + pick("acc" + s2, "(" + TL + ")(NAN)", "isfinite(acc" + s1 + ") == 0", wl) + ";\n";
+  return s + "  const " + TL + " r" + s2 + " = " + online_sum(t, "acc" + s1, "acc" + s2, wl) + ";\n";
 }
 
 bool online(const RowRender& rr) { return rr.plan.reduce.row_online && !rr.registers() && !rr.grid() && rr.split() != 2; }

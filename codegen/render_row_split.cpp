@@ -22,6 +22,7 @@
 // Segments are ceil(ceil(m / S) / 16) * 16 elements (rows) long, so that
 // every segment but the last starts on a multiple of any vector width; both
 // kernels and the scheduler compute that length alike.
+#include "codegen/online_softmax.hpp"
 #include "codegen/row_render.hpp"
 
 namespace fusecl::codegen {
@@ -122,7 +123,7 @@ std::string softmax_sum_phase(RowRender& rr, std::size_t k1, std::size_t k2) {
   s += "      acc += " + partial(rr, k2, "j") + " * " + pick("exp(m_ - " + r1 + ")", "(" + A + ")(1)", "m_ == " + r1, w) + ";\n    }\n";
   s += meet_partials(rr, plain_meet(rr, k2, w), "acc");
   s += "    acc" + ks + " = acc;\n  }\n";
-  return s + "  const " + A + " r" + ks + " = " + pick("acc" + ks, "(" + A + ")(NAN)", "isfinite(" + r1 + ") == 0", w) + ";\n";
+  return s + "  const " + A + " r" + ks + " = " + online_sum(red.dtype, r1, "acc" + ks, w) + ";\n";
 }
 
 // A variance's sum of squared deviations k2 from r<k1>, the row's mean (its

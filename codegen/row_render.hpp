@@ -134,19 +134,12 @@ Meet plain_meet(RowRender& rr, std::size_t k, int w);
 /// work-item of a row (a vector of columns) ends with the row's in x, each
 /// in the same order (render_row.cpp).
 std::string meet_partials(const RowRender& rr, const Meet& mt, const std::string& x);
-/// ".s<j>": lane j of a vector.
-std::string lane(int j);
 /// By instruction: the other reduction of softmax's pair (max k1, then sum
 /// k2 of exp(g - r<k1>), over the same float g), -1 elsewhere.
 std::vector<int> online_pairs(const KernelPlan& plan);
-/// The helper merging softmax's (max, sum relative to it) pairs at width w
-/// of dtype t, fcl_online_<type>(&m, &s, m2, s2): its name.
-std::string online_merge(RowRender& rr, DType t, int w);
 /// The (max, sum) pairs of softmax's k1 and k2 at width w, as x<m>, x<s>,
 /// in sh<k1> and sh<k2>.
 Meet pair_meet(RowRender& rr, std::size_t k1, std::size_t k2, int w);
-/// b where cond, else a: select() on vectors, the conditional operator on scalars.
-std::string pick(const std::string& a, const std::string& b, const std::string& cond, int w);
 
 // Rows split over segments (ReduceSpec::row_split, render_row_split.cpp).
 /// By instruction: the other reduction of a pair whose partials merge, -1

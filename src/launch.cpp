@@ -83,6 +83,8 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // Column reductions in vectors of outputs (DeviceTuning::column_items):
   // sum(x, 0) of 1024 x 1024 floats on the 2-core PoCL machine took 2.7 ms
   // as a work-item per column (scalar loads a row apart), NumPy 0.1 ms.
+  static const bool pair_kernels = rt::switch_setting("FUSECL_PAIR_KERNELS", true);
+  d.pair_kernels = pair_kernels;
   d.column_items = cpu ? 1 : 32;
   d.column_rows = cpu ? 1 : 8;
   d.elements_per_item = int(rt::int_setting({"FUSECL_ROW_ELEMENTS", d.elements_per_item, 1, 64, /*power_of_two=*/true, "the default"}));

@@ -8,6 +8,7 @@
 
 #include "codegen/body.hpp"
 #include "fusecl/error.hpp"
+#include "src/reduction_pairs.hpp"
 #include "src/row_fusion.hpp"
 
 #include <algorithm>
@@ -52,25 +53,6 @@ struct MadeReduction {
   bool post_sqrt;
   int output;
 };
-
-// Whether `view` only broadcasts its input, a reduction over `axes` with
-// kept dimensions, back along them (as x - mean(x, axes, true) reads it).
-bool broadcast_back(const Node& view, const std::vector<int>& axes) {
-  const Node& in = *view.inputs[0];
-  const ViewData& vd = view.view();
-  if (vd.offset != 0 || in.shape.ndim() != view.shape.ndim()) return false;
-  const auto strides = contiguous_strides(in.shape);
-  for (int i = 0; i < view.shape.ndim(); ++i) {
-    const auto k = std::size_t(i);
-    const std::int64_t vdim = view.shape.dims()[k], idim = in.shape.dims()[k];
-    if (std::binary_search(axes.begin(), axes.end(), i)) {
-      if (idim != 1 || (vdim != 1 && vd.strides[k] != 0)) return false;
-    } else if (idim != vdim || (vdim != 1 && vd.strides[k] != strides[k])) {
-      return false;
-    }
-  }
-  return true;
-}
 
 class Scheduler {
   // Short lists made for every evaluation: held in place (scheduler.hpp).
@@ -129,6 +111,13 @@ class Scheduler {
     if (r == CutReason::RowTooLong) return tuning_.row_bytes;
     if (r == CutReason::ColumnReductions) return tuning_.row_column_bytes;
     return 0;
+  }
+
+  // Reduction n is computed into output `out`: later plans read it, and the
+  // same reduction built again (find_made) is not computed twice.
+  void add_made(const NodePtr& n, int out) {
+    made_.push_back({n->inputs[0], n->op, n->dtype, n->shape, n->reduce().axes, n->reduce().divisor, n->reduce().post_sqrt, out});
+    pending_.add(*n, out);
   }
 
   int find_made(const Node& r) const {
@@ -382,25 +371,39 @@ class Scheduler {
   // the body has that form and the kernel would read x along its rows.
   // Decided the same way wherever it is asked (evaluate skips m's kernel).
   const NodePtr* moment_input(const Node& v) {
-    if (!tuning_.one_pass_moments || v.op != Op::Mean || !is_fused(*v.inputs[0], &pending_)) return nullptr;
-    const NodePtr& sq = v.inputs[0];
-    if (sq->op != Op::Mul || sq->inputs[0] != sq->inputs[1] || !is_fused(*sq->inputs[0], &pending_)) return nullptr;
-    const NodePtr& d = sq->inputs[0];
-    if (d->op != Op::Sub || d->dtype != DType::Float32) return nullptr;
-    const NodePtr& x = d->inputs[0];
-    const Node* mp = d->inputs[1].get();
-    if (mp->op == Op::View) {
-      if (!broadcast_back(*mp, v.reduce().axes)) return nullptr;
-      mp = mp->inputs[0].get();
-    }
-    const Node& m = *mp;
-    if (m.op != Op::Mean || m.inputs.empty() || m.inputs[0] != x || m.reduce().axes != v.reduce().axes || m.reduce().post_sqrt)
-      return nullptr;
+    if (!tuning_.one_pass_moments) return nullptr;
+    const ReductionPair pair = variance_pair(v, &pending_);
+    if (!pair.x) return nullptr;
     for (const auto& [node, ok] : moment_ok_)
-      if (node == &v) return ok ? &x : nullptr;
-    const bool ok = plan_moment(v, x, nullptr, tuning_, &pending_) != std::nullopt;
+      if (node == &v) return ok ? pair.x : nullptr;
+    const bool ok = plan_moment(v, *pair.x, nullptr, tuning_, &pending_) != std::nullopt;
     moment_ok_.emplace_back(&v, ok);
-    return ok ? &x : nullptr;
+    return ok ? pair.x : nullptr;
+  }
+
+  // Softmax's sum `s` and its max where one kernel computes both in one
+  // pass (plan_softmax): their row kernel gave them to today's kernels (down
+  // the columns of a large array, or rows too long for it), the max is still
+  // to compute, and that kernel takes them. Decided the same way wherever it
+  // is asked (evaluate skips the max's kernel).
+  ReductionPair softmax_input(const Node& s) {
+    const auto why = today(s);
+    if (!tuning_.pair_kernels || (why != CutReason::ColumnReductions && why != CutReason::RowTooLong)) return {};
+    const ReductionPair pair = softmax_pair(s, &pending_);
+    if (!pair.x || done(**pair.first)) return {};
+    for (const auto& [node, ok] : moment_ok_)
+      if (node == &s) return ok ? pair : ReductionPair{};
+    const bool ok = plan_softmax(**pair.first, *pair.x, tuning_, &pending_) != std::nullopt;
+    moment_ok_.emplace_back(&s, ok);
+    return ok ? pair : ReductionPair{};
+  }
+
+  // The array a reduction computed with its pair's other reads (a var/std,
+  // softmax's sum), where one kernel computes both: what it needs first is
+  // what that array needs, not the other reduction.
+  const NodePtr* pair_input(const Node& r) {
+    if (const NodePtr* x = moment_input(r)) return x;
+    return softmax_input(r).x;
   }
 
   // Computes `first` with one moment kernel where it is a var/std that has
@@ -443,12 +446,44 @@ class Scheduler {
       outs.push_back(int(schedule.outputs.size() - 1));
     }
     add_kernel(std::move(*k), (*x)->shape, outs, cut);
-    auto made = [&](const NodePtr& n, int out) {
-      made_.push_back({n->inputs[0], n->op, n->dtype, n->shape, n->reduce().axes, n->reduce().divisor, n->reduce().post_sqrt, out});
-      pending_.add(*n, out);
-    };
-    made(var, outs[0]);
-    for (const auto& mn : means) made(mn, outs[1]);
+    add_made(var, outs[0]);
+    for (const auto& mn : means) add_made(mn, outs[1]);
+    todo.erase(std::remove_if(todo.begin(), todo.end(), [&](const NodePtr& t) { return done(*t); }), todo.end());
+    return true;
+  }
+
+  // Computes `first` with one softmax pair kernel (plan_softmax) where it is
+  // softmax's sum that has one (softmax_input), or the max of one in `todo`:
+  // the max its first output, the sum its second. Takes them out of `todo`;
+  // true if it did.
+  bool schedule_softmax(const NodePtr& first, Nodes& todo, CutReason cut) {
+    NodePtr sum;
+    ReductionPair pair = softmax_input(*first);
+    if (pair.x) {
+      sum = first;
+    } else if (first->op == Op::Max) {
+      for (const auto& t : todo) {
+        if (t.get() == first.get() || done(*t)) continue;
+        pair = softmax_input(*t);
+        if (pair.x && pair.first->get() == first.get()) {
+          sum = t;
+          break;
+        }
+      }
+    }
+    if (!sum) return false;
+    const NodePtr max = *pair.first;
+    auto k = plan_softmax(*max, *pair.x, tuning_, &pending_);
+    if (!k || !fits(*k)) {
+      // Too many arguments (softmax_input said yes, so evaluate did not
+      // schedule the max): a kernel each, the max first.
+      for (const auto& b : todo_of(unevaluated_barriers(sum, &pending_))) evaluate({b}, CutReason::Reduction);
+      return false;
+    }
+    const Outputs outs{new_output(max), new_output(sum)};
+    add_kernel(std::move(*k), (*pair.x)->shape, outs, cut);
+    add_made(max, outs[0]);
+    add_made(sum, outs[1]);
     todo.erase(std::remove_if(todo.begin(), todo.end(), [&](const NodePtr& t) { return done(*t); }), todo.end());
     return true;
   }
@@ -464,7 +499,7 @@ class Scheduler {
   PendingOutputs pending_;
   std::vector<MadeReduction> made_;
   std::vector<std::pair<const Node*, CutReason>> today_;  // reductions a row kernel did not take, and why
-  std::vector<std::pair<const Node*, bool>> moment_ok_;  // moment_input's answers, asked again in run
+  std::vector<std::pair<const Node*, bool>> moment_ok_;  // moment_input's and softmax_input's answers, asked again in run
 };
 
 void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
@@ -484,8 +519,9 @@ void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
     if (f.next < f.todo.size()) {
       const NodePtr& r = f.todo[f.next++];  // not used once a frame is pushed
       if (done(*r)) continue;  // scheduled below an earlier root
-      // A var/std computed in one pass needs what its input needs, not its mean.
-      const NodePtr* mx = moment_input(*r);
+      // A var/std computed in one pass needs what its input needs, not its
+      // mean; softmax's sum computed with its max, not the max.
+      const NodePtr* mx = pair_input(*r);
       auto deps = todo_of(mx ? unevaluated_barriers_below(*mx, &pending_) : unevaluated_barriers(r, &pending_));
       if (deps.empty()) continue;
       // Its reductions inside; with the frame's later roots where they can share the kernel.
@@ -533,14 +569,12 @@ void Scheduler::run(Nodes& todo, std::optional<CutReason> reason) {
         todo.erase(todo.begin());
         continue;
       }
-      if (schedule_moment(first, todo, cut)) continue;
+      if (schedule_moment(first, todo, cut) || schedule_softmax(first, todo, cut)) continue;
       split_oversized({&first->inputs[0], 1});
       auto k = plan_reduce_fitting(first);
       const int out = new_output(first);
       add_kernel(std::move(k), first->inputs[0]->shape, {out}, cut);
-      made_.push_back({first->inputs[0], first->op, first->dtype, first->shape, first->reduce().axes,
-                       first->reduce().divisor, first->reduce().post_sqrt, out});
-      pending_.add(*first, out);
+      add_made(first, out);
       todo.erase(todo.begin());
       continue;
     }

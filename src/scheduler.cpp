@@ -57,7 +57,8 @@ namespace {
 // A ColumnBlock plan's parts: where its blocks of `per_block` outputs are
 // too few to keep the device busy, the rows are split into parts (of at
 // least 64 rows a work-item, `rows` work-items down each block), combined by
-// a second kernel.
+// a second kernel. A moment's column sums at most kMomentGroupValues values
+// around one shift (its accuracy bound), whatever the parts' count.
 void split_column_blocks(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t per_block, std::int64_t rows, bool arg,
                          const DeviceTuning& tuning) {
   auto& rs = b.plan.reduce;
@@ -68,10 +69,16 @@ void split_column_blocks(BodyBuilder& b, std::int64_t n, std::int64_t m, std::in
     const std::int64_t useful = std::max<std::int64_t>(1, m / (rows * 64));
     g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
   }
+  if (rs.moment) g = std::max(g, std::min<std::int64_t>(4096, (m + codegen::kMomentGroupValues - 1) / codegen::kMomentGroupValues));
   rs.two_stage = g > 1;
   if (rs.two_stage) rs.finish = codegen::SplitFinish::SecondKernel;
   b.args.groups = g;
-  if (rs.two_stage) b.args.scratch_bytes = std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
+  // Partials: arg-reductions' indices, then the values; a moment's count and
+  // three float64s; softmax's pair, maxima then sums.
+  if (rs.two_stage)
+    b.args.scratch_bytes = rs.moment  ? std::size_t(n * g * 32)
+                           : rs.online ? std::size_t(2 * n * g * size_of(rs.acc))
+                                       : std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
 }
 
 // ColumnBlock in vectors of `width` neighbouring outputs (codegen
@@ -86,14 +93,14 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
                     const DeviceTuning& tuning) {
   auto& rs = b.plan.reduce;
   const Op combine = reduce_info(rs.op).combine;
-  // A moment kernel (var/std in one pass) taking this form is declined by
-  // plan_moment: the mean, then the mean of squared deviations, both in
-  // vectors. On CPUs, where its one pass would be a work-item per column
-  // walking down it one element at a time: var over axis 0 of 4096 x 4096
-  // floats on the 2-core PoCL machine 15.7 ms so, against 50 (NumPy 24).
-  // GPUs keep their one pass where they have it (not measured against it).
-  const bool moment_kept = rs.moment && tuning.row_items_cap > 1;
-  if (reduce_info(rs.op).finish == Finish::Index || moment_kept ||
+  // A moment kernel (var/std in one pass) taking this form: on GPUs it is
+  // one pass in vectors (render_moment.cpp's column_sums) where column pairs
+  // are on (DeviceTuning::pair_kernels); CPUs decline it in plan_moment: the
+  // mean, then the mean of squared deviations, both in vectors (var over
+  // axis 0 of 4096 x 4096 floats on the 2-core PoCL machine 15.7 ms so,
+  // against 50 as a work-item per column walking down it; NumPy 24).
+  const bool gpu_moment = rs.moment && tuning.row_items_cap > 1;
+  if (reduce_info(rs.op).finish == Finish::Index || (gpu_moment && !tuning.pair_kernels) ||
       (combine != Op::Add && combine != Op::Mul && combine != Op::Maximum && combine != Op::Minimum) || rs.acc == DType::Bool)
     return false;
   std::vector<int> perm, group;
@@ -123,7 +130,10 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
     // taken one at a time), but a vector wider than the outputs would be all tail.
     while (w > 1 && w > n) w /= 2;
   }
-  if (w <= 1) {
+  // A pair's kernels (a GPU's one-pass moments, softmax's online pair) take
+  // whole vectors of outputs only: no tail where n is no multiple of w.
+  const bool tail = b.plan.ndim == 0 && w > 1 && n % w != 0;
+  if (w <= 1 || ((gpu_moment || rs.online) && tail)) {
     for (std::size_t k = 0; k < before.size(); ++k) b.plan.instrs[k].access = before[k];
     b.args.strides = saved_strides;
     b.plan.ndim = ndim_before;
@@ -144,7 +154,9 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
 // A reduction kernel for `root` over `x`: root's input, or for a moment
 // kernel (moment 1 or 2, see codegen::ReduceSpec) the float32 array whose
 // var/std root is (and, with moment 2, whose mean `mean` is).
-ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, const Node* mean, const DeviceTuning& tuning,
+// With `online`, softmax's pair: root is the max of x, the kernel's second
+// output the sum of exp(x - max) (codegen ReduceSpec::online).
+ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, const Node* mean, bool online, const DeviceTuning& tuning,
                                const PendingOutputs* pending) {
   const Shape& logical = x->shape;
   BodyBuilder b(logical, pending);
@@ -156,6 +168,7 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
   rs.input = b.visit(x);
   rs.post_sqrt = root.reduce().post_sqrt;
   rs.moment = std::uint8_t(moment);
+  rs.online = online;
   if (moment) {
     // The variance's divisor in float64 (it divides the float64 sum of squares),
     // the mean's as the mean kernel has it.
@@ -245,12 +258,16 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
       g = std::max(g, std::min<std::int64_t>(4096, (m + per - 1) / per));
     }
     rs.two_stage = g > 1;
-    if (rs.two_stage) rs.finish = tuning.split_finish;
+    // Softmax's pair is finished by a second kernel (render_reduce.cpp's thread_combine).
+    if (rs.two_stage) rs.finish = online ? codegen::SplitFinish::SecondKernel : tuning.split_finish;
     b.args.groups = g;
     // Partials (render_reduce.cpp): arg-reductions' indices, then the values;
-    // a moment's (render_moment.cpp): a count and three float64s each.
+    // a moment's (render_moment.cpp): a count and three float64s each;
+    // softmax's pair: maxima, then sums.
     if (rs.two_stage)
-      b.args.scratch_bytes = moment ? std::size_t(n * g * 32) : std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
+      b.args.scratch_bytes = moment   ? std::size_t(n * g * 32)
+                             : online ? std::size_t(2 * n * g * size_of(rs.acc))
+                                      : std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
   }
   return {std::move(b.plan), std::move(b.args)};
 }
@@ -258,15 +275,27 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
 }  // namespace
 
 ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending) {
-  return plan_reduction(*root, root->inputs[0], 0, nullptr, tuning, pending);
+  return plan_reduction(*root, root->inputs[0], 0, nullptr, false, tuning, pending);
 }
 
 std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, const Node* mean, const DeviceTuning& tuning,
                                            const PendingOutputs* pending) {
   DeviceTuning t = tuning;  // the width rule applies to the loads; moment_width caps it (scheduler.hpp says why)
   t.vector_bytes = std::min(t.vector_bytes, 4 * std::max(1, tuning.moment_width));
-  auto k = plan_reduction(var, x, mean ? 2 : 1, mean, t, pending);
-  if (k.plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock) return std::nullopt;
+  auto k = plan_reduction(var, x, mean ? 2 : 1, mean, false, t, pending);
+  // Column blocks: a GPU's in vectors (column_vectors says when); a CPU's
+  // and the scalar blocks' reads of a row's neighbours are declined.
+  if (k.plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock && !(k.plan.reduce.kept_inner && tuning.row_items_cap > 1))
+    return std::nullopt;
+  return k;
+}
+
+std::optional<ScheduledKernel> plan_softmax(const Node& max, const NodePtr& x, const DeviceTuning& tuning, const PendingOutputs* pending) {
+  if (!tuning.pair_kernels) return std::nullopt;
+  auto k = plan_reduction(max, x, 0, nullptr, true, tuning, pending);
+  const auto& rs = k.plan.reduce;
+  if (rs.strategy == codegen::ReduceStrategy::ThreadPerOutput || (rs.strategy == codegen::ReduceStrategy::ColumnBlock && !rs.kept_inner))
+    return std::nullopt;
   return k;
 }
 

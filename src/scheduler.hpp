@@ -105,6 +105,13 @@ struct DeviceTuning {
   // its part, with no barrier and no combine.
   int column_items = 32;
   int column_rows = 8;
+  // Pairs of reductions in one kernel where a row kernel gave its reductions
+  // to today's kernels (CutReason::ColumnReductions, RowTooLong): softmax's
+  // max and sum of exp(x - max) in one pass (plan_softmax), and on GPUs a
+  // variance's mean and squared deviations down columns in vectors
+  // (plan_moment in column blocks). FUSECL_PAIR_KERNELS=0: a kernel per
+  // reduction, to compare.
+  bool pair_kernels = true;
   std::size_t max_work_group_size = 256;
   std::uint64_t local_mem_bytes = 32768;
   // var/std of float32 in one pass (moment kernels): the device has float64
@@ -250,10 +257,20 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
 /// One moment kernel (codegen ReduceSpec::moment) for `var`, a var or std
 /// node as make_moment builds it, computed from `x` (its float32 input) in
 /// one pass; with `mean`, a mean of x over the same axes, that too (out1).
-/// nullopt where the reduction would read x across rows (ColumnBlock): then
-/// the two-pass graph computes it.
+/// nullopt where the reduction would read x across rows (ColumnBlock) but
+/// for a GPU's column blocks in vectors of whole outputs (with pair_kernels):
+/// then the two-pass graph computes it.
 std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, const Node* mean, const DeviceTuning& tuning,
                                            const PendingOutputs* pending = nullptr);
+
+/// One kernel computing softmax's pair of reductions of float x over the
+/// same axes (codegen ReduceSpec::online): `max`, the max of x (out0), and
+/// the sum of exp(x - max) (out1), in one pass: down x's columns in vectors,
+/// or along its rows in a group per output (or per part of one). nullopt
+/// where the reduction would take another form (a work-item per output,
+/// scalar column blocks, columns no vector divides), or column pairs are off.
+std::optional<ScheduledKernel> plan_softmax(const Node& max, const NodePtr& x, const DeviceTuning& tuning,
+                                            const PendingOutputs* pending = nullptr);
 
 /// Nodes below the kernel body `body` (itself included, if it is one) that
 /// must be evaluated before a kernel reading it.

@@ -14,7 +14,9 @@
 #include "support/cache_test_support.hpp"
 #include "support/device_compare.hpp"
 #include "support/host_array.hpp"
+#include "src/device_state.hpp"
 #include "src/launch.hpp"
+#include "src/schedule.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -187,6 +189,31 @@ TEST_CASE("float32 column sums of 200000 rows stay within the compensated bound"
   REQUIRE(column_vectors(kernel_source(r)));  // 40 outputs: vectors, each lane compensated on its own
   check_sums(r, pos, {0});
   check_sums(sum(to_device(hx), 0), hx, {0});
+}
+
+TEST_CASE("float32 column sums split into hundreds of parts stay within the compensated bound", "[reduce][columns][accuracy]") {
+  // A GPU's layout (32 x 8 work-items, vectors of 4, 528 groups to fill it):
+  // 40 outputs are one block, so 200000 rows take 390 parts, whose partials
+  // a work-item per output adds in sequence, compensated as the parts were.
+  const auto hx = randoms({200000, 40}, 0x5EED0105, false);
+  HostArray<float> pos = hx;
+  for (auto& v : pos.data) v = std::fabs(v);
+  for (const HostArray<float>* h : std::initializer_list<const HostArray<float>*>{&pos, &hx}) {
+    const auto r = sum(to_device(*h), 0);
+    {
+      const auto node = r.node();
+      const detail::GraphLock lock{node.get()};
+      auto t = detail::tuning_of(*node->device);
+      t.vector_bytes = 16, t.column_items = 32, t.column_rows = 8, t.row_items_cap = 1024, t.target_groups = 528;
+      t.max_work_group_size = std::max<std::size_t>(t.max_work_group_size, 256);
+      detail::Schedule s = detail::make_schedule({node}, t);
+      REQUIRE(s.kernel_count() == 1);
+      CHECK(s.steps[0].kernel.plan.reduce.kept_inner);
+      CHECK(s.steps[0].kernel.args.groups == 390);
+      detail::run_schedule(*node->device, s);
+    }
+    check_sums(r, *h, {0});
+  }
 }
 
 TEST_CASE("column blocks keep one kernel with their producer and none for empty inputs", "[reduce][columns][fusion]") {

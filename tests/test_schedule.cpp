@@ -58,6 +58,7 @@ detail::DeviceTuning h200_rows() {
   t.row_column_bytes = std::uint64_t(1) << 26;
   t.column_items = 32;
   t.column_rows = 8;
+  t.moment_width = 2;
   return t;
 }
 
@@ -166,16 +167,26 @@ TEST_CASE("schedule: reductions read broadcast back along their rows are one row
   CHECK(mid.steps[0].kernel.args.row_stride == 10);
 
   // One float over the limit: today's kernels, the reductions first, where
-  // the row kernel would loop over the row (a CPU's: a work-item per row).
+  // the row kernel would loop over the row (a CPU's: a work-item per row):
+  // softmax's max and sum in one pass (DeviceTuning::pair_kernels), else
+  // a kernel each.
   t.row_bytes = 4 * 100 - 1;
   t.row_items_cap = 1;
-  const Schedule over = schedule_of({softmax.node()}, t);
-  REQUIRE(over.kernel_count() == 3);
-  CHECK(over.steps[0].reason == CutReason::RowTooLong);
-  CHECK(over.steps[0].limit == 399);
-  CHECK(over.steps[1].reason == CutReason::RowTooLong);
-  CHECK(over.steps[2].kernel.plan.kind == codegen::KernelKind::Elementwise);
-  CHECK(over.steps[2].reason == CutReason::Root);
+  for (const bool pairs : {true, false}) {
+    INFO((pairs ? "pair kernels" : "a kernel per reduction"));
+    t.pair_kernels = pairs;
+    const Schedule over = schedule_of({softmax.node()}, t);
+    const std::size_t reductions = pairs ? 1 : 2;
+    REQUIRE(over.kernel_count() == reductions + 1);
+    for (std::size_t i = 0; i < reductions; ++i) {
+      CHECK(over.steps[i].reason == CutReason::RowTooLong);
+      CHECK(over.steps[i].limit == 399);
+      CHECK(over.steps[i].kernel.plan.reduce.online == pairs);
+    }
+    CHECK(over.steps[reductions].kernel.plan.kind == codegen::KernelKind::Elementwise);
+    CHECK(over.steps[reductions].reason == CutReason::Root);
+  }
+  t.pair_kernels = true;
   // Rows a GPU holds in registers need no cache: one row kernel past the limit.
   t.row_items_cap = 1024;
   t.row_register_elements = 16;
@@ -363,7 +374,7 @@ TEST_CASE("schedule: a GPU's rows split over segments", "[schedule][row][split]"
                         Case{{256, 1024, 256}, 1, false, 2, 2},  // columns of 1024 of a 3-d array
                         Case{{512, 131072}, 0, false, 1},        // held in registers: one kernel
                         Case{{1024, 50257}, 1, true, 2, 25},     // too long, not whole vectors: split
-                        Case{{2048, 32768}, 1, true, 3},         // too long, whole vectors: today's kernels
+                        Case{{2048, 32768}, 1, true, 2},         // too long, whole vectors: today's kernels, max and sum in one
                         Case{{3, 50257}, 1, false, 2, 25}}) {    // small, but too long: split
     INFO(Shape(c.shape).str() << " along axis " << c.axis << (c.softmax ? ", softmax" : ", x - max"));
     std::int64_t n = 1;
@@ -401,56 +412,66 @@ TEST_CASE("schedule: a GPU's rows split over segments", "[schedule][row][split]"
 TEST_CASE("schedule: a GPU's large arrays down their columns take column reductions in vectors", "[schedule][row][columns]") {
   // An H200's layout (as above) with its defaults: arrays of 64 MiB or more
   // whose rows run down their columns and that one row kernel would loop
-  // over take today's kernels, each reduction reading the columns in vectors
-  // of 4 floats (ReduceSpec::kept_inner); the log says why.
+  // over take today's kernels, reading the columns in vectors of 4 floats
+  // (ReduceSpec::kept_inner): softmax's max and sum in one pass
+  // (ReduceSpec::online), the layer norm's mean and variance in one moment
+  // kernel (2 floats a vector: its float64 sums), then the output; the log
+  // says why. With column pairs off, a kernel per reduction.
   auto t = h200_rows();
+  t.one_pass_moments = true;
   struct Case {
     std::vector<std::int64_t> shape;
     int axis;
     bool layer_norm;
-    int kernels;             // softmax: max, sum, output; layer norm: mean, variance, output
+    int kernels;             // with column pairs: the pair, then the output
     bool today;              // today's kernels, reductions in vectors of columns
   };
-  for (const Case& c : {Case{{8192, 8192}, 0, false, 3, true},    // 256 MiB: was split
-                        Case{{8192, 8192}, 0, true, 3, true},
-                        Case{{4096, 4096}, 0, false, 3, true},    // 64 MiB: was one row kernel, looping
-                        Case{{64, 1024, 256}, 1, true, 3, true},  // down the middle axis
-                        Case{{2048, 4096}, 0, false, 1, false},   // 32 MiB: one row kernel (its re-reads stay in L2)
-                        Case{{512, 131072}, 0, false, 1, false},  // columns of 512: held in registers
-                        Case{{8192, 8190}, 0, false, 2, false},   // columns in vectors of 2: split, as before
-                        Case{{8192, 8192}, 1, false, 1, false}}) {  // rows along the last axis: as before
-    INFO(Shape(c.shape).str() << " along axis " << c.axis << (c.layer_norm ? ", layer norm" : ", softmax"));
-    std::int64_t n = 1;
-    for (const auto d : c.shape) n *= d;
-    auto x = reshape(arange<float>(n) * 1e-6f, c.shape);
-    // A generator's index along the outputs is not a vector's down a middle
-    // axis (its reductions would read it one element at a time): a buffer.
-    if (c.shape.size() == 3) eval(x);
-    Array<float> y;
-    if (c.layer_norm) {
-      y = (x - mean(x, c.axis, true)) / sqrt(var(x, c.axis, true, 0) + 1e-5f);
-    } else {
-      const auto e = exp(x - max(x, c.axis, true));
-      y = e / sum(e, c.axis, true);
+  for (const bool pairs : {true, false})
+    for (const Case& c : {Case{{8192, 8192}, 0, false, 2, true},    // 256 MiB: was split
+                          Case{{8192, 8192}, 0, true, 2, true},
+                          Case{{4096, 4096}, 0, false, 2, true},    // 64 MiB: was one row kernel, looping
+                          Case{{64, 1024, 256}, 1, true, 2, true},  // down the middle axis
+                          Case{{2048, 4096}, 0, false, 1, false},   // 32 MiB: one row kernel (its re-reads stay in L2)
+                          Case{{512, 131072}, 0, false, 1, false},  // columns of 512: held in registers
+                          Case{{8192, 8190}, 0, false, 2, false},   // columns in vectors of 2: split, as before
+                          Case{{8192, 8192}, 1, false, 1, false}}) {  // rows along the last axis: as before
+      INFO(Shape(c.shape).str() << " along axis " << c.axis << (c.layer_norm ? ", layer norm" : ", softmax")
+                                << (pairs ? "" : ", column pairs off"));
+      t.pair_kernels = pairs;
+      std::int64_t n = 1;
+      for (const auto d : c.shape) n *= d;
+      auto x = reshape(arange<float>(n) * 1e-6f, c.shape);
+      // A generator's index along the outputs is not a vector's down a middle
+      // axis (its reductions would read it one element at a time): a buffer.
+      if (c.shape.size() == 3) eval(x);
+      Array<float> y;
+      if (c.layer_norm) {
+        y = (x - mean(x, c.axis, true)) / sqrt(var(x, c.axis, true, 0) + 1e-5f);
+      } else {
+        const auto e = exp(x - max(x, c.axis, true));
+        y = e / sum(e, c.axis, true);
+      }
+      const Schedule s = schedule_of({y.node()}, t);
+      REQUIRE(s.kernel_count() == std::size_t(c.kernels + (c.today && !pairs ? 1 : 0)));
+      if (!c.today) {
+        for (const auto& st : s.steps) CHECK(st.reason != CutReason::ColumnReductions);
+        continue;
+      }
+      for (std::size_t i = 0; i + 1 < s.steps.size(); ++i) {
+        const auto& k = s.steps[i].kernel;
+        CHECK(s.steps[i].reason == CutReason::ColumnReductions);
+        CHECK(s.steps[i].limit == t.row_column_bytes);
+        CHECK(k.plan.kind == codegen::KernelKind::Reduce);
+        CHECK(k.plan.reduce.kept_inner);
+        CHECK(s.steps[i].outputs.size() == (pairs ? 2u : 1u));
+        CHECK(k.plan.reduce.online == (pairs && !c.layer_norm));
+        CHECK(k.plan.reduce.moment == (pairs && c.layer_norm ? 2 : 0));
+        CHECK(k.plan.width == (k.plan.reduce.moment ? 2 : 4));
+        CHECK(k.plan.reduce.local_size == 256);
+        CHECK(k.plan.reduce.column_rows == 8);
+      }
+      CHECK(s.steps.back().kernel.plan.kind == codegen::KernelKind::Elementwise);
     }
-    const Schedule s = schedule_of({y.node()}, t);
-    REQUIRE(s.kernel_count() == std::size_t(c.kernels));
-    if (!c.today) {
-      for (const auto& st : s.steps) CHECK(st.reason != CutReason::ColumnReductions);
-      continue;
-    }
-    for (std::size_t i = 0; i + 1 < s.steps.size(); ++i) {
-      const auto& k = s.steps[i].kernel;
-      CHECK(s.steps[i].reason == CutReason::ColumnReductions);
-      CHECK(s.steps[i].limit == t.row_column_bytes);
-      CHECK(k.plan.kind == codegen::KernelKind::Reduce);
-      CHECK(k.plan.reduce.kept_inner);
-      CHECK(k.plan.width == 4);
-      CHECK(k.plan.reduce.local_size == 256);
-      CHECK(k.plan.reduce.column_rows == 8);
-    }
-    CHECK(s.steps.back().kernel.plan.kind == codegen::KernelKind::Elementwise);
-  }
   // 0: never.
   t.row_column_bytes = 0;
   auto x = reshape(arange<float>(4096 * 4096) * 1e-6f, {4096, 4096});

@@ -1,0 +1,60 @@
+#include "codegen/online_softmax.hpp"
+
+#include "codegen/body.hpp"
+
+namespace fusecl::codegen {
+
+namespace {
+
+std::string lowest(DType t) { return t == DType::Float64 ? "-DBL_MAX" : "-FLT_MAX"; }
+
+std::string vmax(DType t, const std::string& a, const std::string& b, int w, HelperSet& helpers) {
+  return spell(reduce_info(Op::Max).combine, t, t, a, b, "", w, helpers);
+}
+
+}  // namespace
+
+std::string online_declare(DType t, const std::string& x, int w, const std::string& ind) {
+  const std::string T_ = cl_type(t, w);
+  return ind + T_ + " " + x + "m = (" + T_ + ")(-INFINITY), " + x + "r = (" + T_ + ")(" + lowest(t) + "), " + x + "s = (" + T_ +
+         ")(0), " + x + "c = (" + T_ + ")(0);\n";
+}
+
+std::string online_step(DType t, const std::string& g, const std::string& x, int w, const std::string& ind, HelperSet& helpers) {
+  const std::string T_ = cl_type(t, w), m = x + "m", r = x + "r", sm = x + "s", c = x + "c";
+  const std::string far = "(" + g + " > " + r + " + (" + T_ + ")(64))";
+  std::string out = ind + m + " = " + vmax(t, m, g, w, helpers) + ";\n";
+  if (w == 1)
+    out += ind + "if " + far + " { const " + T_ + " f_ = exp(" + r + " - " + g + "); " + sm + " *= f_; " + c + " *= f_; " + r + " = " +
+           g + "; }\n";
+  else
+    out += ind + "if (any" + far + ") {\n" + ind + "  const " + T_ + " f_ = select((" + T_ + ")(1), exp(" + r + " - " + g + "), " +
+           far + ");\n" + ind + "  " + sm + " *= f_; " + c + " *= f_; " + r + " = select(" + r + ", " + g + ", " + far + ");\n" + ind +
+           "}\n";
+  return out + ind + "{ const " + T_ + " y_ = exp(" + g + " - " + r + ") - " + c + "; const " + T_ + " t_ = " + sm + " + y_; " + c +
+         " = " + kahan_comp("t_", sm, "y_", T_) + "; " + sm + " = t_; }\n";
+}
+
+std::string online_finish(DType t, const std::string& x, int w, const std::string& ind) {
+  const std::string T_ = cl_type(t, w);
+  return ind + x + "s = " + pick("(" + x + "s - " + x + "c) * exp(" + x + "r - " + x + "m)", "(" + T_ + ")(0)",
+                                 x + "m == (" + T_ + ")(-INFINITY)", w) + ";\n";
+}
+
+std::string online_merge(DType t, int w, HelperSet& helpers) {
+  const std::string T_ = cl_type(t, w), name = "fcl_online_" + T_, one = "(" + T_ + ")(1)";
+  const std::string mm = vmax(t, "*m", "m2", w, helpers);
+  return helpers.use(name, "static inline void " + name + "(" + T_ + "* m, " + T_ + "* s, " + T_ + " m2, " + T_ + " s2) {\n  const " +
+                               T_ + " mm = " + mm + ";\n  *s = *s * " + pick("exp(*m - mm)", one, "*m == mm", w) + " + s2 * " +
+                               pick("exp(m2 - mm)", one, "m2 == mm", w) + ";\n  *m = mm;\n}\n");
+}
+
+std::string online_rebase(DType t, const std::string& x, const std::string& ind) {
+  return ind + x + "r = " + x + "m == -INFINITY ? (" + cl_type(t, 1) + ")(" + lowest(t) + ") : " + x + "m;\n";
+}
+
+std::string online_sum(DType t, const std::string& m, const std::string& s, int w) {
+  return pick(s, "(" + cl_type(t, w) + ")(NAN)", "isfinite(" + m + ") == 0", w);
+}
+
+}  // namespace fusecl::codegen

@@ -1,0 +1,39 @@
+// Softmax's pair of reductions in one pass: the maximum m of g and the sum s
+// of exp(g - m), as the row kernels' online phase (render_row.cpp) and the
+// column blocks' (render_reduce.cpp) compute them, each work-item (each lane
+// of a vector) with its own state, then the states merged.
+//
+// A state x<m, r, s, c> keeps the maximum m of its elements and the sum s
+// of exp(g - r), r a reference that moves to g only where g passes it by
+// more than 64 (so s stays finite, and is rescaled, rounding once, rarely:
+// a rescale at every new maximum would round at every element of a rising
+// row), with c the Kahan compensation of s. finish then scales s to m; the
+// finished pairs merge as s1 exp(m1 - m) + s2 exp(m2 - m). r starts at the
+// lowest finite value, so that -inf elements add exp(-inf) = 0 until a
+// finite one comes. The sum is NaN where the maximum is not finite, as
+// exp(g - max) makes it in two passes (online_sum).
+#pragma once
+
+#include "codegen/spelling.hpp"
+
+#include <string>
+
+namespace fusecl::codegen {
+
+/// Declares the state x<m, r, s, c> at width w of dtype t (Float32 or Float64).
+std::string online_declare(DType t, const std::string& x, int w, const std::string& ind);
+/// Folds g (an expression of width w) into state x.
+std::string online_step(DType t, const std::string& g, const std::string& x, int w, const std::string& ind, HelperSet& helpers);
+/// Scales x's sum to its own maximum (0 where that is -inf: no finite element).
+std::string online_finish(DType t, const std::string& x, int w, const std::string& ind);
+/// The helper merging finished pairs at width w of dtype t,
+/// fcl_online_<type>(&m, &s, m2, s2): its name.
+std::string online_merge(DType t, int w, HelperSet& helpers);
+/// Scalar state x's reference moved to its maximum, after finished pairs
+/// merged into x (its sum is relative to that maximum).
+std::string online_rebase(DType t, const std::string& x, const std::string& ind);
+/// The sum of a finished pair (m, s) as the two-pass definition has it: NaN
+/// where m is not finite.
+std::string online_sum(DType t, const std::string& m, const std::string& s, int w);
+
+}  // namespace fusecl::codegen

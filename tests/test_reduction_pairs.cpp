@@ -1,0 +1,274 @@
+// Pairs of reductions in one kernel (DeviceTuning::pair_kernels): where a
+// GPU takes a large array's softmax or layer norm down its columns in
+// today's kernels (CutReason::ColumnReductions), softmax's max and sum of
+// exp(x - max) are one pass in vectors of columns (ReduceSpec::online), and
+// the layer norm's mean and variance one moment kernel in column blocks;
+// softmax over rows too long for a row kernel is one pass in a group per row.
+// Run here with a GPU's layout (32 x 8 work-items, vectors of 4 floats),
+// split into parts and not, against the long double host reference, with
+// edge values in different lanes of a vector.
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/schedule.hpp"
+#include "support/host_array.hpp"
+#include "support/random_inputs.hpp"
+#include "support/row_patterns.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fusecl/fusecl.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace fusecl;
+using namespace fusecl::test;
+
+namespace {
+
+bool device_has_fp64() { return default_device().info().fp64; }
+
+// A GPU's layout for rows and column reductions (launch.cpp), whatever this
+// device is; `columns_from`: the bytes from which an array's rows down its
+// columns take today's kernels (1: every array here).
+detail::DeviceTuning gpu_columns(detail::DeviceTuning t, int target_groups) {
+  t.vector_bytes = 16;
+  t.local_size = 256;
+  t.row_group_cap = 128;
+  t.row_register_elements = 16;
+  t.row_items_cap = 1024;
+  t.elements_per_item = 16;
+  t.max_work_group_size = 1024;
+  t.row_bytes = 49152;
+  t.local_mem_bytes = 49152;
+  t.row_column_bytes = 1;
+  t.column_items = 32;
+  t.column_rows = 8;
+  t.column_blocks = true;
+  t.pair_kernels = true;
+  t.moment_width = 2;
+  t.target_groups = target_groups;
+  return t;
+}
+
+// Runs y's schedule under `t`; returns it (for its plans) after running it.
+detail::Schedule run_with(const Array<float>& y, const detail::DeviceTuning& t) {
+  const auto node = y.node();
+  const detail::GraphLock lock{node.get()};
+  detail::Schedule s = detail::make_schedule({node}, t);
+  detail::Schedule copy = s;
+  detail::run_schedule(*node->device, s);
+  return copy;
+}
+
+void check_rows(const Pattern& pat, const std::vector<float>& h, const std::vector<float>& got, const Dims& d, int axis) {
+  std::vector<LD> want(h.size()), tol(h.size());
+  for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
+    REQUIRE(close(got[i], want[i], tol[i]));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("column pairs: softmax and layer norm down the columns, a pair in one kernel", "[reduce][columns][pairs]") {
+  const auto all = patterns();
+  struct Case {
+    Dims dims;
+    int axis;
+    int target_groups;  // 1: one part of the rows; more: split into parts, then a second kernel
+  };
+  for (const std::size_t which : {std::size_t(3), std::size_t(4)}) {  // softmax, layer norm
+    const Pattern& pat = all[which];
+    const bool softmax = which == 3;
+    if (!softmax && !device_has_fp64()) continue;  // the moment kernel's accumulators are float64
+    for (const Case& c : {Case{{2000, 64}, 0, 1}, Case{{5000, 128}, 0, 64}, Case{{1500, 36}, 0, 16}, Case{{7, 900, 24}, 1, 1},
+                          Case{{3, 1100, 24}, 1, 64}, Case{{3, 1100, 2, 16}, 1, 32}}) {
+      INFO(pat.name << " over axis " << c.axis << " of " << Shape(c.dims).str() << ", target groups " << c.target_groups);
+      auto h = inputs(c.dims, c.axis, test_seed(0xc01a + std::uint64_t(c.dims[0])), pat.lo, pat.hi, true);
+      // Column 4 (a lane of the first vector but its first) rises by 100 a
+      // row: softmax's reference moves at every element (each by more than 64).
+      const auto rows = rows_of(c.dims, c.axis);
+      for (std::size_t k = 0; k < rows[4].size(); ++k) h[std::size_t(rows[4][k])] = float(k) * 100.0f - 1000.0f;
+      // Column 5: -inf everywhere (softmax: NaN, as exp(-inf - -inf) is).
+      for (const auto i : rows[5]) h[std::size_t(i)] = -INFINITY;
+      const auto y = pat.device(from_host(h, Shape(c.dims)), c.axis);
+      const auto t = gpu_columns(detail::tuning_of(*y.node()->device), c.target_groups);
+      const detail::Schedule s = run_with(y, t);
+      // The pair, then the output kernel.
+      REQUIRE(s.kernel_count() == 2);
+      const auto& first = s.steps[0];
+      CHECK(first.reason == detail::CutReason::ColumnReductions);
+      CHECK(first.outputs.size() == 2);
+      const auto& rs = first.kernel.plan.reduce;
+      CHECK(rs.strategy == codegen::ReduceStrategy::ColumnBlock);
+      CHECK(rs.kept_inner);
+      CHECK(rs.online == softmax);
+      CHECK(rs.moment == (softmax ? 0 : 2));
+      CHECK(rs.two_stage == (c.target_groups > 1));
+      CHECK(s.steps[1].kernel.plan.kind == codegen::KernelKind::Elementwise);
+      check_rows(pat, h, y.to_host(), c.dims, c.axis);
+    }
+  }
+}
+
+TEST_CASE("pair kernels: softmax over rows too long for a row kernel, max and sum in one pass", "[reduce][pairs]") {
+  // A GPU's layout with groups of at most 64 and 4 KiB of local memory: rows
+  // of 3000 and 40000 floats pass both (no row kernel holds them), so the
+  // max and the sum take today's kernels (RowTooLong), here one kernel for
+  // both, a group per row; 40000 over few rows is split into parts (a second
+  // kernel merges their pairs).
+  const auto all = patterns();
+  const Pattern& pat = all[3];
+  for (const Dims& d : {Dims{50, 3000}, Dims{3, 40000}, Dims{2, 5, 3000}}) {
+    const int axis = int(d.size()) - 1;
+    INFO("softmax over the last axis of " << Shape(d).str());
+    auto h = inputs(d, axis, test_seed(0xc01c + std::uint64_t(d[0])), pat.lo, pat.hi, true);
+    const auto rows = rows_of(d, axis);
+    for (std::size_t k = 0; k < rows[1].size(); k += 3) h[std::size_t(rows[1][k])] = float(k) * 70.0f;  // the reference moves
+    const auto y = pat.device(from_host(h, Shape(d)), axis);
+    auto t = gpu_columns(detail::tuning_of(*y.node()->device), 64);
+    t.local_size = 64, t.max_work_group_size = 64, t.row_bytes = 4096, t.local_mem_bytes = 4096;
+    const detail::Schedule s = run_with(y, t);
+    REQUIRE(s.kernel_count() == 2);
+    const auto& rs = s.steps[0].kernel.plan.reduce;
+    CHECK(s.steps[0].reason == detail::CutReason::RowTooLong);
+    CHECK(rs.online);
+    CHECK(rs.strategy == codegen::ReduceStrategy::GroupPerOutput);
+    CHECK(rs.two_stage == (d[0] == 3));
+    CHECK(s.steps[0].kernel.plan.width == 4);
+    check_rows(pat, h, y.to_host(), d, axis);
+  }
+  // Rows that are not whole vectors are split over segments instead (two row kernels).
+  const Dims odd{50, 3001};
+  const auto h = inputs(odd, 1, test_seed(0xc01d), pat.lo, pat.hi, true);
+  const auto y = pat.device(from_host(h, Shape(odd)), 1);
+  auto t = gpu_columns(detail::tuning_of(*y.node()->device), 64);
+  t.local_size = 64, t.max_work_group_size = 64, t.row_bytes = 4096, t.local_mem_bytes = 4096;
+  const detail::Schedule s = run_with(y, t);
+  for (const auto& st : s.steps) CHECK(!st.kernel.plan.reduce.online);
+  check_rows(pat, h, y.to_host(), odd, 1);
+}
+
+TEST_CASE("column pairs: off, and where they are not taken", "[reduce][columns][pairs]") {
+  const auto all = patterns();
+  const Dims d{2000, 64};
+  const auto h = inputs(d, 0, test_seed(0xc01b), -10, 10, true);
+  for (const std::size_t which : {std::size_t(3), std::size_t(4)}) {
+    const Pattern& pat = all[which];
+    if (which == 4 && !device_has_fp64()) continue;
+    INFO(pat.name);
+    SECTION("FUSECL_PAIR_KERNELS=0: a kernel per reduction") {
+      const auto y = pat.device(from_host(h, Shape(d)), 0);
+      auto t = gpu_columns(detail::tuning_of(*y.node()->device), 16);
+      t.pair_kernels = false;
+      const detail::Schedule s = run_with(y, t);
+      CHECK(s.kernel_count() == 3);
+      for (const auto& st : s.steps) CHECK(!st.kernel.plan.reduce.online);
+      check_rows(pat, h, y.to_host(), d, 0);
+    }
+  }
+  SECTION("outputs no vector divides: no pair kernel") {
+    // A row kernel's column form takes only inner extents its vectors divide,
+    // so the ColumnReductions rule never meets this; the kernel would read
+    // past its last vector of outputs.
+    const auto x = from_host(std::vector<float>(h.begin(), h.begin() + 2000 * 63), {2000, 63});
+    const auto m = max(x, 0, true);
+    const auto whole = from_host(h, Shape(d));
+    const auto mw = max(whole, 0, true);
+    const auto t = gpu_columns(detail::tuning_of(*x.node()->device), 16);
+    const detail::GraphLock lock{m.node().get(), mw.node().get()};
+    CHECK(!detail::plan_softmax(*m.node(), x.node(), t));
+    CHECK(detail::plan_softmax(*mw.node(), whole.node(), t));
+  }
+  SECTION("softmax's sum alone, or with a max already computed: no pair") {
+    const auto x = from_host(h, Shape(d));
+    const auto sm = sum(exp(x - max(x, 0, true)), 0);
+    const auto t = gpu_columns(detail::tuning_of(*x.node()->device), 16);
+    const detail::GraphLock lock{sm.node().get()};
+    CHECK(detail::make_schedule({sm.node()}, t).kernel_count() == 2);  // no row kernel gave it to today's kernels
+  }
+}
+
+TEST_CASE("column pairs: float64 softmax, and var over a leading axis in one pass on a GPU", "[reduce][columns][pairs]") {
+  const std::int64_t rows = 3000, cols = 8;
+  SECTION("float64 softmax over axis 0, in vectors of 2") {
+    if (!device_has_fp64()) return;
+    std::vector<double> h(std::size_t(rows * cols));
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = std::sin(double(i) * 0.37) * 40.0 + double(i % cols);
+    h[3] = INFINITY;  // column 3: NaN
+    h[cols + 2] = NAN;  // column 2: NaN
+    const auto x = from_host(h, {rows, cols});
+    const auto e = exp(x - max(x, 0, true));
+    const auto y = e / sum(e, 0, true);
+    const auto node = y.node();
+    {
+      const detail::GraphLock lock{node.get()};
+      const auto t = gpu_columns(detail::tuning_of(*node->device), 16);
+      detail::Schedule s = detail::make_schedule({node}, t);
+      REQUIRE(s.kernel_count() == 2);
+      CHECK(s.steps[0].kernel.plan.reduce.online);
+      CHECK(s.steps[0].kernel.plan.width == 2);
+      detail::run_schedule(*node->device, s);
+    }
+    const auto got = y.to_host();
+    for (std::int64_t c = 0; c < cols; ++c) {
+      long double m = -INFINITY, sum = 0;
+      for (std::int64_t r = 0; r < rows; ++r) m = std::max(m, (long double)h[std::size_t(r * cols + c)]);
+      // exp of the difference as the device rounds it (in float64).
+      const auto e = [&](std::int64_t r) { return std::exp((long double)(h[std::size_t(r * cols + c)] - double(m))); };
+      for (std::int64_t r = 0; r < rows; ++r) sum += e(r);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const std::size_t i = std::size_t(r * cols + c);
+        INFO("column " << c << ", row " << r);
+        if (c == 2 || c == 3) {
+          CHECK(std::isnan(got[i]));
+          continue;
+        }
+        const long double want = e(r) / sum;
+        CHECK(std::fabs((long double)got[i] - want) <= 16 * DBL_EPSILON * want + DBL_MIN);
+      }
+    }
+  }
+  SECTION("var and std over axis 0: one moment kernel in vectors, split and not") {
+    if (!device_has_fp64()) return;
+    const std::int64_t n = 256;
+    std::vector<float> h(std::size_t(rows * n));
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = float(std::sin(double(i) * 0.11) * 3.0 + 1000.0 * double(i % 3));
+    h[7] = INFINITY;  // column 7: NaN (inf - inf)
+    h[n + 9] = NAN;   // column 9: NaN
+    const auto x = from_host(h, {rows, n});
+    for (const int groups : {1, 64}) {
+      const auto v = var(x, 0, false, 1);
+      const auto node = v.node();
+      {
+        const detail::GraphLock lock{node.get()};
+        auto t = gpu_columns(detail::tuning_of(*node->device), groups);
+        t.one_pass_moments = true;
+        detail::Schedule s = detail::make_schedule({node}, t);
+        REQUIRE(s.kernel_count() == 1);
+        CHECK(s.steps[0].kernel.plan.reduce.moment == 1);
+        CHECK(s.steps[0].kernel.plan.reduce.kept_inner);
+        CHECK(s.steps[0].kernel.plan.reduce.two_stage == (groups > 1));
+        detail::run_schedule(*node->device, s);
+      }
+      const auto got = v.to_host();
+      for (std::int64_t c = 0; c < n; ++c) {
+        long double mean = 0, q = 0;
+        for (std::int64_t r = 0; r < rows; ++r) mean += h[std::size_t(r * n + c)];
+        mean /= rows;
+        for (std::int64_t r = 0; r < rows; ++r) q += (h[std::size_t(r * n + c)] - mean) * (h[std::size_t(r * n + c)] - mean);
+        const long double want = q / (rows - 1);
+        INFO("column " << c << " of split " << groups << ": got " << got[std::size_t(c)] << ", want " << double(want));
+        if (c == 7 || c == 9) {
+          CHECK(std::isnan(got[std::size_t(c)]));
+          continue;
+        }
+        CHECK(std::fabs((long double)got[std::size_t(c)] - want) <= 4 * FLT_EPSILON * want);
+      }
+    }
+  }
+}
