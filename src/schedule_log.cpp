@@ -68,6 +68,12 @@ std::string describe(const Schedule& s, const std::string& device) {
     out += "; cut: " + st.why();
     // Whether a transposed read is staged through tiles (tiling.hpp), and if not why.
     if (st.kind == ScheduleStep::Kind::Kernel && st.kernel.tiling) out += std::string("; ") + st.kernel.tiling;
+    // Two reductions in one pass over the input (a pair kernel, a moment kernel).
+    if (st.kind == ScheduleStep::Kind::Kernel && st.kernel.plan.kind == codegen::KernelKind::Reduce) {
+      const auto& rs = st.kernel.plan.reduce;
+      if (rs.online) out += "; the max and the sum of exp(x - max) in one pass";
+      else if (rs.moment) out += rs.moment == 2 ? "; the variance and the mean in one pass" : "; the variance in one pass";
+    }
     if (st.kind == ScheduleStep::Kind::Kernel && st.kernel.plan.kind == codegen::KernelKind::Row) {
       const auto& plan = st.kernel.plan;
       const auto phases = std::count_if(plan.instrs.begin(), plan.instrs.end(), codegen::is_row_reduction);

@@ -93,12 +93,14 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
                     const DeviceTuning& tuning) {
   auto& rs = b.plan.reduce;
   const Op combine = reduce_info(rs.op).combine;
-  // A moment kernel (var/std in one pass) taking this form: on GPUs it is
-  // one pass in vectors (render_moment.cpp's column_sums) where column pairs
-  // are on (DeviceTuning::pair_kernels); CPUs decline it in plan_moment: the
-  // mean, then the mean of squared deviations, both in vectors (var over
-  // axis 0 of 4096 x 4096 floats on the 2-core PoCL machine 15.7 ms so,
-  // against 50 as a work-item per column walking down it; NumPy 24).
+  // A moment kernel (var/std in one pass) taking this form is one pass in
+  // vectors (render_moment.cpp's column_sums) where pair kernels are on
+  // (DeviceTuning::pair_kernels) and the vectors are whole (plan_moment);
+  // else plan_moment declines it: the mean, then the mean of squared
+  // deviations, both in vectors. On the 2-core PoCL machine var over axis 0
+  // of 4096 x 4096 floats took 8 ms in one pass, 22 in two, 50 as a
+  // work-item per column walking down it (NumPy 24). With pair kernels off
+  // a GPU keeps its earlier forms (a work-item per output, or two passes).
   const bool gpu_moment = rs.moment && tuning.row_items_cap > 1;
   if (reduce_info(rs.op).finish == Finish::Index || (gpu_moment && !tuning.pair_kernels) ||
       (combine != Op::Add && combine != Op::Mul && combine != Op::Maximum && combine != Op::Minimum) || rs.acc == DType::Bool)
@@ -130,10 +132,9 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
     // taken one at a time), but a vector wider than the outputs would be all tail.
     while (w > 1 && w > n) w /= 2;
   }
-  // A pair's kernels (a GPU's one-pass moments, softmax's online pair) take
-  // whole vectors of outputs only: no tail where n is no multiple of w.
-  const bool tail = b.plan.ndim == 0 && w > 1 && n % w != 0;
-  if (w <= 1 || ((gpu_moment || rs.online) && tail)) {
+  // Softmax's pair takes whole vectors of outputs only: no tail where n is
+  // no multiple of w (a moment kernel's is declined by plan_moment).
+  if (w <= 1 || (rs.online && b.plan.ndim == 0 && n % w != 0)) {
     for (std::size_t k = 0; k < before.size(); ++k) b.plan.instrs[k].access = before[k];
     b.args.strides = saved_strides;
     b.plan.ndim = ndim_before;
@@ -283,10 +284,11 @@ std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, co
   DeviceTuning t = tuning;  // the width rule applies to the loads; moment_width caps it (scheduler.hpp says why)
   t.vector_bytes = std::min(t.vector_bytes, 4 * std::max(1, tuning.moment_width));
   auto k = plan_reduction(var, x, mean ? 2 : 1, mean, false, t, pending);
-  // Column blocks: a GPU's in vectors (column_vectors says when); a CPU's
-  // and the scalar blocks' reads of a row's neighbours are declined.
-  if (k.plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock && !(k.plan.reduce.kept_inner && tuning.row_items_cap > 1))
-    return std::nullopt;
+  // Column blocks: in vectors of whole outputs with pair kernels on
+  // (column_vectors says why); the scalar blocks are declined.
+  const auto& rs = k.plan.reduce;
+  const bool whole = k.plan.ndim > 0 || k.args.count % k.plan.width == 0;
+  if (rs.strategy == codegen::ReduceStrategy::ColumnBlock && !(rs.kept_inner && tuning.pair_kernels && whole)) return std::nullopt;
   return k;
 }
 

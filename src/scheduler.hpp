@@ -107,10 +107,10 @@ struct DeviceTuning {
   int column_rows = 8;
   // Pairs of reductions in one kernel where a row kernel gave its reductions
   // to today's kernels (CutReason::ColumnReductions, RowTooLong): softmax's
-  // max and sum of exp(x - max) in one pass (plan_softmax), and on GPUs a
-  // variance's mean and squared deviations down columns in vectors
-  // (plan_moment in column blocks). FUSECL_PAIR_KERNELS=0: a kernel per
-  // reduction, to compare.
+  // max and sum of exp(x - max) in one pass (plan_softmax); and wherever a
+  // variance reads down columns in vectors, its mean and squared deviations
+  // in one moment kernel (plan_moment in column blocks). FUSECL_PAIR_KERNELS=0:
+  // a kernel per reduction, to compare.
   bool pair_kernels = true;
   std::size_t max_work_group_size = 256;
   std::uint64_t local_mem_bytes = 32768;
@@ -258,8 +258,8 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
 /// node as make_moment builds it, computed from `x` (its float32 input) in
 /// one pass; with `mean`, a mean of x over the same axes, that too (out1).
 /// nullopt where the reduction would read x across rows (ColumnBlock) but
-/// for a GPU's column blocks in vectors of whole outputs (with pair_kernels):
-/// then the two-pass graph computes it.
+/// for column blocks in vectors of whole outputs (with pair_kernels): then
+/// the two-pass graph computes it.
 std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, const Node* mean, const DeviceTuning& tuning,
                                            const PendingOutputs* pending = nullptr);
 

@@ -15,6 +15,7 @@
 
 #include <fusecl/fusecl.hpp>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -262,9 +263,10 @@ TEST_CASE("var and std in one pass: edge values as NumPy has them", "[reduce][mo
   }
 }
 
-TEST_CASE("var over a leading axis stays two-pass and correct", "[reduce][moments]") {
-  // A column reduction reads across rows (ColumnBlock): the moment kernel does
-  // not take it; the two-pass kernels do, with the same answers.
+TEST_CASE("var over a leading axis is correct, in one pass or two", "[reduce][moments]") {
+  // A column reduction reads across rows (ColumnBlock): in vectors of
+  // neighbouring columns the moment kernel takes it (pair kernels on), else
+  // the two-pass kernels do, with the same answers.
   const std::int64_t rows = 3000, cols = 64;
   const auto h = noisy(std::size_t(rows * cols), 2.0f, 1.0f, 7);
   const auto x = from_host(h, {rows, cols});
@@ -276,11 +278,13 @@ TEST_CASE("var over a leading axis stays two-pass and correct", "[reduce][moment
   }
 }
 
-TEST_CASE("var over a leading axis of many columns: a CPU's two passes in vectors, a GPU's one pass", "[reduce][moments][columns]") {
+TEST_CASE("var over a leading axis of many columns: one pass in vectors, or without pair kernels a CPU's two", "[reduce][moments][columns]") {
   // 512 columns: more than a work-item per column's threshold on both
-  // layouts below. A CPU's one pass would walk each column alone; its two
-  // passes (the mean, then the mean of squared deviations) read rows in
-  // vectors of 16. A GPU keeps the one-pass moment kernel.
+  // layouts below. With pair kernels (the default) both read rows in vectors
+  // of neighbouring columns in one moment kernel (16 floats a CPU's, 2 a
+  // GPU's: its float64 sums). Without them a CPU's one pass would walk each
+  // column alone, so it takes two passes (the mean, then the mean of squared
+  // deviations) in vectors; a GPU keeps its one pass a work-item per column.
   const std::int64_t rows = 300, cols = 512;
   const auto h = noisy(std::size_t(rows * cols), 2.0f, 1.0f, 9);
   const auto x = from_host(h, {rows, cols});
@@ -292,21 +296,27 @@ TEST_CASE("var over a leading axis of many columns: a CPU's two passes in vector
   t.target_groups = 4;
   struct Layout {
     const char* name;
-    int items_cap, vector_bytes, across, down;
-    bool one_pass;
+    int items_cap, vector_bytes, across, down, moment_width;
+    bool pairs, one_pass, vectors;
   };
-  for (const Layout& l : {Layout{"CPU", 1, 64, 1, 1, false}, Layout{"GPU", 1024, 16, 32, 8, true}}) {
+  for (const Layout& l : {Layout{"CPU", 1, 64, 1, 1, 16, true, true, true}, Layout{"GPU", 1024, 16, 32, 8, 2, true, true, true},
+                          Layout{"CPU, pair kernels off", 1, 64, 1, 1, 16, false, false, true},
+                          Layout{"GPU, pair kernels off", 1024, 16, 32, 8, 2, false, true, false}}) {
     INFO(l.name);
     t.row_items_cap = l.items_cap;
     t.vector_bytes = l.vector_bytes;
     t.column_items = l.across;
     t.column_rows = l.down;
+    t.moment_width = l.moment_width;
+    t.pair_kernels = l.pairs;
     const detail::GraphLock lock{v.node().get()};
     const detail::Schedule sch = detail::make_schedule({v.node()}, t);
     bool moment = false;
     for (const auto& st : sch.steps) {
       moment = moment || st.kernel.plan.reduce.moment != 0;
-      if (!l.one_pass) CHECK(st.kernel.plan.reduce.kept_inner);
+      CHECK(st.kernel.plan.reduce.kept_inner == l.vectors);
+      // One pass: the loads' width, capped by the float64 sums' (moment_width).
+      if (l.vectors) CHECK(st.kernel.plan.width == (l.one_pass ? std::min(l.vector_bytes, 4 * l.moment_width) : l.vector_bytes) / 4);
     }
     CHECK(moment == l.one_pass);
     CHECK(sch.kernel_count() == (l.one_pass ? 1u : 2u));

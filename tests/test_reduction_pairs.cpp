@@ -110,6 +110,9 @@ TEST_CASE("column pairs: softmax and layer norm down the columns, a pair in one 
       CHECK(rs.moment == (softmax ? 0 : 2));
       CHECK(rs.two_stage == (c.target_groups > 1));
       CHECK(s.steps[1].kernel.plan.kind == codegen::KernelKind::Elementwise);
+      // FUSECL_LOG=schedule says so.
+      CHECK(detail::describe(s, "this device").find(softmax ? "; the max and the sum of exp(x - max) in one pass"
+                                                            : "; the variance and the mean in one pass") != std::string::npos);
       check_rows(pat, h, y.to_host(), c.dims, c.axis);
     }
   }
@@ -183,6 +186,16 @@ TEST_CASE("column pairs: off, and where they are not taken", "[reduce][columns][
     const detail::GraphLock lock{m.node().get(), mw.node().get()};
     CHECK(!detail::plan_softmax(*m.node(), x.node(), t));
     CHECK(detail::plan_softmax(*mw.node(), whole.node(), t));
+    // Nor a moment kernel: var takes its two passes, the mean's and the deviations', in vectors.
+    if (device_has_fp64()) {
+      auto tm = t;
+      tm.one_pass_moments = true;
+      const auto v = var(x, 0);
+      const detail::GraphLock vlock{v.node().get()};
+      const detail::Schedule s = detail::make_schedule({v.node()}, tm);
+      CHECK(s.kernel_count() == 2);
+      for (const auto& st : s.steps) CHECK(st.kernel.plan.reduce.moment == 0);
+    }
   }
   SECTION("softmax's sum alone, or with a max already computed: no pair") {
     const auto x = from_host(h, Shape(d));
@@ -193,7 +206,7 @@ TEST_CASE("column pairs: off, and where they are not taken", "[reduce][columns][
   }
 }
 
-TEST_CASE("column pairs: float64 softmax, and var over a leading axis in one pass on a GPU", "[reduce][columns][pairs]") {
+TEST_CASE("column pairs: float64 softmax, and var over a leading axis in one pass", "[reduce][columns][pairs]") {
   const std::int64_t rows = 3000, cols = 8;
   SECTION("float64 softmax over axis 0, in vectors of 2") {
     if (!device_has_fp64()) return;
@@ -233,7 +246,7 @@ TEST_CASE("column pairs: float64 softmax, and var over a leading axis in one pas
       }
     }
   }
-  SECTION("var and std over axis 0: one moment kernel in vectors, split and not") {
+  SECTION("var over axis 0: one moment kernel in vectors, a GPU's and a CPU's layout, split and not") {
     if (!device_has_fp64()) return;
     const std::int64_t n = 256;
     std::vector<float> h(std::size_t(rows * n));
@@ -241,17 +254,21 @@ TEST_CASE("column pairs: float64 softmax, and var over a leading axis in one pas
     h[7] = INFINITY;  // column 7: NaN (inf - inf)
     h[n + 9] = NAN;   // column 9: NaN
     const auto x = from_host(h, {rows, n});
-    for (const int groups : {1, 64}) {
+    for (const int groups : {1, 64})
+    for (const bool cpu : {false, true}) {
       const auto v = var(x, 0, false, 1);
       const auto node = v.node();
       {
         const detail::GraphLock lock{node.get()};
         auto t = gpu_columns(detail::tuning_of(*node->device), groups);
         t.one_pass_moments = true;
+        // A CPU's: a work-item walks a vector of 16 columns (float64 sums in 16 lanes) alone.
+        if (cpu) t.row_items_cap = 1, t.column_items = 1, t.column_rows = 1, t.vector_bytes = 64, t.moment_width = 16;
         detail::Schedule s = detail::make_schedule({node}, t);
         REQUIRE(s.kernel_count() == 1);
         CHECK(s.steps[0].kernel.plan.reduce.moment == 1);
         CHECK(s.steps[0].kernel.plan.reduce.kept_inner);
+        CHECK(s.steps[0].kernel.plan.width == (cpu ? 16 : 2));
         CHECK(s.steps[0].kernel.plan.reduce.two_stage == (groups > 1));
         detail::run_schedule(*node->device, s);
       }
@@ -262,7 +279,7 @@ TEST_CASE("column pairs: float64 softmax, and var over a leading axis in one pas
         mean /= rows;
         for (std::int64_t r = 0; r < rows; ++r) q += (h[std::size_t(r * n + c)] - mean) * (h[std::size_t(r * n + c)] - mean);
         const long double want = q / (rows - 1);
-        INFO("column " << c << " of split " << groups << ": got " << got[std::size_t(c)] << ", want " << double(want));
+        INFO("column " << c << " of split " << groups << (cpu ? ", a CPU's layout" : "") << ": got " << got[std::size_t(c)] << ", want " << double(want));
         if (c == 7 || c == 9) {
           CHECK(std::isnan(got[std::size_t(c)]));
           continue;
