@@ -52,6 +52,10 @@ std::string lane(int j);
 std::string pick(const std::string& a, const std::string& b, const std::string& cond, int w);
 std::string program_prelude(const KernelPlan& plan);
 std::string render_reduce(const KernelPlan& plan, const std::string& name);
+/// A GroupPerOutput kernel's output o and its group's range [r_begin,
+/// r_end): a part of `groups` where split, each (but the last) a multiple of
+/// the width long (render_reduce.cpp).
+std::string group_prologue(const KernelPlan& plan);
 /// A ColumnBlock kernel's first lines (render_reduce.cpp): its work-item
 /// (lx, ly), block blk, part of the rows [r_begin, r_end) and first output o.
 std::string column_block_prologue(const KernelPlan& plan);

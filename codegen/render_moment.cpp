@@ -253,13 +253,7 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
     b += "  if (lid == 0) {\n" + e.store("    ", "shq[0]", "shs[0]") + "  }\n";
     return kernel(b, true);
   }
-  if (rs.two_stage) {
-    b += "  const long o = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n";
-    b += "  const long chunk = ((m + groups - 1) / groups + " + Ws + " - 1) / " + Ws + " * " + Ws + ";\n";
-    b += "  const long r_begin = min(m, part * chunk), r_end = min(m, r_begin + chunk);\n";
-  } else {
-    b += "  const long o = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
-  }
+  b += group_prologue(plan);
   b += MomentEmitter::locals(L);
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
   b += kept + e.group_sums(W);

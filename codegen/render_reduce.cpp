@@ -135,6 +135,14 @@ std::string combine_partials(const Emitter& e, const std::string& ind) {
 
 }  // namespace
 
+std::string group_prologue(const KernelPlan& plan) {
+  const std::string Ws = std::to_string(plan.width);
+  if (!plan.reduce.two_stage) return "  const long o = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
+  return "  const long o = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n"
+         "  const long chunk = ((m + groups - 1) / groups + " + Ws + " - 1) / " + Ws + " * " + Ws + ";\n"
+         "  const long r_begin = min(m, part * chunk), r_end = min(m, r_begin + chunk);\n";
+}
+
 std::string column_block_prologue(const KernelPlan& plan) {
   const ReduceSpec& rs = plan.reduce;
   const ColumnGroup g = column_group(rs);
@@ -324,13 +332,7 @@ std::string online_groups(const Emitter& e) {
   const std::string L = std::to_string(rs.local_size), Ws = std::to_string(W), T = cl_type(t), g = "v" + std::to_string(rs.input);
   const std::string merge = online_merge(t, 1, e.helpers);
   std::string b = "  const int lid = (int)get_local_id(0);\n";
-  if (rs.two_stage) {
-    b += "  const long o = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n";
-    b += "  const long chunk = ((m + groups - 1) / groups + " + Ws + " - 1) / " + Ws + " * " + Ws + ";\n";
-    b += "  const long r_begin = min(m, part * chunk), r_end = min(m, r_begin + chunk);\n";
-  } else {
-    b += "  const long o = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
-  }
+  b += group_prologue(plan);
   b += "  __local " + T + " shm[" + L + "], shs[" + L + "];\n";
   b += emit_coordinates(plan, "o", "  ", 0, rs.kept_dims) + online_declare(t, "p", 1, "  ");
   b += "  long r_tail = r_begin;\n";
@@ -456,13 +458,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name +
            "(\n    " + sig + ")\n{\n" + b + "}\n";
   }
-  if (rs.two_stage) {
-    b += "  const long o = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n";
-    b += "  const long chunk = ((m + groups - 1) / groups + " + Ws + " - 1) / " + Ws + " * " + Ws + ";\n";
-    b += "  const long r_begin = min(m, part * chunk), r_end = min(m, r_begin + chunk);\n";
-  } else {
-    b += "  const long o = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
-  }
+  b += group_prologue(plan);
   b += "  __local " + e.A + " sh[" + L + "];\n";
   if (e.arg) b += "  __local long shi[" + L + "];\n";
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
