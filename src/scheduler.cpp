@@ -145,7 +145,13 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   rs.kept_inner = true;
   rs.strategy = codegen::ReduceStrategy::ColumnBlock;
   b.plan.width = std::uint8_t(w);
-  const int across = std::max(1, tuning.column_items), down = std::max(1, tuning.column_rows);
+  int across = std::max(1, tuning.column_items), down = std::max(1, tuning.column_rows);
+  // Within the device's largest group (some take fewer than a GPU's 32 x 8):
+  // fewer rows at a time first, so that a row's reads stay together.
+  while (std::size_t(across) * std::size_t(down) > std::max<std::size_t>(1, tuning.max_work_group_size)) {
+    if (down > 1) down /= 2;
+    else across /= 2;
+  }
   rs.column_rows = std::uint8_t(down);
   rs.local_size = std::uint16_t(across * down);
   split_column_blocks(b, n, m, std::int64_t(across) * w, down, false, tuning);

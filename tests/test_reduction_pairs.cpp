@@ -118,6 +118,32 @@ TEST_CASE("column pairs: softmax and layer norm down the columns, a pair in one 
   }
 }
 
+TEST_CASE("column blocks in vectors fit a device's largest work-group", "[reduce][columns][pairs]") {
+  // A device whose groups take at most 64 work-items (a GPU's 32 x 8 would
+  // not launch): 32 x 2, then 16 x 1 for 16; plain sums, softmax's pair and
+  // var's moment kernel, against the host.
+  const auto all = patterns();
+  const Dims d{3000, 256};
+  for (const std::size_t largest : {std::size_t(64), std::size_t(16)})
+    for (const std::size_t which : {std::size_t(3), std::size_t(4)}) {
+      const Pattern& pat = all[which];
+      if (which == 4 && !device_has_fp64()) continue;
+      INFO(pat.name << ", groups of at most " << largest);
+      const auto h = inputs(d, 0, test_seed(0xc01e), pat.lo, pat.hi, true);
+      const auto y = pat.device(from_host(h, Shape(d)), 0);
+      auto t = gpu_columns(detail::tuning_of(*y.node()->device), 16);
+      t.max_work_group_size = largest;
+      t.one_pass_moments = true;
+      const detail::Schedule s = run_with(y, t);
+      REQUIRE(s.kernel_count() == 2);
+      const auto& rs = s.steps[0].kernel.plan.reduce;
+      CHECK(rs.kept_inner);
+      CHECK(rs.local_size == largest);
+      CHECK(rs.column_rows == (largest == 64 ? 2 : 1));
+      check_rows(pat, h, y.to_host(), d, 0);
+    }
+}
+
 TEST_CASE("pair kernels: softmax over rows too long for a row kernel, max and sum in one pass", "[reduce][pairs]") {
   // A GPU's layout with groups of at most 64 and 4 KiB of local memory: rows
   // of 3000 and 40000 floats pass both (no row kernel holds them), so the
