@@ -374,10 +374,10 @@ class Scheduler {
     if (!tuning_.one_pass_moments) return nullptr;
     const ReductionPair pair = variance_pair(v, &pending_);
     if (!pair.x) return nullptr;
-    for (const auto& [node, ok] : moment_ok_)
+    for (const auto& [node, ok] : pair_ok_)
       if (node == &v) return ok ? pair.x : nullptr;
     const bool ok = plan_moment(v, *pair.x, nullptr, tuning_, &pending_) != std::nullopt;
-    moment_ok_.emplace_back(&v, ok);
+    pair_ok_.emplace_back(&v, ok);
     return ok ? pair.x : nullptr;
   }
 
@@ -391,10 +391,10 @@ class Scheduler {
     if (!tuning_.pair_kernels || (why != CutReason::ColumnReductions && why != CutReason::RowTooLong)) return {};
     const ReductionPair pair = softmax_pair(s, &pending_);
     if (!pair.x || done(**pair.first)) return {};
-    for (const auto& [node, ok] : moment_ok_)
+    for (const auto& [node, ok] : pair_ok_)
       if (node == &s) return ok ? pair : ReductionPair{};
     const bool ok = plan_softmax(**pair.first, *pair.x, tuning_, &pending_) != std::nullopt;
-    moment_ok_.emplace_back(&s, ok);
+    pair_ok_.emplace_back(&s, ok);
     return ok ? pair : ReductionPair{};
   }
 
@@ -409,7 +409,8 @@ class Scheduler {
   // Computes `first` with one moment kernel where it is a var/std that has
   // one (moment_input), or a mean that one in `todo` can compute too; every
   // mean of the same array over the same axes in `todo` is its second
-  // output. Takes them out of `todo`; true if it did.
+  // output. Takes them out of `todo`; true once `first` is scheduled (by
+  // that kernel, or by the fallback where it does not fit).
   bool schedule_moment(const NodePtr& first, Nodes& todo, CutReason cut) {
     NodePtr var;
     const NodePtr* x = moment_input(*first);
@@ -433,11 +434,18 @@ class Scheduler {
           t->reduce().axes == var->reduce().axes && t->shape.size() == var->shape.size())
         means.push_back(t);
     auto k = plan_moment(*var, *x, means.empty() ? nullptr : means.front().get(), tuning_, &pending_);
+    if (k && !fits(*k) && !means.empty()) {
+      // The mean's output and divisor past the arguments' limit: var alone in
+      // one pass, the means in kernels of their own.
+      means.clear();
+      k = plan_moment(*var, *x, nullptr, tuning_, &pending_);
+    }
     if (!k || !fits(*k)) {
       // Too many arguments for one kernel (moment_input said yes, so
-      // evaluate did not schedule var's mean): the two-pass kernels, the mean first.
+      // evaluate did not schedule var's mean): the two-pass kernels, the mean
+      // first. Done if `first` was that mean (the caller must not compute it again).
       for (const auto& b : todo_of(unevaluated_barriers(var, &pending_))) evaluate({b}, CutReason::Reduction);
-      return false;
+      return done(*first);
     }
     Outputs outs{new_output(var)};
     if (!means.empty()) {
@@ -449,13 +457,14 @@ class Scheduler {
     add_made(var, outs[0]);
     for (const auto& mn : means) add_made(mn, outs[1]);
     todo.erase(std::remove_if(todo.begin(), todo.end(), [&](const NodePtr& t) { return done(*t); }), todo.end());
-    return true;
+    return done(*first);  // not where `first` was a mean this kernel left out
   }
 
   // Computes `first` with one softmax pair kernel (plan_softmax) where it is
   // softmax's sum that has one (softmax_input), or the max of one in `todo`:
   // the max its first output, the sum its second. Takes them out of `todo`;
-  // true if it did.
+  // true once `first` is scheduled (by that kernel, or by the fallback where
+  // it does not fit).
   bool schedule_softmax(const NodePtr& first, Nodes& todo, CutReason cut) {
     NodePtr sum;
     ReductionPair pair = softmax_input(*first);
@@ -476,9 +485,10 @@ class Scheduler {
     auto k = plan_softmax(*max, *pair.x, tuning_, &pending_);
     if (!k || !fits(*k)) {
       // Too many arguments (softmax_input said yes, so evaluate did not
-      // schedule the max): a kernel each, the max first.
+      // schedule the max): a kernel each, the max first. Done if `first` was
+      // that max (the caller must not compute it again).
       for (const auto& b : todo_of(unevaluated_barriers(sum, &pending_))) evaluate({b}, CutReason::Reduction);
-      return false;
+      return done(*first);
     }
     const Outputs outs{new_output(max), new_output(sum)};
     add_kernel(std::move(*k), (*pair.x)->shape, outs, cut);
@@ -499,7 +509,7 @@ class Scheduler {
   PendingOutputs pending_;
   std::vector<MadeReduction> made_;
   std::vector<std::pair<const Node*, CutReason>> today_;  // reductions a row kernel did not take, and why
-  std::vector<std::pair<const Node*, bool>> moment_ok_;  // moment_input's and softmax_input's answers, asked again in run
+  std::vector<std::pair<const Node*, bool>> pair_ok_;  // moment_input's and softmax_input's answers, asked again in run
 };
 
 void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
@@ -570,6 +580,9 @@ void Scheduler::run(Nodes& todo, std::optional<CutReason> reason) {
         continue;
       }
       if (schedule_moment(first, todo, cut) || schedule_softmax(first, todo, cut)) continue;
+      // Their fallbacks may have computed the same reduction under another
+      // node (a var's own mean): the next turn finds it.
+      if (find_made(*first) >= 0) continue;
       split_oversized({&first->inputs[0], 1});
       auto k = plan_reduce_fitting(first);
       const int out = new_output(first);

@@ -223,6 +223,71 @@ TEST_CASE("column pairs: off, and where they are not taken", "[reduce][columns][
       for (const auto& st : s.steps) CHECK(st.kernel.plan.reduce.moment == 0);
     }
   }
+  SECTION("a pair kernel over the device's argument limit: a kernel each, the max computed once") {
+    // x the sum of 24 arrays: the pair's 24 loads (a buffer and an offset
+    // each) and its fixed arguments need 432 bytes, more than 400, so the max
+    // and the sum take kernels of their own (cut as they need), the max
+    // first and once.
+    const auto make_x = [&] {  // anew for each schedule: running one turns its cut parts into buffers
+      Array<float> a = from_host(h, Shape(d));
+      for (int i = 0; i < 23; ++i) a = a + from_host(std::vector<float>(h.size(), float(i) * 0.01f), Shape(d));
+      return a;
+    };
+    const auto x = make_x();
+    const auto e = exp(x - max(x, 0, true));
+    // The max first among the reductions the output reads (the fallback then
+    // computes the max that the caller was about to compute itself).
+    const auto y = 1.0f / sum(e, 0, true) * e;
+    auto t = gpu_columns(detail::tuning_of(*y.node()->device), 16);
+    t.max_parameter_bytes = 400;
+    const detail::Schedule s = run_with(y, t);
+    int maxima = 0;
+    for (const auto& st : s.steps) {
+      CHECK(!st.kernel.plan.reduce.online);
+      maxima += st.kernel.plan.kind == codegen::KernelKind::Reduce && st.kernel.plan.reduce.op == Op::Max;
+    }
+    CHECK(maxima == 1);
+    const auto got = y.to_host();
+    std::vector<float> xs(h.size());
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      float v = h[i];
+      for (int k = 0; k < 23; ++k) v += float(k) * 0.01f;  // as the device adds them, in order
+      xs[i] = v;
+    }
+    check_rows(all[3], xs, got, d, 0);
+    // The same for a layer norm's moment kernel, whichever reduction the
+    // schedule meets first: where the mean's output and divisor pass the
+    // limit, the variance alone in one pass and the mean in a kernel of its
+    // own; where the variance alone does too, the two passes. Each reduction
+    // once: two reduction kernels either way.
+    if (device_has_fp64()) {
+      t.one_pass_moments = true;
+      for (const int out : {2, 1})
+        for (const bool mean_first : {true, false}) {
+          INFO("limit below the moment kernel with " << out << " output(s), " << (mean_first ? "mean" : "variance") << " first");
+          const auto x2 = make_x();
+          const auto m = mean(x2, 0, true);
+          const auto v = var(x2, 0, true);
+          const auto r = 1.0f / sqrt(v + 1e-5f);
+          const auto ln = mean_first ? (x2 - m) * r : r * (x2 - m);
+          {
+            const detail::GraphLock lock{v.node().get()};
+            const auto mk = detail::plan_moment(*v.node(), x2.node(), out == 2 ? m.node().get() : nullptr, t);
+            REQUIRE(mk);
+            t.max_parameter_bytes = codegen::param_bytes(mk->plan) - 1;
+          }
+          const detail::Schedule sl = run_with(ln, t);
+          int reductions = 0, moments = 0;
+          for (const auto& st : sl.steps) {
+            reductions += st.kernel.plan.kind == codegen::KernelKind::Reduce;
+            moments += st.kernel.plan.reduce.moment != 0;
+          }
+          CHECK(reductions == 2);
+          CHECK(moments == (out == 2 ? 1 : 0));
+          check_rows(all[4], xs, ln.to_host(), d, 0);
+        }
+    }
+  }
   SECTION("softmax's sum alone, or with a max already computed: no pair") {
     const auto x = from_host(h, Shape(d));
     const auto sm = sum(exp(x - max(x, 0, true)), 0);
