@@ -52,6 +52,11 @@ std::string lane(int j);
 std::string pick(const std::string& a, const std::string& b, const std::string& cond, int w);
 std::string program_prelude(const KernelPlan& plan);
 std::string render_reduce(const KernelPlan& plan, const std::string& name);
+/// A reduction kernel's whole text: the prelude, `helpers` (after `body` was
+/// rendered, so that it holds what the body uses), and the kernel, with
+/// reqd_work_group_size(x, y, 1) where x > 0.
+std::string reduce_kernel_text(const KernelPlan& plan, const std::string& name, const std::string& sig, const HelperSet& helpers,
+                               const std::string& body, int x = 0, int y = 1);
 /// A GroupPerOutput kernel's output o and its group's range [r_begin,
 /// r_end): a part of `groups` where split, each (but the last) a multiple of
 /// the width long (render_reduce.cpp).

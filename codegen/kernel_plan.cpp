@@ -30,7 +30,8 @@ KernelPlan combine_plan(const KernelPlan& p) {
   c.reduce = p.reduce;
   c.reduce.combine = true;
   // Partials at o * groups + part: a group per output combines them; a
-  // column block's in vectors, at part * n + o: a work-item per output.
+  // column block's in vectors and softmax's pair's, at part * n + o: a
+  // work-item per output.
   const bool part_major = (p.reduce.strategy == ReduceStrategy::ColumnBlock && p.reduce.kept_inner) || p.reduce.online;
   c.reduce.strategy = part_major ? ReduceStrategy::ThreadPerOutput : ReduceStrategy::GroupPerOutput;
   c.reduce.input = -1;  // no body: the values are the partials

@@ -226,17 +226,14 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   const std::string init = "  long cn = 0;\n  double cm = 0, cq = 0, cs = 0;\n";
   const std::string kept = emit_coordinates(plan, "o", "  ", 0, rs.kept_dims);  // once an output
   auto kernel = [&](const std::string& body, bool group) {
-    const std::string attr = group ? "__attribute__((reqd_work_group_size(" + L + ", 1, 1)))\n" : "";
-    return program_prelude(plan) + helpers.text() + "\n__kernel " + attr + "void " + name + "(\n    " + sig + ")\n{\n" + body + "}\n";
+    return reduce_kernel_text(plan, name, sig, helpers, body, group ? rs.local_size : 0);
   };
 
   std::string b;
   if (rs.strategy == ReduceStrategy::ThreadPerOutput && rs.combine) return kernel(e.thread_combine(), false);
   if (rs.strategy == ReduceStrategy::ColumnBlock) {
     const ColumnGroup g = column_group(rs);
-    b = e.column_sums();  // first: its body's helpers go before it
-    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + std::to_string(g.across) + ", " +
-           std::to_string(g.rows) + ", 1)))\nvoid " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+    return reduce_kernel_text(plan, name, sig, helpers, e.column_sums(), g.across, g.rows);
   }
   if (rs.strategy == ReduceStrategy::ThreadPerOutput) {
     b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + kept + init;

@@ -135,6 +135,13 @@ std::string combine_partials(const Emitter& e, const std::string& ind) {
 
 }  // namespace
 
+std::string reduce_kernel_text(const KernelPlan& plan, const std::string& name, const std::string& sig, const HelperSet& helpers,
+                               const std::string& body, int x, int y) {
+  const std::string attr =
+      x > 0 ? "__attribute__((reqd_work_group_size(" + std::to_string(x) + ", " + std::to_string(y) + ", 1)))\n" : std::string();
+  return program_prelude(plan) + helpers.text() + "\n__kernel " + attr + "void " + name + "(\n    " + sig + ")\n{\n" + body + "}\n";
+}
+
 std::string group_prologue(const KernelPlan& plan) {
   const std::string Ws = std::to_string(plan.width);
   if (!plan.reduce.two_stage) return "  const long o = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
@@ -424,7 +431,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
 
   if (rs.strategy == ReduceStrategy::ThreadPerOutput && rs.combine) {
     b += thread_combine(e);
-    return program_prelude(plan) + helpers.text() + "\n__kernel void " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+    return reduce_kernel_text(plan, name, sig, helpers, b);
   }
   if (rs.strategy == ReduceStrategy::ThreadPerOutput) {
     b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n";
@@ -432,20 +439,18 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     b += "  for (long r = 0; r < m; ++r) {\n" + scalar_step("    ") + "  }\n";
     if (e.kahan) b += "  acc = acc - comp;\n";
     b += e.store("  ", "acc", "idx");
-    return program_prelude(plan) + helpers.text() + "\n__kernel void " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+    return reduce_kernel_text(plan, name, sig, helpers, b);
   }
 
   if (rs.strategy == ReduceStrategy::ColumnBlock && !rs.combine) {
     b += rs.online ? online_columns(e) : column_block(e, init("  "));
     const ColumnGroup g = column_group(rs);
-    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + std::to_string(g.across) +
-           ", " + std::to_string(g.rows) + ", 1)))\nvoid " + name + "(\n    " + sig + ")\n{\n" + b + "}\n";
+    return reduce_kernel_text(plan, name, sig, helpers, b, g.across, g.rows);
   }
 
   if (rs.online) {  // GroupPerOutput
     b += online_groups(e);
-    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name +
-           "(\n    " + sig + ")\n{\n" + b + "}\n";
+    return reduce_kernel_text(plan, name, sig, helpers, b, rs.local_size);
   }
   b += "  const int lid = (int)get_local_id(0);\n";
   if (rs.combine) {
@@ -455,8 +460,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     if (e.arg) b += "  __local long shi[" + L + "];\n";
     b += init("  ") + partial_pointers(e) + combine_partials(e, "  ");
     b += "  if (lid == 0) {\n" + e.store("    ", "sh[0]", "shi[0]") + "  }\n";
-    return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name +
-           "(\n    " + sig + ")\n{\n" + b + "}\n";
+    return reduce_kernel_text(plan, name, sig, helpers, b, rs.local_size);
   }
   b += group_prologue(plan);
   b += "  __local " + e.A + " sh[" + L + "];\n";
@@ -513,8 +517,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     }
     // SplitFinish::SecondKernel: combine_plan's kernel finishes.
   }
-  return program_prelude(plan) + helpers.text() + "\n__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\nvoid " + name +
-         "(\n    " + sig + ")\n{\n" + b + "}\n";
+  return reduce_kernel_text(plan, name, sig, helpers, b, rs.local_size);
 }
 
 }  // namespace fusecl::codegen

@@ -365,6 +365,17 @@ class Scheduler {
     return true;
   }
 
+  // Whether one kernel computes reduction n with its pair: `check`'s answer,
+  // planned once per node and kept, so that evaluate and run decide alike.
+  template <class Check>
+  bool decided(const Node& n, Check&& check) {
+    for (const auto& [node, ok] : pair_ok_)
+      if (node == &n) return ok;
+    const bool ok = check();
+    pair_ok_.emplace_back(&n, ok);
+    return ok;
+  }
+
   // The float32 x of `v`, a var/std as make_moment builds it (the mean of
   // (x - m) * (x - m), m the mean of x over the same axes), where one moment
   // kernel computes it in one pass (plan_moment): the device has float64,
@@ -374,10 +385,7 @@ class Scheduler {
     if (!tuning_.one_pass_moments) return nullptr;
     const ReductionPair pair = variance_pair(v, &pending_);
     if (!pair.x) return nullptr;
-    for (const auto& [node, ok] : pair_ok_)
-      if (node == &v) return ok ? pair.x : nullptr;
-    const bool ok = plan_moment(v, *pair.x, nullptr, tuning_, &pending_) != std::nullopt;
-    pair_ok_.emplace_back(&v, ok);
+    const bool ok = decided(v, [&] { return plan_moment(v, *pair.x, nullptr, tuning_, &pending_) != std::nullopt; });
     return ok ? pair.x : nullptr;
   }
 
@@ -391,10 +399,7 @@ class Scheduler {
     if (!tuning_.pair_kernels || (why != CutReason::ColumnReductions && why != CutReason::RowTooLong)) return {};
     const ReductionPair pair = softmax_pair(s, &pending_);
     if (!pair.x || done(**pair.first)) return {};
-    for (const auto& [node, ok] : pair_ok_)
-      if (node == &s) return ok ? pair : ReductionPair{};
-    const bool ok = plan_softmax(**pair.first, *pair.x, tuning_, &pending_) != std::nullopt;
-    pair_ok_.emplace_back(&s, ok);
+    const bool ok = decided(s, [&] { return plan_softmax(**pair.first, *pair.x, tuning_, &pending_) != std::nullopt; });
     return ok ? pair : ReductionPair{};
   }
 
@@ -509,7 +514,7 @@ class Scheduler {
   PendingOutputs pending_;
   std::vector<MadeReduction> made_;
   std::vector<std::pair<const Node*, CutReason>> today_;  // reductions a row kernel did not take, and why
-  std::vector<std::pair<const Node*, bool>> pair_ok_;  // moment_input's and softmax_input's answers, asked again in run
+  std::vector<std::pair<const Node*, bool>> pair_ok_;  // decided's answers (moment_input, softmax_input), asked again in run
 };
 
 void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {

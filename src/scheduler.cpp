@@ -54,14 +54,31 @@ ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTun
 
 namespace {
 
+// A reduction plan split into `g` parts of each output's range (none where
+// g is 1), finished by `finish`. A moment's group sums at most
+// kMomentGroupValues values around one shift (its accuracy bound), so it
+// takes more parts where its range is longer, whatever the device. The
+// scratch holds the partials: arg-reductions' indices, then the values
+// (render_reduce.cpp); a moment's count and three float64s each
+// (render_moment.cpp); softmax's pair's maxima, then sums.
+void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, bool arg, codegen::SplitFinish finish) {
+  auto& rs = b.plan.reduce;
+  if (rs.moment && n > 0) g = std::max(g, std::min<std::int64_t>(4096, (m + codegen::kMomentGroupValues - 1) / codegen::kMomentGroupValues));
+  rs.two_stage = g > 1;
+  if (rs.two_stage) rs.finish = finish;
+  b.args.groups = g;
+  if (rs.two_stage)
+    b.args.scratch_bytes = rs.moment  ? std::size_t(n * g * 32)
+                           : rs.online ? std::size_t(2 * n * g * size_of(rs.acc))
+                                       : std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
+}
+
 // A ColumnBlock plan's parts: where its blocks of `per_block` outputs are
 // too few to keep the device busy, the rows are split into parts (of at
 // least 64 rows a work-item, `rows` work-items down each block), combined by
-// a second kernel. A moment's column sums at most kMomentGroupValues values
-// around one shift (its accuracy bound), whatever the parts' count.
+// a second kernel.
 void split_column_blocks(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t per_block, std::int64_t rows, bool arg,
                          const DeviceTuning& tuning) {
-  auto& rs = b.plan.reduce;
   const std::int64_t blocks = (n + per_block - 1) / per_block;
   std::int64_t g = 1;
   if (blocks < tuning.target_groups) {
@@ -69,16 +86,7 @@ void split_column_blocks(BodyBuilder& b, std::int64_t n, std::int64_t m, std::in
     const std::int64_t useful = std::max<std::int64_t>(1, m / (rows * 64));
     g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
   }
-  if (rs.moment) g = std::max(g, std::min<std::int64_t>(4096, (m + codegen::kMomentGroupValues - 1) / codegen::kMomentGroupValues));
-  rs.two_stage = g > 1;
-  if (rs.two_stage) rs.finish = codegen::SplitFinish::SecondKernel;
-  b.args.groups = g;
-  // Partials: arg-reductions' indices, then the values; a moment's count and
-  // three float64s; softmax's pair, maxima then sums.
-  if (rs.two_stage)
-    b.args.scratch_bytes = rs.moment  ? std::size_t(n * g * 32)
-                           : rs.online ? std::size_t(2 * n * g * size_of(rs.acc))
-                                       : std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
+  set_parts(b, n, m, g, arg, codegen::SplitFinish::SecondKernel);
 }
 
 // ColumnBlock in vectors of `width` neighbouring outputs (codegen
@@ -257,24 +265,10 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
       const std::int64_t useful = std::max<std::int64_t>(1, m / (std::int64_t(rs.local_size) * b.plan.width * 8));
       g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
     }
-    // A moment's group sums at most kMomentGroupValues values, whatever the
-    // number of outputs (its accuracy bound; a CPU's few groups per output
-    // would otherwise sum rows of any length in one).
-    if (moment && n > 0) {
-      const std::int64_t per = codegen::kMomentGroupValues;
-      g = std::max(g, std::min<std::int64_t>(4096, (m + per - 1) / per));
-    }
-    rs.two_stage = g > 1;
-    // Softmax's pair is finished by a second kernel (render_reduce.cpp's thread_combine).
-    if (rs.two_stage) rs.finish = online ? codegen::SplitFinish::SecondKernel : tuning.split_finish;
-    b.args.groups = g;
-    // Partials (render_reduce.cpp): arg-reductions' indices, then the values;
-    // a moment's (render_moment.cpp): a count and three float64s each;
-    // softmax's pair: maxima, then sums.
-    if (rs.two_stage)
-      b.args.scratch_bytes = moment   ? std::size_t(n * g * 32)
-                             : online ? std::size_t(2 * n * g * size_of(rs.acc))
-                                      : std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
+    // A moment's parts: see set_parts (a CPU's few groups per output would
+    // otherwise sum rows of any length in one). Softmax's pair is finished
+    // by a second kernel (render_reduce.cpp's thread_combine).
+    set_parts(b, n, m, g, arg, online ? codegen::SplitFinish::SecondKernel : tuning.split_finish);
   }
   return {std::move(b.plan), std::move(b.args)};
 }
