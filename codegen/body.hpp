@@ -70,6 +70,10 @@ std::string render_row(const KernelPlan& plan, const std::string& name);
 /// The local memory a row kernel's combine declares: a value (in the column
 /// form a vector) per work-item and reduction, where a row has several work-items.
 std::size_t row_local_bytes(const KernelPlan& plan);
+/// Bytes per element of the values other than loads that a row plan's
+/// register form keeps between its phases (row::kept: softmax's exp(x - max)),
+/// as the plan stands (none with ReduceSpec::row_recompute).
+std::size_t row_kept_bytes(const KernelPlan& plan);
 /// Whether a row plan has softmax's pair of reductions, max(g) and then
 /// sum(exp(g - max(g))) over the same float g, which ReduceSpec::row_online
 /// computes in one pass.

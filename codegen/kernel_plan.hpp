@@ -148,6 +148,12 @@ struct ReduceSpec {
   // (render_row.cpp's online phase), where the plan has that pair
   // (codegen::online_softmax); the row is then read twice, not three times.
   bool row_online = false;
+  // Row kernels in the register form: values of transcendental functions
+  // that several phases read are computed again in each, not kept in
+  // registers beside the row's loads (row::kept): where a work-item holds
+  // many elements, keeping them would leave too few groups resident (the
+  // scheduler's deep register form says when).
+  bool row_recompute = false;
   // Row kernels split over segments of their rows (render_row_split.cpp),
   // for rows too long to keep on chip: 1, the partials kernel, whose "rows"
   // are segments of ceil(ceil(m / S) / 16) * 16 elements (S the Groups
@@ -304,7 +310,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, row_online,
-                        row_split, moment, kept_dims, kept_inner, column_rows, online);
+                        row_recompute, row_split, moment, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

@@ -284,6 +284,24 @@ std::string online_phase(RowRender& rr, std::size_t k1, std::size_t k2) {
   return s + "  const " + TL + " r" + s2 + " = " + online_sum(t, "acc" + s1, "acc" + s2, wl) + ";\n";
 }
 
+// What each phase computes at every element: each reduction's, in
+// instruction order, then the outputs'.
+std::vector<std::vector<char>> phase_needs(const KernelPlan& plan) {
+  std::vector<std::vector<char>> needs;
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+    if (is_row_reduction(plan.instrs[k])) needs.push_back(per_element(plan, {plan.instrs[k].a}));
+  needs.push_back(per_element(plan, plan.outputs));
+  return needs;
+}
+
+// By instruction: how many of the phases compute it.
+std::vector<int> phases_of(const KernelPlan& plan, const std::vector<std::vector<char>>& needs) {
+  std::vector<int> count(plan.instrs.size(), 0);
+  for (const auto& need : needs)
+    for (std::size_t k = 0; k < need.size(); ++k) count[k] += need[k] == 1;
+  return count;
+}
+
 bool online(const RowRender& rr) { return rr.plan.reduce.row_online && !rr.registers() && !rr.grid() && rr.split() != 2; }
 
 std::string kernel_head(const std::string& name, const std::string& L, const std::string& sig) {
@@ -303,6 +321,14 @@ std::size_t row_local_bytes(const KernelPlan& plan) {
   return bytes;
 }
 
+std::size_t row_kept_bytes(const KernelPlan& plan) {
+  const std::vector<int> phases = phases_of(plan, phase_needs(plan));
+  std::size_t bytes = 0;
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+    if (plan.instrs[k].op != Op::Buffer && kept(plan.instrs[k], plan) && phases[k] > 1) bytes += std::size_t(size_of(plan.instrs[k].dtype));
+  return bytes;
+}
+
 bool online_softmax(const KernelPlan& plan) {
   const auto partner = online_pairs(plan);
   return std::any_of(partner.begin(), partner.end(), [](int p) { return p >= 0; });
@@ -317,15 +343,9 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   const auto ps = params(plan);
   for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
 
-  // Phases: each reduction in instruction order, then the outputs.
-  std::vector<std::vector<char>> needs;
-  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
-    if (is_row_reduction(plan.instrs[k])) needs.push_back(per_element(plan, {plan.instrs[k].a}));
-  needs.push_back(per_element(plan, plan.outputs));
+  const std::vector<std::vector<char>> needs = phase_needs(plan);
   rr.held.assign(plan.instrs.size(), 0);
-  rr.phases_of.assign(plan.instrs.size(), 0);
-  for (const auto& need : needs)
-    for (std::size_t k = 0; k < need.size(); ++k) rr.phases_of[k] += need[k] == 1;
+  rr.phases_of = phases_of(plan, needs);
   if (!rr.registers() && !rr.grid() && !plan.out_strided && !online(rr) && !rr.split()) {
     // The loop form's stash (CPUs): the first transcendental value that a
     // reduction and the outputs both compute, and an output of its dtype to hold it.
@@ -378,7 +398,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   const int W = plan.width;
   if (rr.registers())
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
-      if (first[k] || (kept(plan.instrs[k]) && rr.phases_of[k] > 1))
+      if (first[k] || (kept(plan.instrs[k], plan) && rr.phases_of[k] > 1))
         b += "  " + cl_type(plan.instrs[k].dtype, W) + " rc" + std::to_string(k) + "[" + rr.K + "];\n";
   if (std::find(first.begin(), first.end(), 1) != first.end()) {
     // Every position loaded exists: rows past the last (the last group's)

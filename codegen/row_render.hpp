@@ -24,7 +24,10 @@ std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int
 // output both read, is computed once per element: a GPU's full-precision exp
 // is some ten instructions); cheaper values are computed again from kept
 // ones.
-inline bool kept(const Instr& in) { return in.op == Op::Buffer || is_transcendental(in.op); }
+// With ReduceSpec::row_recompute only loads are kept.
+inline bool kept(const Instr& in, const KernelPlan& plan) {
+  return in.op == Op::Buffer || (!plan.reduce.row_recompute && is_transcendental(in.op));
+}
 
 // How a row kernel's phases are rendered: its group layout and, in the
 // register form (row_chunks > 0), which loads are kept between phases.
@@ -109,7 +112,7 @@ struct RowRender {
         if (held[k]) {
           need[k] = 0;
           pre += ind + "const " + cl_type(plan.instrs[k].dtype, w) + " " + v + " = " + rc + ";\n";
-        } else if (kept(plan.instrs[k]) && phases_of[k] > 1) {
+        } else if (kept(plan.instrs[k], plan) && phases_of[k] > 1) {
           held[k] = 1;
           post += ind + rc + " = " + v + ";\n";
         }

@@ -80,6 +80,14 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // machine: 1.7-1.8 and 1.5 ms, against 3.8-3.9 and 2.8 with 16 work-items
   // per row (bench/RESULTS.md, twentieth session).
   d.row_items_cap = cpu ? 1 : 1024;
+  // A GPU's long rows: up to 256 bytes of loads a work-item (plan_row's deep
+  // register form), where 16 elements each took up to 1024 work-items a row.
+  // An H200 at 2^26 floats, softmax / layer norm (us): rows of 8192 158 /
+  // 135 against 202 / 152; of 16384 177 / 137 against 269 / 190; of 32768
+  // 221 / 151 against 249 / 229 in two kernels (bench/RESULTS.md, twenty-
+  // fifth session). FUSECL_ROW_HELD_BYTES=0 takes the earlier layouts.
+  d.row_held_bytes = std::size_t(rt::int_setting(
+      {"FUSECL_ROW_HELD_BYTES", cpu ? 0 : 256, 0, 1024, /*power_of_two=*/true, cpu ? "the default on CPUs" : "the default on GPUs"}));
   // Column reductions in vectors of outputs (DeviceTuning::column_items):
   // sum(x, 0) of 1024 x 1024 floats on the 2-core PoCL machine took 2.7 ms
   // as a work-item per column (scalar loads a row apart), NumPy 0.1 ms.

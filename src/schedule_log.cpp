@@ -88,7 +88,8 @@ std::string describe(const Schedule& s, const std::string& device) {
                                  std::to_string(st.kernel.args.groups) + " segments a row, " : std::string()) +
              (rs.combine ? std::string("the whole array over ") + std::to_string(st.kernel.args.count) +
                                " groups, each combining the reduction's partial results"
-              : rs.row_chunks ? "up to " + std::to_string(rs.row_chunks) + " elements each kept in registers"
+              : rs.row_chunks ? "up to " + std::to_string(rs.row_chunks) + " elements each kept in registers" +
+                                    (rs.row_recompute ? std::string(", exp and the like computed again in each phase") : std::string())
                               : std::string("the row re-read in each phase"));
     }
     out += "\n";

@@ -320,6 +320,15 @@ std::int64_t largest_row_group(const DeviceTuning& tuning) {
   return most;
 }
 
+// A long row's layout in the deep register form (deep_rows): its group (0:
+// not taken), the most elements each work-item holds, and whether values
+// phases share are computed again rather than kept.
+struct DeepRows {
+  std::int64_t group = 0, elements = 0;
+  bool recompute = false;
+};
+DeepRows deep_rows(const codegen::KernelPlan& plan, std::int64_t m, const DeviceTuning& tuning);
+
 // The column form's register budget: bytes of each loaded array a work-item
 // holds (16 vectors of 4 floats; plan_row_columns says why).
 constexpr std::int64_t kColumnRegisterBytes = 256;
@@ -489,13 +498,62 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
   return ScheduledKernel{std::move(b.plan), std::move(b.args)};
 }
 
+// The deep register form (GPUs): a long row's work-items each hold E = 32
+// or 64 of its elements (at most row_held_bytes of loads), in a group of G
+// = m / E work-items (a power of two): the smallest E that leaves G at most
+// 256, else the largest allowed with G at most 512 (a group of 1024 leaves a
+// work-item 64 registers on an H200, fewer than 32 floats and the rest
+// need: it spills). Fewer work-items a row than 16 elements each gave mean
+// more rows resident and shorter combines. Values that several phases
+// compute (softmax's exp) are kept too while a group's held bytes stay
+// within 64 KiB (three groups of 256 resident with 32 floats and their exp
+// each); beyond that they are computed again (ReduceSpec::row_recompute).
+// On an H200, 2^26 floats, softmax / layer norm (us): rows of 8192 as 256 x
+// 32, keeping exp, 158 / 135, computing it again 168, against 202 / 152 as
+// 512 x 16; rows of 16384 as 256 x 64 177 / 137 (512 x 32: 185 / 135,
+// keeping exp 238; 1024 x 16: 269 / 190); rows of 32768 as 512 x 64 221 /
+// 151 (1024 x 32: 223-240 / 156, spilling; two kernels: 249 / 229); rows of
+// 65536 as 1024 x 64: 599 / 565, spilling: not taken (bench/RESULTS.md,
+// twenty-fifth session). Rows of 2048 and less keep their layouts.
+DeepRows deep_rows(const codegen::KernelPlan& plan, std::int64_t m, const DeviceTuning& tuning) {
+  DeepRows d;
+  const std::int64_t shallow = std::int64_t(std::max(1, tuning.row_register_elements)) * std::max(1, tuning.row_group_cap);
+  if (tuning.row_held_bytes == 0 || m <= shallow) return d;
+  std::int64_t held = 0;  // bytes per element of the loads a work-item holds (render_row.cpp's `first`)
+  for (const auto& in : plan.instrs)
+    if (in.op == Op::Buffer && in.access != Access::Uniform) held += size_of(in.dtype);
+  if (held == 0) return d;
+  const std::int64_t most = std::min<std::int64_t>(largest_row_group(tuning), 512);
+  auto group_for = [&](std::int64_t e) {
+    std::int64_t g = 1;
+    while (g * e < m) g *= 2;
+    return g;
+  };
+  for (std::int64_t e = 32; e * held <= std::int64_t(tuning.row_held_bytes); e *= 2) {
+    const std::int64_t g = group_for(e);
+    if (g > most) continue;
+    d.elements = e, d.group = g;
+    if (g <= 256) break;
+  }
+  if (d.group == 0) return d;
+  const auto kept = std::int64_t(codegen::row_kept_bytes(plan));
+  d.recompute = kept > 0 && (held + kept) * d.elements * d.group > 64 * 1024;
+  return d;
+}
+
 }  // namespace
 
 std::int64_t longest_row(const DeviceTuning& tuning, std::uint64_t bytes_per_element) {
   const auto cached = std::int64_t(tuning.row_bytes / std::max<std::uint64_t>(1, bytes_per_element));
   if (tuning.row_items_cap <= 1 || tuning.row_bytes == 0) return cached;
   // plan_row's largest group for a long row, each work-item with row_register_elements.
-  return std::max(cached, largest_row_group(tuning) * std::max(1, tuning.row_register_elements));
+  std::int64_t longest = std::max(cached, largest_row_group(tuning) * std::max(1, tuning.row_register_elements));
+  // The deep register form's (deep_rows), a work-item holding as many elements as row_held_bytes allows.
+  const auto bytes = std::int64_t(std::max<std::uint64_t>(1, bytes_per_element));
+  std::int64_t e = 32;
+  while (e * 2 * bytes <= std::int64_t(tuning.row_held_bytes)) e *= 2;
+  if (e * bytes <= std::int64_t(tuning.row_held_bytes)) longest = std::max(longest, std::min<std::int64_t>(largest_row_group(tuning), 512) * e);
+  return longest;
 }
 
 ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
@@ -558,19 +616,28 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     n *= segments;
   }
   std::int64_t L = std::max(1, std::min(tuning.local_size, tuning.row_group_cap));
+  std::int64_t holds = std::max(1, tuning.row_register_elements);  // the most elements a work-item holds
+  DeepRows deep;
   if (tuning.row_items_cap > 1 && !partials) {
-    // A long row on a GPU gets a larger group, up to the device's largest,
-    // where that lets it stay in registers: read from memory once, where in
-    // the loop form each phase re-reads it, and the rows of all the groups
-    // in flight pass the L2 cache (rows of 8192 floats on an H200 took 406
-    // us at 2^26 in groups of 128, looping).
-    const std::int64_t most = largest_row_group(tuning);
-    std::int64_t big = L;
-    while (big * 2 <= most && big * tuning.row_register_elements < m) big *= 2;
-    if (big * tuning.row_register_elements >= m) L = big;
+    deep = deep_rows(b.plan, m, tuning);
+    if (deep.group > 0) {
+      L = deep.group;
+      holds = deep.elements;
+    } else {
+      // A long row on a GPU gets a larger group, up to the device's largest,
+      // where that lets it stay in registers: read from memory once, where in
+      // the loop form each phase re-reads it, and the rows of all the groups
+      // in flight pass the L2 cache (rows of 8192 floats on an H200 took 406
+      // us at 2^26 in groups of 128, looping).
+      const std::int64_t most = largest_row_group(tuning);
+      std::int64_t big = L;
+      while (big * 2 <= most && big * tuning.row_register_elements < m) big *= 2;
+      if (big * tuning.row_register_elements >= m) L = big;
+    }
   }
   std::int64_t per_row = 1;
   while (per_row < std::min<std::int64_t>(L, tuning.row_items_cap) && per_row * tuning.elements_per_item < m) per_row *= 2;
+  if (deep.group > 0) per_row = L;  // a row a group
   std::int64_t rows = L / per_row;
   while (rows > 1 && rows / 2 >= n) rows /= 2;  // no group larger than the rows there are
   // A work-item per row (CPUs): groups enough for every compute unit.
@@ -579,10 +646,11 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   const std::int64_t chunks = (m + per_row - 1) / per_row;
   std::int64_t k = 1;
   while (k < chunks) k *= 2;
-  const bool in_registers = k <= std::max(1, tuning.row_register_elements);
+  const bool in_registers = k <= holds;
   b.plan.reduce.local_size = std::uint16_t(per_row * rows);
   b.plan.reduce.rows_per_group = std::uint16_t(rows);
   b.plan.reduce.row_chunks = std::uint8_t(in_registers ? k : 0);
+  b.plan.reduce.row_recompute = in_registers && deep.recompute;
   if (in_registers && b.plan.ndim == 0 && !partials) {
     // The register form in whole vectors: a work-item's elements are k / w
     // vectors of w neighbours, w * T apart, loaded and stored through vector

@@ -71,6 +71,11 @@ struct DeviceTuning {
   // re-reading its row). launch.cpp says why GPUs and CPUs differ.
   int row_group_cap = 1024;
   int row_register_elements = 8;
+  // Row kernels on GPUs, rows longer than row_register_elements x
+  // row_group_cap: the most bytes of its row's loads a work-item holds in
+  // registers (plan_row's deep register form: 32 or 64 elements of a float
+  // row a work-item, in groups of up to 512; 0: none, FUSECL_ROW_HELD_BYTES).
+  std::size_t row_held_bytes = 0;
   // Row kernels: the most work-items one row gets. A CPU's work-group is a
   // loop on one core, so more work-items per row never add parallelism: they
   // add barriers, and their partials' combine (launch.cpp: 1 on CPUs).

@@ -39,6 +39,7 @@ detail::DeviceTuning gpu_columns(detail::DeviceTuning t, int target_groups) {
   t.row_group_cap = 128;
   t.row_register_elements = 16;
   t.row_items_cap = 1024;
+  t.row_held_bytes = 0;  // rows past 16 elements x 128 work-items: no deep register form
   t.elements_per_item = 16;
   t.max_work_group_size = 1024;
   t.row_bytes = 49152;

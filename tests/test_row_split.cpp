@@ -41,6 +41,7 @@ detail::DeviceTuning split_tuning(detail::DeviceTuning t, const SplitLayout& l) 
   t.max_work_group_size = std::size_t(l.local);
   t.row_group_cap = 128;
   t.row_register_elements = l.register_elements;
+  t.row_held_bytes = 0;
   t.row_items_cap = 1024;
   t.elements_per_item = 4;
   t.target_groups = 4;

@@ -1,0 +1,181 @@
+// Row kernels' deep register form (issue 13): a GPU's rows longer than 16
+// elements x 128 work-items hold 32 or 64 elements a work-item in registers
+// (DeviceTuning::row_held_bytes, scheduler.cpp's deep_rows), in groups of
+// at most 512, and compute softmax's exp again in each phase where keeping
+// it would take too many registers (ReduceSpec::row_recompute). Run here
+// with a GPU's layout on this device, against the long double host
+// reference of tests/support/row_patterns.
+#include "codegen/render.hpp"
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/schedule.hpp"
+#include "support/host_array.hpp"
+#include "support/random_inputs.hpp"
+#include "support/row_patterns.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fusecl/fusecl.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace fusecl;
+using namespace fusecl::test;
+
+namespace {
+
+// An H200's row layout (launch.cpp), whatever this device is: groups of up
+// to 1024 (`most`), 48 KiB of local memory, 16 elements a work-item in
+// groups of 128 for short rows, and `held` bytes of loads a work-item for
+// long ones.
+detail::DeviceTuning gpu_layout(detail::DeviceState& dev, std::size_t held, std::size_t most = 1024) {
+  auto t = detail::tuning_of(dev);
+  t.local_size = 256;
+  t.vector_bytes = 16;
+  t.elements_per_item = 16;
+  t.row_group_cap = 128;
+  t.row_register_elements = 16;
+  t.row_items_cap = 1024;
+  t.max_work_group_size = most;
+  t.row_bytes = 49152;
+  t.local_mem_bytes = 49152;
+  t.row_held_bytes = held;
+  return t;
+}
+
+struct Expect {
+  std::int64_t m;
+  int group;     // work-items a row (0: not one row kernel)
+  int chunks;    // row_chunks: vectors of 4 (elements where rows are not whole vectors) a work-item holds
+  bool recompute;  // softmax's exp computed again (patterns with a kept exp only)
+};
+
+}  // namespace
+
+TEST_CASE("row fusion: a GPU's long rows deep in registers, 32 or 64 elements a work-item", "[row]") {
+  // 2049: elements, not vectors (64 x 32 is one short); 3000 and 4096: 128
+  // x 32; 8192: 256 x 32, keeping exp (8 bytes x 32 x 256 = 64 KiB); 16384:
+  // 256 x 64, exp again; 32768: 512 x 64. Rows of 65536 would take 1024 x
+  // 64: today's kernels (two here).
+  const std::vector<Expect> cases{{2049, 128, 32, false}, {3000, 128, 8, false},  {4096, 128, 8, false},
+                                  {8192, 256, 8, false},   {16384, 256, 16, true}, {32768, 512, 16, true},
+                                  {65536, 0, 0, false}};
+  const auto all = patterns();
+  for (std::size_t which = 0; which < all.size(); ++which) {
+    const Pattern& pat = all[which];
+    const bool has_exp = which == 3 || which == 5;  // softmax, and softmax of a layer-normed row
+    for (const Expect& c : cases) {
+      // Every pattern at two lengths, softmax and layer norm at all.
+      if (which != 3 && which != 4 && c.m != 4096 && c.m != 16384) continue;
+      const Dims d{3, c.m};
+      INFO(pat.name << " over rows of " << c.m);
+      const auto h = inputs(d, 1, test_seed(0x13d0 + std::uint64_t(c.m) + which), pat.lo, pat.hi, true);
+      const auto y = pat.device(from_host(h, Shape(d)), 1);
+      const auto node = y.node();
+      {
+        const detail::GraphLock lock{node.get()};
+        const auto t = gpu_layout(*node->device, 256);
+        detail::Schedule s = detail::make_schedule({node}, t);
+        if (c.group == 0) {
+          CHECK(s.kernel_count() >= 2);
+          for (const auto& st : s.steps) CHECK(st.kernel.plan.kind != codegen::KernelKind::Row);
+        } else {
+          REQUIRE(s.kernel_count() == 1);
+          const auto& plan = s.steps[0].kernel.plan;
+          const auto& rs = plan.reduce;
+          REQUIRE(plan.kind == codegen::KernelKind::Row);
+          CHECK(rs.local_size == c.group);
+          CHECK(rs.rows_per_group == 1);
+          CHECK(rs.row_chunks == c.chunks);
+          CHECK(plan.width == (c.m % 4 == 0 ? 4 : 1));
+          CHECK(rs.row_recompute == (has_exp && c.recompute));
+          // Kept, exp is computed once per element; computed again, in the sum's phase and the output's.
+          if (which == 3) {
+            const std::string src = codegen::render(plan, codegen::kernel_name(plan));
+            std::size_t n = 0;
+            for (auto at = src.find("exp("); at != std::string::npos; at = src.find("exp(", at + 1)) ++n;
+            CHECK(n == (c.recompute ? 2u : 1u));
+          }
+        }
+        detail::run_schedule(*node->device, s);
+      }
+      const auto got = y.to_host();
+      std::vector<LD> want(h.size()), tol(h.size());
+      for (const auto& row : rows_of(d, 1)) pat.host(h, row, want, tol);
+      for (std::size_t i = 0; i < h.size(); ++i) {
+        INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
+        REQUIRE(close(got[i], want[i], tol[i]));
+      }
+    }
+  }
+}
+
+TEST_CASE("row fusion: the deep register form within the device's groups, the bytes held, and switched off", "[row]") {
+  // Whether y's schedule is one row kernel, and its group.
+  auto layout_of = [](const Array<float>& y, std::size_t held, std::size_t most) {
+    const auto node = y.node();
+    const detail::GraphLock lock{node.get()};
+    const detail::Schedule s = detail::make_schedule({node}, gpu_layout(*node->device, held, most));
+    const bool one = s.kernel_count() == 1 && s.steps[0].kernel.plan.kind == codegen::KernelKind::Row;
+    return std::pair{one, one ? int(s.steps[0].kernel.plan.reduce.local_size) : 0};
+  };
+  auto row = [](std::int64_t m) { return from_host(std::vector<float>(std::size_t(3 * m), 0.5f), {3, m}); };
+  auto norm = [](const Array<float>& a) { return a - mean(a, 1, true); };
+  // Groups of at most 256 (the device's largest): rows of 16384 still fit (256 x 64), 32768 not.
+  CHECK(layout_of(norm(row(16384)), 256, 256) == std::pair{true, 256});
+  CHECK(layout_of(norm(row(32768)), 256, 256) == std::pair{false, 0});
+  // 128 bytes a work-item: 32 floats, rows of 16384 in 512, of 32768 not.
+  CHECK(layout_of(norm(row(16384)), 128, 1024) == std::pair{true, 512});
+  CHECK(layout_of(norm(row(32768)), 128, 1024) == std::pair{false, 0});
+  // Two float rows read (8 bytes an element): 32 each within 256 bytes, rows of 8192 in 256.
+  const auto two = row(8192) + row(8192) * 2.0f;
+  CHECK(layout_of(two - mean(two, 1, true), 256, 1024) == std::pair{true, 256});
+  // Off (0 bytes): rows of 8192 as before, 512 x 16; 32768 today's kernels.
+  CHECK(layout_of(norm(row(8192)), 0, 1024) == std::pair{true, 512});
+  CHECK(layout_of(norm(row(32768)), 0, 1024) == std::pair{false, 0});
+  // Rows of 2048 and less keep their layouts: 128 x 16.
+  CHECK(layout_of(norm(row(2048)), 256, 1024) == std::pair{true, 128});
+  // longest_row says where one row kernel ends: 512 x 64 floats.
+  CHECK(detail::longest_row(gpu_layout(*row(1).node()->device, 256), sizeof(float)) == 32768);
+  CHECK(detail::longest_row(gpu_layout(*row(1).node()->device, 0), sizeof(float)) == 16384);
+}
+
+TEST_CASE("row fusion: float64 rows deep in registers", "[row]") {
+  // 8 bytes an element: 32 a work-item at most; rows of 8192 in 256, of
+  // 16384 in 512, softmax's exp computed again in both ((8 + 8) x 32 x 256
+  // bytes pass 64 KiB).
+  for (const std::int64_t m : {8192, 16384}) {
+    INFO("rows of " << m);
+    std::vector<double> h(std::size_t(3 * m));
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = std::sin(double(i) * 0.37) * 20.0 + double(i % 7);
+    const auto x = from_host(h, {3, m});
+    const auto e = exp(x - max(x, 1, true));
+    const auto y = e / sum(e, 1, true);
+    const auto node = y.node();
+    {
+      const detail::GraphLock lock{node.get()};
+      detail::Schedule s = detail::make_schedule({node}, gpu_layout(*node->device, 256));
+      REQUIRE(s.kernel_count() == 1);
+      const auto& plan = s.steps[0].kernel.plan;
+      CHECK(plan.reduce.local_size == (m == 8192 ? 256 : 512));
+      CHECK(plan.width == 2);
+      CHECK(plan.reduce.row_chunks == 16);
+      CHECK(plan.reduce.row_recompute);
+      detail::run_schedule(*node->device, s);
+    }
+    const auto got = y.to_host();
+    for (std::int64_t r = 0; r < 3; ++r) {
+      long double mx = -INFINITY, sum_ = 0;
+      for (std::int64_t j = 0; j < m; ++j) mx = std::max<long double>(mx, h[std::size_t(r * m + j)]);
+      for (std::int64_t j = 0; j < m; ++j) sum_ += std::exp((long double)h[std::size_t(r * m + j)] - mx);
+      for (std::int64_t j = 0; j < m; ++j) {
+        const std::size_t i = std::size_t(r * m + j);
+        const long double want = std::exp((long double)h[i] - mx) / sum_;
+        INFO("element " << i << ": got " << got[i] << ", want " << double(want));
+        REQUIRE(std::fabs((long double)got[i] - want) <= 64 * DBL_EPSILON * want + 1e-300L);
+      }
+    }
+  }
+}
