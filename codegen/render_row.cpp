@@ -158,6 +158,13 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   const std::string A = cl_type(acc_t), ks = std::to_string(k);
   const std::string sh = "sh" + ks, v = "v" + std::to_string(red.a);
   const bool kahan = is_float(acc_t) && info.summation == Summation::Kahan;
+  // A float max or min steps with fmax / fmin (one instruction on a GPU),
+  // which skip NaN, and notes a NaN apart, where the NaN-propagating helper
+  // tests both operands at every element (softmax over rows of 1024 floats
+  // at 2^26 on an H200: 133 us against 147; of 32768: 173 against 219,
+  // bench/RESULTS.md, twenty-fifth session). A work-item's partial is NaN
+  // where it met one; the partials then merge through the helper.
+  const bool nan_apart = is_float(acc_t) && (info.combine == Op::Maximum || info.combine == Op::Minimum);
   auto combine = [&](const std::string& a, const std::string& b, int w) {
     return spell(info.combine, acc_t, acc_t, a, b, "", w, rr.helpers);
   };
@@ -165,7 +172,21 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
     if (kahan)
       return ind + "{ const " + type + " y_ = " + v + " - " + comp + "; const " + type + " t_ = " + acc + " + y_; " + comp +
              " = " + kahan_comp("t_", acc, "y_", type) + "; " + acc + " = t_; }\n";
+    if (nan_apart)
+      return ind + acc + " = " + (info.combine == Op::Maximum ? "fmax(" : "fmin(") + acc + ", " + v + "); " + acc + "_nan |= isnan(" + v +
+             ");\n";
     return ind + acc + " = " + combine(acc, v, w) + ";\n";
+  };
+  // The NaN note of accumulator `acc` (isnan's result type at width w), and its use once the loop is done.
+  auto nan_declare = [&](const std::string& acc, int w, const std::string& ind) {
+    if (!nan_apart) return std::string();
+    const std::string I = w > 1 ? cl_type(detail::signed_of_size(size_of(acc_t)), w) : std::string("int");
+    return ind + I + " " + acc + "_nan = isnan(" + acc + ");\n";  // a tail's acc may be NaN already
+  };
+  auto nan_apply = [&](const std::string& acc, int w, const std::string& ind) {
+    if (!nan_apart) return std::string();
+    if (w > 1) return ind + acc + " = select(" + acc + ", (" + cl_type(acc_t, w) + ")(NAN), " + acc + "_nan);\n";
+    return ind + "if (" + acc + "_nan) " + acc + " = (" + A + ")(NAN);\n";
   };
 
   std::string value = "acc" + ks;
@@ -184,9 +205,10 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
     std::string s = "  " + AW + " acc" + ks + ";\n  {\n    " + AW + " acc = (" + AW + ")(" +
                     reduce_identity(info.identity, acc_t) + ");\n";
     if (kahan) s += "    " + AW + " comp = (" + AW + ")(0);\n";
+    s += nan_declare("acc", W, "    ");
     s += rr.head("    ", W) + rr.body(per_element(plan, {red.a}), "      ", W) + accumulate("acc", "comp", AW, W, "      ");
     if (rr.stash_phase == int(k)) s += stash_store(rr, W, "      ");
-    s += "    }\n";
+    s += "    }\n" + nan_apply("acc", W, "    ");
     if (kahan) s += "    acc = acc - comp;\n";
     s += meet_partials(rr, plain_meet(rr, k, W), "acc");
     return s + "    acc" + ks + " = acc;\n  }\n  const " + AW + " r" + ks + " = " + value + ";\n";
@@ -205,16 +227,17 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
       const std::string AW = cl_type(acc_t, W);
       s += "    {\n      " + AW + " accv = (" + AW + ")(" + reduce_identity(info.identity, acc_t) + ");\n";
       if (kahan) s += "      " + AW + " compv = (" + AW + ")(0);\n";
+      s += nan_declare("accv", W, "      ");
       s += rr.head("      ", W) + rr.body(need, "        ", W) + accumulate("accv", "compv", AW, W, "        ");
       if (rr.stash_phase == int(k)) s += stash_store(rr, W, "        ");
-      s += "      }\n";
+      s += "      }\n" + nan_apply("accv", W, "      ");
       for (int j = 0; j < W; ++j)
         s += kahan ? "      acc += accv" + lane(j) + " - compv" + lane(j) + ";\n" : "      acc = " + combine("acc", "accv" + lane(j), 1) + ";\n";
       s += "    }\n";
     }
     if (!(rr.registers() && W > 1))  // the tail after the whole vectors
-      s += rr.head("    ", 1) + rr.body(need, "      ", 1) + accumulate("acc", "comp", A, 1, "      ") +
-           (rr.stash_phase == int(k) ? stash_store(rr, 1, "      ") : std::string()) + "    }\n";
+      s += nan_declare("acc", 1, "    ") + rr.head("    ", 1) + rr.body(need, "      ", 1) + accumulate("acc", "comp", A, 1, "      ") +
+           (rr.stash_phase == int(k) ? stash_store(rr, 1, "      ") : std::string()) + "    }\n" + nan_apply("acc", 1, "    ");
     if (kahan) s += "    acc = acc - comp;\n";
   }
   s += meet_partials(rr, plain_meet(rr, k, 1), "acc");

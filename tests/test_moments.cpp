@@ -120,8 +120,10 @@ TEST_CASE("var and std in one pass: kernel counts", "[reduce][moments]") {
     }
   }
   SECTION("a layer norm over rows too long for a row kernel: the mean and var in one kernel, then the expression") {
-    // A row twice the device's local memory: too long for a row kernel.
-    const std::int64_t cols = std::max<std::int64_t>(1 << 14, std::int64_t(default_device().info().local_mem_bytes / 2));
+    // A row twice the device's local memory, or past what a GPU holds in
+    // registers (longest_row), in whole vectors: too long for a row kernel.
+    const std::int64_t cols = std::max<std::int64_t>({1 << 14, std::int64_t(default_device().info().local_mem_bytes / 2),
+                                                      detail::longest_row(detail::device_tuning(), sizeof(float)) / 4 * 4 + 4});
     const auto hx = noisy(std::size_t(4 * cols), 1.0f, 1.0f, 2);
     const auto y = from_host(hx, {4, cols});
     // The moment kernel is split over groups where 4 rows do not fill the

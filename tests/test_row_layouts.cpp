@@ -15,6 +15,7 @@
 
 #include <fusecl/fusecl.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -491,4 +492,69 @@ TEST_CASE("row fusion: a GPU's loop form computes softmax's max and sum in one p
   const auto [chunks, src] = row_kernel((e / sum(e, 1, true)).node(), 16, 0, 1);
   CHECK(chunks == 0);
   CHECK(src.find("fcl_online_") == std::string::npos);
+}
+
+TEST_CASE("row fusion: a float max or min meets NaN in any lane of a vector, in the tail, or in none", "[row]") {
+  // The row phases step with fmax / fmin, which skip NaN, and note NaN apart
+  // (render_row.cpp): a row holding a NaN anywhere (a vector's lane, the
+  // scalar tail after the vectors, the first element) is NaN throughout; a
+  // row of infinities and finite values is exact. Each layout: this
+  // device's, a GPU's groups of 256 (vectors of 4 in registers), and a
+  // GPU's long rows deep in registers.
+  for (const std::int64_t m : {1, 3, 5, 17, 20, 33, 1000, 1027, 4099, 8192}) {
+    std::vector<std::int64_t> where{-1, 0};  // a row without NaN, then a NaN at each of these
+    for (const std::int64_t p : {std::int64_t(1), std::int64_t(2), std::int64_t(3), m / 2, m - 1, m - 2})
+      if (p > 0 && p < m && std::find(where.begin(), where.end(), p) == where.end()) where.push_back(p);
+    const std::int64_t rows = std::int64_t(where.size()) + 1;  // and a row of infinities
+    std::vector<double> h(std::size_t(rows * m));
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = std::sin(double(i) * 0.61) * 50.0 + double(i % 5);  // every lane differs
+    for (std::size_t r = 0; r < where.size(); ++r)
+      if (where[r] >= 0) h[std::size_t(std::int64_t(r) * m + where[r])] = NAN;
+    for (std::int64_t j = 0; j < m; j += 2) h[std::size_t((rows - 1) * m + j)] = j % 4 ? -INFINITY : INFINITY;
+    for (const bool dbl : {false, true}) {
+      if (dbl && !default_device().info().fp64) continue;
+      std::vector<float> hf(h.begin(), h.end());
+      for (int layout = 0; layout < 3; ++layout) {
+        for (const bool is_max : {true, false}) {
+          INFO("rows of " << m << (dbl ? ", float64" : ", float32") << (is_max ? ", x - max" : ", x - min") << ", layout " << layout);
+          Array<float> y;
+          if (dbl) {
+            const auto x = from_host(h, {rows, m});
+            y = (x - (is_max ? max(x, 1, true) : min(x, 1, true))).astype<float>();
+          } else {
+            const auto x = from_host(hf, {rows, m});
+            y = x - (is_max ? max(x, 1, true) : min(x, 1, true));
+          }
+          const auto node = y.node();
+          {
+            const detail::GraphLock lock{node.get()};
+            auto t = detail::tuning_of(*node->device);
+            if (layout > 0) {
+              t.local_size = 256, t.elements_per_item = 16, t.max_work_group_size = 1024, t.row_bytes = 49152;
+              gpu_rows(t);
+              if (layout == 2) t.row_held_bytes = 256;
+            }
+            detail::Schedule s = detail::make_schedule({node}, t);
+            detail::run_schedule(*node->device, s);
+          }
+          const auto got = y.to_host();
+          for (std::int64_t r = 0; r < rows; ++r) {
+            bool nan = false;
+            double ext = is_max ? -INFINITY : INFINITY;
+            for (std::int64_t j = 0; j < m; ++j) {
+              const double v = dbl ? h[std::size_t(r * m + j)] : double(hf[std::size_t(r * m + j)]);
+              nan = nan || std::isnan(v);
+              ext = is_max ? std::max(ext, v) : std::min(ext, v);
+            }
+            for (std::int64_t j = 0; j < m; ++j) {
+              const std::size_t i = std::size_t(r * m + j);
+              const float want = nan ? NAN : dbl ? float(h[i] - ext) : hf[i] - float(ext);
+              INFO("row " << r << ", element " << j << ": got " << got[i] << ", want " << want);
+              REQUIRE((std::isnan(want) ? std::isnan(got[i]) : got[i] == want));
+            }
+          }
+        }
+      }
+    }
+  }
 }
