@@ -167,4 +167,20 @@ std::string pick(const std::string& a, const std::string& b, const std::string& 
   return w > 1 ? "select(" + a + ", " + b + ", " + cond + ")" : "((" + cond + ") ? " + b + " : " + a + ")";
 }
 
+namespace {
+std::string flag_type(DType t, int w) { return w > 1 ? cl_type(detail::signed_of_size(size_of(t)), w) : std::string("int"); }
+}  // namespace
+
+std::string nan_note_declare(DType t, const std::string& flag, const std::string& acc, int w, const std::string& indent) {
+  return indent + flag_type(t, w) + " " + flag + " = isnan(" + acc + ");\n";
+}
+
+std::string nan_note_step(Op combine, const std::string& acc, const std::string& flag, const std::string& v) {
+  return acc + " = " + (combine == Op::Maximum ? "fmax(" : "fmin(") + acc + ", " + v + "); " + flag + " |= isnan(" + v + ");";
+}
+
+std::string nan_note_apply(DType t, const std::string& acc, const std::string& flag, int w, const std::string& indent) {
+  return indent + acc + " = " + pick(acc, "(" + cl_type(t, w) + ")(NAN)", flag + " != (" + flag_type(t, w) + ")(0)", w) + ";\n";
+}
+
 }  // namespace fusecl::codegen

@@ -17,13 +17,14 @@ std::string vmax(DType t, const std::string& a, const std::string& b, int w, Hel
 std::string online_declare(DType t, const std::string& x, int w, const std::string& ind) {
   const std::string T_ = cl_type(t, w);
   return ind + T_ + " " + x + "m = (" + T_ + ")(-INFINITY), " + x + "r = (" + T_ + ")(" + lowest(t) + "), " + x + "s = (" + T_ +
-         ")(0), " + x + "c = (" + T_ + ")(0);\n";
+         ")(0), " + x + "c = (" + T_ + ")(0);\n" + nan_note_declare(t, x + "nan", x + "m", w, ind);
 }
 
-std::string online_step(DType t, const std::string& g, const std::string& x, int w, const std::string& ind, HelperSet& helpers) {
+std::string online_step(DType t, const std::string& g, const std::string& x, int w, const std::string& ind) {
   const std::string T_ = cl_type(t, w), m = x + "m", r = x + "r", sm = x + "s", c = x + "c";
   const std::string far = "(" + g + " > " + r + " + (" + T_ + ")(64))";
-  std::string out = ind + m + " = " + vmax(t, m, g, w, helpers) + ";\n";
+  // The max steps with fmax, NaN noted apart (body.hpp): online_finish marks it.
+  std::string out = ind + nan_note_step(Op::Maximum, m, x + "nan", g) + "\n";
   if (w == 1)
     out += ind + "if " + far + " { const " + T_ + " f_ = exp(" + r + " - " + g + "); " + sm + " *= f_; " + c + " *= f_; " + r + " = " +
            g + "; }\n";
@@ -37,7 +38,7 @@ std::string online_step(DType t, const std::string& g, const std::string& x, int
 
 std::string online_finish(DType t, const std::string& x, int w, const std::string& ind) {
   const std::string T_ = cl_type(t, w);
-  return ind + x + "s = " + pick("(" + x + "s - " + x + "c) * exp(" + x + "r - " + x + "m)", "(" + T_ + ")(0)",
+  return nan_note_apply(t, x + "m", x + "nan", w, ind) + ind + x + "s = " + pick("(" + x + "s - " + x + "c) * exp(" + x + "r - " + x + "m)", "(" + T_ + ")(0)",
                                  x + "m == (" + T_ + ")(-INFINITY)", w) + ";\n";
 }
 
@@ -50,7 +51,8 @@ std::string online_merge(DType t, int w, HelperSet& helpers) {
 }
 
 std::string online_rebase(DType t, const std::string& x, const std::string& ind) {
-  return ind + x + "r = " + x + "m == -INFINITY ? (" + cl_type(t, 1) + ")(" + lowest(t) + ") : " + x + "m;\n";
+  return ind + x + "r = " + x + "m == -INFINITY ? (" + cl_type(t, 1) + ")(" + lowest(t) + ") : " + x + "m;\n" + ind + x + "nan = isnan(" + x +
+         "m);\n";
 }
 
 std::string online_sum(DType t, const std::string& m, const std::string& s, int w) {

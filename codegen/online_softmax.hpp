@@ -20,17 +20,20 @@
 
 namespace fusecl::codegen {
 
-/// Declares the state x<m, r, s, c> at width w of dtype t (Float32 or Float64).
+/// Declares the state x<m, r, s, c> at width w of dtype t (Float32 or Float64),
+/// and x<nan>, the NaN its max met (body.hpp's nan_note_*).
 std::string online_declare(DType t, const std::string& x, int w, const std::string& ind);
 /// Folds g (an expression of width w) into state x.
-std::string online_step(DType t, const std::string& g, const std::string& x, int w, const std::string& ind, HelperSet& helpers);
-/// Scales x's sum to its own maximum (0 where that is -inf: no finite element).
+std::string online_step(DType t, const std::string& g, const std::string& x, int w, const std::string& ind);
+/// Marks x's max NaN where it met one, then scales x's sum to that maximum
+/// (0 where it is -inf: no finite element).
 std::string online_finish(DType t, const std::string& x, int w, const std::string& ind);
 /// The helper merging finished pairs at width w of dtype t,
 /// fcl_online_<type>(&m, &s, m2, s2): its name.
 std::string online_merge(DType t, int w, HelperSet& helpers);
 /// Scalar state x's reference moved to its maximum, after finished pairs
-/// merged into x (its sum is relative to that maximum).
+/// merged into x (its sum is relative to that maximum), and its NaN note
+/// taken from that maximum.
 std::string online_rebase(DType t, const std::string& x, const std::string& ind);
 /// The sum of a finished pair (m, s) as the two-pass definition has it: NaN
 /// where m is not finite.

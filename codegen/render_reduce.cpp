@@ -302,7 +302,7 @@ std::string online_columns(const Emitter& e) {
   b += "  if (o < n) {\n" + emit_coordinates(plan, "o", "    ", plan.ndim - rs.kept_dims, plan.ndim);
   b += "    #pragma unroll 4\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
   b += "      const long p = r * n + o;\n" + emit_coordinates(plan, "r", "      ", 0, plan.ndim - rs.kept_dims) +
-       emit_body(plan, W, "p", "      ", e.helpers) + online_step(t, "v" + std::to_string(rs.input), "p", W, "      ", e.helpers);
+       emit_body(plan, W, "p", "      ", e.helpers) + online_step(t, "v" + std::to_string(rs.input), "p", W, "      ");
   b += "    }\n  }\n" + online_finish(t, "p", W, "  ");
   if (g.rows > 1) {
     // Every work-item reaches every barrier (o past n only skips the loop).
@@ -347,12 +347,12 @@ std::string online_groups(const Emitter& e) {
     b += "  {\n" + online_declare(t, "q", W, "    ") + "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
     b += "    for (long qv = lid; qv < nvec; qv += " + L + ") {\n      const long p = o * m + r_begin + qv * " + Ws + ";\n";
     b += emit_reduced_coordinates(plan, "r_begin + qv * " + Ws, "      ") + emit_body(plan, W, "p", "      ", e.helpers) +
-         online_step(t, g, "q", W, "      ", e.helpers) + "    }\n" + online_finish(t, "q", W, "    ");
+         online_step(t, g, "q", W, "      ") + "    }\n" + online_finish(t, "q", W, "    ");
     for (int j = 0; j < W; ++j) b += "    " + merge + "(&pm, &ps, qm" + lane(j) + ", qs" + lane(j) + ");\n";
     b += online_rebase(t, "p", "    ") + "    r_tail = r_begin + nvec * " + Ws + ";\n  }\n";
   }
   b += "  for (long r = r_tail + lid; r < r_end; r += " + L + ") {\n    const long p = o * m + r;\n";
-  b += emit_reduced_coordinates(plan, "r", "    ") + emit_body(plan, 1, "p", "    ", e.helpers) + online_step(t, g, "p", 1, "    ", e.helpers);
+  b += emit_reduced_coordinates(plan, "r", "    ") + emit_body(plan, 1, "p", "    ", e.helpers) + online_step(t, g, "p", 1, "    ");
   b += "  }\n" + online_finish(t, "p", 1, "  ");
   b += "  shm[lid] = pm; shs[lid] = ps;\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
   b += "  for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n";

@@ -158,12 +158,9 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   const std::string A = cl_type(acc_t), ks = std::to_string(k);
   const std::string sh = "sh" + ks, v = "v" + std::to_string(red.a);
   const bool kahan = is_float(acc_t) && info.summation == Summation::Kahan;
-  // A float max or min steps with fmax / fmin (one instruction on a GPU),
-  // which skip NaN, and notes a NaN apart, where the NaN-propagating helper
-  // tests both operands at every element (softmax over rows of 1024 floats
-  // at 2^26 on an H200: 133 us against 147; of 32768: 173 against 219,
-  // bench/RESULTS.md, twenty-fifth session). A work-item's partial is NaN
-  // where it met one; the partials then merge through the helper.
+  // A float max or min notes NaN apart (body.hpp's nan_note_*): a
+  // work-item's partial is NaN where it met one; the partials then merge
+  // through the NaN-propagating helper.
   const bool nan_apart = is_float(acc_t) && (info.combine == Op::Maximum || info.combine == Op::Minimum);
   auto combine = [&](const std::string& a, const std::string& b, int w) {
     return spell(info.combine, acc_t, acc_t, a, b, "", w, rr.helpers);
@@ -172,21 +169,14 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
     if (kahan)
       return ind + "{ const " + type + " y_ = " + v + " - " + comp + "; const " + type + " t_ = " + acc + " + y_; " + comp +
              " = " + kahan_comp("t_", acc, "y_", type) + "; " + acc + " = t_; }\n";
-    if (nan_apart)
-      return ind + acc + " = " + (info.combine == Op::Maximum ? "fmax(" : "fmin(") + acc + ", " + v + "); " + acc + "_nan |= isnan(" + v +
-             ");\n";
+    if (nan_apart) return ind + nan_note_step(info.combine, acc, acc + "_nan", v) + "\n";
     return ind + acc + " = " + combine(acc, v, w) + ";\n";
   };
-  // The NaN note of accumulator `acc` (isnan's result type at width w), and its use once the loop is done.
   auto nan_declare = [&](const std::string& acc, int w, const std::string& ind) {
-    if (!nan_apart) return std::string();
-    const std::string I = w > 1 ? cl_type(detail::signed_of_size(size_of(acc_t)), w) : std::string("int");
-    return ind + I + " " + acc + "_nan = isnan(" + acc + ");\n";  // a tail's acc may be NaN already
+    return nan_apart ? nan_note_declare(acc_t, acc + "_nan", acc, w, ind) : std::string();
   };
   auto nan_apply = [&](const std::string& acc, int w, const std::string& ind) {
-    if (!nan_apart) return std::string();
-    if (w > 1) return ind + acc + " = select(" + acc + ", (" + cl_type(acc_t, w) + ")(NAN), " + acc + "_nan);\n";
-    return ind + "if (" + acc + "_nan) " + acc + " = (" + A + ")(NAN);\n";
+    return nan_apart ? nan_note_apply(acc_t, acc, acc + "_nan", w, ind) : std::string();
   };
 
   std::string value = "acc" + ks;
@@ -282,7 +272,7 @@ std::string online_phase(RowRender& rr, std::size_t k1, std::size_t k2) {
   const DType t = plan.instrs[k2].dtype;
   const std::string g = "v" + std::to_string(plan.instrs[k1].a), s1 = std::to_string(k1), s2 = std::to_string(k2);
   const int W = rr.width();
-  auto step = [&](const std::string& x, int w, const std::string& ind) { return online_step(t, g, x, w, ind, rr.helpers); };
+  auto step = [&](const std::string& x, int w, const std::string& ind) { return online_step(t, g, x, w, ind); };
   const auto need = per_element(plan, {plan.instrs[k1].a});
   const int wl = rr.columns() ? W : 1;  // the width of the partials
   const std::string TL = cl_type(t, wl);
