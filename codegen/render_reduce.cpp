@@ -68,6 +68,20 @@ struct Emitter {
   bool kahan, arg;
   std::string A;  // accumulator type
   std::string better;
+  // A float max or min's vector loops note NaN apart (body.hpp's
+  // nan_note_*); its scalar steps and trees keep the NaN-propagating helper.
+  bool nan_apart = false;
+
+  // Folds `v` (width w) into vector accumulator `acc` (its flag acc_nan where nan_apart).
+  std::string vector_step(const std::string& acc, const std::string& v, int w) const {
+    return nan_apart ? nan_note_step(info.combine, acc, acc + "_nan", v) : acc + " = " + combine(acc, v, w) + ";";
+  }
+  std::string nan_declare(const std::string& acc, int w, const std::string& ind) const {
+    return nan_apart ? nan_note_declare(rs.acc, acc + "_nan", acc, w, ind) : std::string();
+  }
+  std::string nan_apply(const std::string& acc, int w, const std::string& ind) const {
+    return nan_apart ? nan_note_apply(rs.acc, acc, acc + "_nan", w, ind) : std::string();
+  }
 
   std::string combine(const std::string& a, const std::string& b, int width) const {
     return spell(info.combine, rs.acc, rs.acc, a, b, "", width, helpers);
@@ -202,6 +216,7 @@ std::string column_block(const Emitter& e, const std::string& init) {
     // pass the row, and the buffer).
     const bool tail = plan.ndim == 0;
     if (tail) b += "    if (o + " + Ws + " <= n) {\n";
+    b += e.nan_declare("acc", W, "    ");
     // Unrolled, so that several rows' loads are in flight at once.
     b += "    #pragma unroll 4\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
     b += ind + "const long p = r * n + o;\n" + emit_coordinates(plan, "r", ind, 0, reduced) + emit_body(plan, W, "p", ind, e.helpers);
@@ -209,8 +224,8 @@ std::string column_block(const Emitter& e, const std::string& init) {
       b += ind + "{ const " + AW + " y_ = " + v + " - comp; const " + AW + " t_ = acc + y_; comp = " + kahan_comp("t_", "acc", "y_", AW) +
            "; acc = t_; }\n";
     else
-      b += ind + "acc = " + e.combine("acc", v, W) + ";\n";
-    b += "    }\n";
+      b += ind + e.vector_step("acc", v, W) + "\n";
+    b += "    }\n" + e.nan_apply("acc", W, "    ");
     if (tail) {
       b += "    } else {\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
       for (int j = 0; j < W; ++j) {
@@ -399,6 +414,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   Emitter e{plan, rs, info, helpers, false, info.finish == Finish::Index, cl_type(rs.acc), ""};
   // A split reduction's second kernel only combines partials, plainly, as the trees do.
   e.kahan = is_float(rs.acc) && info.summation == Summation::Kahan && !rs.combine;
+  e.nan_apart = !e.arg && !rs.combine && is_float(rs.acc) && (info.combine == Op::Maximum || info.combine == Op::Minimum);
   if (e.arg) {
     std::string nan = is_float(rs.acc) ? "  if (isnan(a)) return isnan(b) && ib < ia;\n  if (isnan(b)) return 1;\n" : "";
     std::string t = replace_all(k_argmax_better, "$NAN", nan);
@@ -470,6 +486,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   if (W > 1) {
     b += "  {\n    " + AW + " accv = (" + AW + ")(" + reduce_identity(info.identity, rs.acc) + ");\n";
     if (e.kahan) b += "    " + AW + " compv = (" + AW + ")(0);\n";
+    b += e.nan_declare("accv", W, "    ");
     b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
     b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";
     b += "      const long p = o * m + r_begin + q * " + Ws + ";\n";
@@ -479,8 +496,8 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
       b += "      { const " + AW + " y_ = " + v + " - compv; const " + AW + " t_ = accv + y_; compv = " +
            kahan_comp("t_", "accv", "y_", AW) + "; accv = t_; }\n";
     else
-      b += "      accv = " + e.combine("accv", v, W) + ";\n";
-    b += "    }\n";
+      b += "      " + e.vector_step("accv", v, W) + "\n";
+    b += "    }\n" + e.nan_apply("accv", W, "    ");
     for (int j = 0; j < W; ++j) {
       if (e.kahan) b += "    acc += accv" + lane(j) + " - compv" + lane(j) + ";\n";
       else b += "    acc = " + e.combine("acc", "accv" + lane(j), 1) + ";\n";
