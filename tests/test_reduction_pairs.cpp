@@ -64,15 +64,6 @@ detail::Schedule run_with(const Array<float>& y, const detail::DeviceTuning& t) 
   return copy;
 }
 
-void check_rows(const Pattern& pat, const std::vector<float>& h, const std::vector<float>& got, const Dims& d, int axis) {
-  std::vector<LD> want(h.size()), tol(h.size());
-  for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
-    REQUIRE(close(got[i], want[i], tol[i]));
-  }
-}
-
 }  // namespace
 
 TEST_CASE("column pairs: softmax and layer norm down the columns, a pair in one kernel", "[reduce][columns][pairs]") {

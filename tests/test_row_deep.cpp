@@ -102,12 +102,7 @@ TEST_CASE("row fusion: a GPU's long rows deep in registers, 32 or 64 elements a 
         detail::run_schedule(*node->device, s);
       }
       const auto got = y.to_host();
-      std::vector<LD> want(h.size()), tol(h.size());
-      for (const auto& row : rows_of(d, 1)) pat.host(h, row, want, tol);
-      for (std::size_t i = 0; i < h.size(); ++i) {
-        INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
-        REQUIRE(close(got[i], want[i], tol[i]));
-      }
+      check_rows(pat, h, got, d, 1);
     }
   }
 }

@@ -40,13 +40,7 @@ void check_pattern(const Pattern& pat, const Dims& dims, int axis, bool edges, i
   reset_stats();
   const auto got = pat.device(x, axis).to_host();
   CHECK(stats().kernels_launched == std::uint64_t(want_kernels));
-  REQUIRE(got.size() == h.size());
-  std::vector<LD> want(h.size()), tol(h.size());
-  for (const auto& row : rows_of(dims, axis)) pat.host(h, row, want, tol);
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]) << " within " << double(tol[i]));
-    REQUIRE(close(got[i], want[i], tol[i]));
-  }
+  check_rows(pat, h, got, dims, axis);
 }
 
 }  // namespace
@@ -80,12 +74,7 @@ void check_today(const Pattern& pat, const Dims& d, int axis) {
   const auto got = pat.device(from_host(h, Shape(d)), axis).to_host();
   INFO(pat.name << " along axis " << axis << " of " << dims_str(d));
   CHECK(stats().kernels_launched > 1);
-  std::vector<LD> want(h.size()), tol(h.size());
-  for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
-    REQUIRE(close(got[i], want[i], tol[i]));
-  }
+  check_rows(pat, h, got, d, axis);
 }
 
 // The pattern over rows one element longer than a row kernel takes (the

@@ -92,12 +92,7 @@ TEST_CASE("row fusion: GPU-sized work-groups, in registers and in loops", "[row]
         int width = 0;
         const auto got = with_local_size(pat.device(from_host(h, Shape(d)), axis), 256, layout, &width);
         if (layout.gpu && axis == 1 && m % 4 == 0 && m <= 2048) CHECK(width == 4);  // the vector register form
-        std::vector<LD> want(h.size()), tol(h.size());
-        for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
-        for (std::size_t i = 0; i < h.size(); ++i) {
-          INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
-          REQUIRE(close(got[i], want[i], tol[i]));
-        }
+        check_rows(pat, h, got, d, axis);
       }
     }
   }
@@ -131,12 +126,7 @@ TEST_CASE("row fusion: a GPU's long rows take a larger group and stay in registe
         detail::run_schedule(*node->device, s);
       }
       const auto got = y.to_host();
-      std::vector<LD> want(h.size()), tol(h.size());
-      for (const auto& row : rows_of(d, 1)) pat.host(h, row, want, tol);
-      for (std::size_t i = 0; i < h.size(); ++i) {
-        INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
-        REQUIRE(close(got[i], want[i], tol[i]));
-      }
+      check_rows(pat, h, got, d, 1);
     }
   // Longer rows than its registers hold, past local memory: today's kernels,
   // softmax's max and sum in one pass (DeviceTuning::pair_kernels), then the output.
@@ -210,12 +200,7 @@ TEST_CASE("row fusion: rows along leading axes in the column form, vectors of ne
           CHECK(stats().kernels_launched == 1);
         }
         const auto got = y.to_host();
-        std::vector<LD> want(h.size()), tol(h.size());
-        for (const auto& row : rows_of(c.d, c.axis)) pat.host(h, row, want, tol);
-        for (std::size_t i = 0; i < h.size(); ++i) {
-          INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
-          REQUIRE(close(got[i], want[i], tol[i]));
-        }
+        check_rows(pat, h, got, c.d, c.axis);
       }
   // Each form of the GPU layouts was taken, and the two-level combine.
   CHECK(register_form > 0);

@@ -83,12 +83,7 @@ TEST_CASE("row fusion: a GPU's rows split over segments", "[row][split]") {
           CHECK(run_split(y.node(), {}, &segments) == splits);
           if (splits) CHECK(segments == (m + (axis == 0 ? 15 : 63)) / (axis == 0 ? 16 : 64));
           const auto got = y.to_host();
-          std::vector<LD> want(h.size()), tol(h.size());
-          for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
-          for (std::size_t i = 0; i < h.size(); ++i) {
-            INFO("element " << i << ": x " << h[i] << ", got " << got[i] << ", want " << double(want[i]));
-            REQUIRE(close(got[i], want[i], tol[i]));
-          }
+          check_rows(pat, h, got, d, axis);
         }
   }
 }
@@ -108,12 +103,7 @@ TEST_CASE("row fusion: split rows' segments loop, or hold few elements", "[row][
         const auto y = pat.device(from_host(h, Shape(d)), axis);
         CHECK(run_split(y.node(), l));
         const auto got = y.to_host();
-        std::vector<LD> want(h.size()), tol(h.size());
-        for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
-        for (std::size_t i = 0; i < h.size(); ++i) {
-          INFO("element " << i << ": x " << h[i] << ", got " << got[i] << ", want " << double(want[i]));
-          REQUIRE(close(got[i], want[i], tol[i]));
-        }
+        check_rows(pat, h, got, d, axis);
       }
 }
 

@@ -2,6 +2,8 @@
 
 #include "support/random_inputs.hpp"
 
+#include <catch2/catch.hpp>
+
 #include <algorithm>
 #include <cmath>
 
@@ -158,6 +160,16 @@ std::vector<Pattern> patterns() {
                },
                -10, 10});
   return p;
+}
+
+void check_rows(const Pattern& pat, const std::vector<float>& h, const std::vector<float>& got, const Dims& d, int axis) {
+  REQUIRE(got.size() == h.size());
+  std::vector<LD> want(h.size()), tol(h.size());
+  for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    INFO("element " << i << ": x " << h[i] << ", got " << got[i] << ", want " << double(want[i]) << " within " << double(tol[i]));
+    REQUIRE(close(got[i], want[i], tol[i]));
+  }
 }
 
 }  // namespace fusecl::test

@@ -43,4 +43,8 @@ struct Pattern {
 /// x - max, x - mean, x / sum, softmax, layer norm, softmax of a layer-normed row.
 std::vector<Pattern> patterns();
 
+/// `got`, pat's device result on input h of shape d (rows along `axis`),
+/// against its host reference, element by element (a Catch2 REQUIRE each).
+void check_rows(const Pattern& pat, const std::vector<float>& h, const std::vector<float>& got, const Dims& d, int axis);
+
 }  // namespace fusecl::test
