@@ -171,6 +171,8 @@ namespace {
 std::string flag_type(DType t, int w) { return w > 1 ? cl_type(detail::signed_of_size(size_of(t)), w) : std::string("int"); }
 }  // namespace
 
+bool nan_noted(Op combine, DType t) { return is_float(t) && (combine == Op::Maximum || combine == Op::Minimum); }
+
 std::string nan_note_declare(DType t, const std::string& flag, const std::string& acc, int w, const std::string& indent) {
   return indent + flag_type(t, w) + " " + flag + " = isnan(" + acc + ");\n";
 }

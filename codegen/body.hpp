@@ -57,6 +57,8 @@ std::string pick(const std::string& a, const std::string& b, const std::string& 
 /// every element (softmax over rows of 1024 floats at 2^26 on an H200: 133
 /// us against 147; bench/RESULTS.md, twenty-fifth session). The flag starts
 /// from the accumulator, which a loop may take over NaN already.
+/// Whether a reduction combining with `combine` over dtype t notes NaN so: a float max or min.
+bool nan_noted(Op combine, DType t);
 std::string nan_note_declare(DType t, const std::string& flag, const std::string& acc, int w, const std::string& indent);
 std::string nan_note_step(Op combine, const std::string& acc, const std::string& flag, const std::string& v);
 std::string nan_note_apply(DType t, const std::string& acc, const std::string& flag, int w, const std::string& indent);
@@ -80,6 +82,9 @@ std::string render_row(const KernelPlan& plan, const std::string& name);
 /// The local memory a row kernel's combine declares: a value (in the column
 /// form a vector) per work-item and reduction, where a row has several work-items.
 std::size_t row_local_bytes(const KernelPlan& plan);
+/// Bytes per element of the loads a row plan's register form holds (those
+/// varying along the row that some phase reads).
+std::size_t row_held_load_bytes(const KernelPlan& plan);
 /// Bytes per element of the values other than loads that a row plan's
 /// register form keeps between its phases (row::kept: softmax's exp(x - max)),
 /// as the plan stands (none with ReduceSpec::row_recompute).

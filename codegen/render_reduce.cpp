@@ -414,7 +414,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   Emitter e{plan, rs, info, helpers, false, info.finish == Finish::Index, cl_type(rs.acc), ""};
   // A split reduction's second kernel only combines partials, plainly, as the trees do.
   e.kahan = is_float(rs.acc) && info.summation == Summation::Kahan && !rs.combine;
-  e.nan_apart = !e.arg && !rs.combine && is_float(rs.acc) && (info.combine == Op::Maximum || info.combine == Op::Minimum);
+  e.nan_apart = !e.arg && !rs.combine && nan_noted(info.combine, rs.acc);
   if (e.arg) {
     std::string nan = is_float(rs.acc) ? "  if (isnan(a)) return isnan(b) && ib < ia;\n  if (isnan(b)) return 1;\n" : "";
     std::string t = replace_all(k_argmax_better, "$NAN", nan);

@@ -161,7 +161,7 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   // A float max or min notes NaN apart (body.hpp's nan_note_*): a
   // work-item's partial is NaN where it met one; the partials then merge
   // through the NaN-propagating helper.
-  const bool nan_apart = is_float(acc_t) && (info.combine == Op::Maximum || info.combine == Op::Minimum);
+  const bool nan_apart = nan_noted(info.combine, acc_t);
   auto combine = [&](const std::string& a, const std::string& b, int w) {
     return spell(info.combine, acc_t, acc_t, a, b, "", w, rr.helpers);
   };
@@ -315,6 +315,12 @@ std::vector<int> phases_of(const KernelPlan& plan, const std::vector<std::vector
   return count;
 }
 
+// Whether the register form loads instruction k first and holds it: a
+// load that varies along the row, which some phase reads.
+bool held_load(const KernelPlan& plan, const std::vector<int>& phases, std::size_t k) {
+  return phases[k] > 0 && plan.instrs[k].op == Op::Buffer && plan.instrs[k].access != Access::Uniform;
+}
+
 bool online(const RowRender& rr) { return rr.plan.reduce.row_online && !rr.registers() && !rr.grid() && rr.split() != 2; }
 
 std::string kernel_head(const std::string& name, const std::string& L, const std::string& sig) {
@@ -331,6 +337,14 @@ std::size_t row_local_bytes(const KernelPlan& plan) {
   std::size_t bytes = 0;
   for (const auto& in : plan.instrs)
     if (is_row_reduction(in)) bytes += std::size_t(local) * std::size_t(size_of(in.dtype) * (plan.reduce.row_columns ? plan.width : 1));
+  return bytes;
+}
+
+std::size_t row_held_load_bytes(const KernelPlan& plan) {
+  const std::vector<int> phases = phases_of(plan, phase_needs(plan));
+  std::size_t bytes = 0;
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+    if (held_load(plan, phases, k)) bytes += std::size_t(size_of(plan.instrs[k].dtype));
   return bytes;
 }
 
@@ -379,8 +393,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   std::vector<char> first(plan.instrs.size(), 0);
   if (rr.registers())
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
-      if (rr.phases_of[k] > 0 && plan.instrs[k].op == Op::Buffer && plan.instrs[k].access != Access::Uniform)
-        first[k] = rr.held[k] = 1;
+      if (held_load(plan, rr.phases_of, k)) first[k] = rr.held[k] = 1;
 
   // Work-item lid computes elements sl, sl + T, ... of row o; rows past the
   // last (in the last group) compute nothing but take part in its barriers.

@@ -328,6 +328,9 @@ struct DeepRows {
   bool recompute = false;
 };
 DeepRows deep_rows(const codegen::KernelPlan& plan, std::int64_t m, const DeviceTuning& tuning);
+// The deep form's fewest elements a work-item, and its largest group.
+constexpr std::int64_t kDeepFewestElements = 32;
+std::int64_t deep_largest_group(const DeviceTuning& tuning) { return std::min<std::int64_t>(largest_row_group(tuning), 512); }
 
 // The column form's register budget: bytes of each loaded array a work-item
 // holds (16 vectors of 4 floats; plan_row_columns says why).
@@ -519,17 +522,15 @@ DeepRows deep_rows(const codegen::KernelPlan& plan, std::int64_t m, const Device
   DeepRows d;
   const std::int64_t shallow = std::int64_t(std::max(1, tuning.row_register_elements)) * std::max(1, tuning.row_group_cap);
   if (tuning.row_held_bytes == 0 || m <= shallow) return d;
-  std::int64_t held = 0;  // bytes per element of the loads a work-item holds (render_row.cpp's `first`)
-  for (const auto& in : plan.instrs)
-    if (in.op == Op::Buffer && in.access != Access::Uniform) held += size_of(in.dtype);
+  const auto held = std::int64_t(codegen::row_held_load_bytes(plan));  // bytes per element a work-item holds
   if (held == 0) return d;
-  const std::int64_t most = std::min<std::int64_t>(largest_row_group(tuning), 512);
+  const std::int64_t most = deep_largest_group(tuning);
   auto group_for = [&](std::int64_t e) {
     std::int64_t g = 1;
     while (g * e < m) g *= 2;
     return g;
   };
-  for (std::int64_t e = 32; e * held <= std::int64_t(tuning.row_held_bytes); e *= 2) {
+  for (std::int64_t e = kDeepFewestElements; e * held <= std::int64_t(tuning.row_held_bytes); e *= 2) {
     const std::int64_t g = group_for(e);
     if (g > most) continue;
     d.elements = e, d.group = g;
@@ -550,9 +551,9 @@ std::int64_t longest_row(const DeviceTuning& tuning, std::uint64_t bytes_per_ele
   std::int64_t longest = std::max(cached, largest_row_group(tuning) * std::max(1, tuning.row_register_elements));
   // The deep register form's (deep_rows), a work-item holding as many elements as row_held_bytes allows.
   const auto bytes = std::int64_t(std::max<std::uint64_t>(1, bytes_per_element));
-  std::int64_t e = 32;
+  std::int64_t e = kDeepFewestElements;
   while (e * 2 * bytes <= std::int64_t(tuning.row_held_bytes)) e *= 2;
-  if (e * bytes <= std::int64_t(tuning.row_held_bytes)) longest = std::max(longest, std::min<std::int64_t>(largest_row_group(tuning), 512) * e);
+  if (e * bytes <= std::int64_t(tuning.row_held_bytes)) longest = std::max(longest, deep_largest_group(tuning) * e);
   return longest;
 }
 
