@@ -51,16 +51,20 @@ std::vector<int> split_pairs(const KernelPlan& plan, std::vector<char>* variance
 
 std::string split_prologue(const RowRender& rr) {
   const KernelPlan& plan = rr.plan;
-  std::string b;
+  // The output kernel takes the groups in reverse: the partials kernel read
+  // the last segments last, so they are what the device's cache still holds
+  // when the output kernel starts.
+  std::string b = rr.split() == 2 ? "  const long g_ = (long)get_num_groups(0) - 1 - (long)get_group_id(0);\n"
+                                  : "  const long g_ = (long)get_group_id(0);\n";
   if (rr.columns()) {
     // As the column form's: neighbouring work-items take neighbouring
     // vectors of columns, here of the same segment (segment-major).
     const std::string C = std::to_string(plan.reduce.rows_per_group);
     b += "  const int c_ = lid % " + C + ", sl = lid / " + C + ";\n";
-    b += "  const long og = (long)get_group_id(0) * " + C + " + c_;\n";
+    b += "  const long og = g_ * " + C + " + c_;\n";
   } else {
     b += "  const int sl = lid % " + rr.T + ";\n";
-    b += "  const long og = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) + " + lid / " + rr.T + ";\n";
+    b += "  const long og = g_ * " + std::to_string(plan.reduce.rows_per_group) + " + lid / " + rr.T + ";\n";
   }
   // Segment seg_ of row o (o == n: past the last segment, in the last group).
   b += "  const long o = og < n * groups ? og % n : n, seg_ = og / n;\n";
