@@ -1,5 +1,7 @@
 #include "codegen/body.hpp"
 
+#include "codegen/reciprocal.hpp"
+
 namespace fusecl::codegen {
 
 namespace {
@@ -108,7 +110,7 @@ std::string emit_vector_stores(const KernelPlan& plan, int width, const std::str
 }
 
 std::string emit_body(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent,
-                      HelperSet& helpers, const std::vector<char>* only) {
+                      HelperSet& helpers, const std::vector<char>* only, const Reciprocals* reciprocals) {
   std::string s;
   const std::string W = std::to_string(width);
   for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
@@ -150,7 +152,10 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
         auto v = [](std::int16_t i) { return i >= 0 ? "v" + std::to_string(i) : std::string(); };
         // Where's first operand is the bool condition; its data type is the second's.
         const DType operand = in.op == Op::Where ? plan.instrs[std::size_t(in.b)].dtype : plan.instrs[std::size_t(in.a)].dtype;
-        e = spell(in.op, in.dtype, operand, v(in.a), v(in.b), v(in.c), width, helpers);
+        if (reciprocals && (*reciprocals->marked)[k])
+          e = reciprocal_divide(helpers, width, v(in.a), v(in.b), reciprocals->range);
+        else
+          e = spell(in.op, in.dtype, operand, v(in.a), v(in.b), v(in.c), width, helpers);
       }
     }
     s += indent + "const " + T + " v" + std::to_string(k) + " = " + e + ";\n";

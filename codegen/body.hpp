@@ -30,8 +30,15 @@ std::string emit_reduced_coordinates(const KernelPlan& plan, const std::string& 
 /// bodies are only rendered for plans without strided loads or generators).
 /// With `only`, just the instructions k with only[k] != 0 (a row kernel's
 /// phase computes the part of the body one reduction or the output needs).
+/// With `reciprocals`, the divisions it marks (reciprocal.hpp) divide
+/// through their divisor's reciprocal, folding their range tests into the
+/// uint variable it names.
+struct Reciprocals {
+  const std::vector<char>* marked = nullptr;
+  std::string range;
+};
 std::string emit_body(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent,
-                      HelperSet& helpers, const std::vector<char>* only = nullptr);
+                      HelperSet& helpers, const std::vector<char>* only = nullptr, const Reciprocals* reciprocals = nullptr);
 
 /// Stores every output of the element at flat position `pos`, one line each
 /// (at the element's own coordinates c0.. where the outputs are strided views:

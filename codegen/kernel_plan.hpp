@@ -154,6 +154,12 @@ struct ReduceSpec {
   // many elements, keeping them would leave too few groups resident (the
   // scheduler's deep register form says when).
   bool row_recompute = false;
+  // Row kernels: float32 divisions by a value of the row's (softmax's sum, a
+  // layer norm's deviation) multiply by its reciprocal, corrected to the
+  // IEEE quotient, and the outputs are computed again with IEEE division
+  // where a quotient falls outside the range where that is exact
+  // (reciprocal.hpp). Set only where the plan has such a division.
+  bool row_reciprocal = false;
   // Row kernels split over segments of their rows (render_row_split.cpp),
   // for rows too long to keep on chip: 1, the partials kernel, whose "rows"
   // are segments of ceil(ceil(m / S) / 16) * 16 elements (S the Groups
@@ -310,7 +316,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, row_online,
-                        row_recompute, row_split, moment, kept_dims, kept_inner, column_rows, online);
+                        row_recompute, row_reciprocal, row_split, moment, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

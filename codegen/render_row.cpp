@@ -43,6 +43,7 @@
 // Accuracy is that of the reduction kernels (render_reduce.cpp): float sums
 // accumulate per work-item with Kahan compensation, then combine in a tree.
 #include "codegen/online_softmax.hpp"
+#include "codegen/reciprocal.hpp"
 #include "codegen/row_render.hpp"
 #include "fusecl/result_type.hpp"
 
@@ -94,7 +95,13 @@ std::string output_body(RowRender& rr, const std::vector<char>& need, int w, con
   if (rr.stash < 0) return rr.body(need, ind, w);
   std::vector<char> rest = per_element(rr.plan, rr.plan.outputs, rr.stash);
   rest[std::size_t(rr.stash)] = 0;
-  return "#ifdef FCL_CPU\n" + stash_load(rr, w, ind) + rr.body(rest, ind, w) + "#else\n" + rr.body(need, ind, w) + "#endif\n";
+  // A CPU divides as IEEE does (its stash could not be read again for the
+  // reciprocal's second pass, which its outputs overwrite).
+  const Reciprocals* reciprocals = rr.reciprocals;
+  rr.reciprocals = nullptr;
+  std::string cpu = rr.body(rest, ind, w);
+  rr.reciprocals = reciprocals;
+  return "#ifdef FCL_CPU\n" + stash_load(rr, w, ind) + cpu + "#else\n" + rr.body(need, ind, w) + "#endif\n";
 }
 
 // Reduction k's partials, one value each in sh<k>, at width w.
@@ -463,17 +470,43 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     return program_prelude(plan) + helpers.text() + kernel_head(name, L, sig) + b + "}\n";
   }
 
-  if (W > 1) {
-    b += rr.head("  ", W) + output_body(rr, needs.back(), W, "    ");
-    b += emit_vector_stores(plan, W, "p", plan.aligned, "    ");  // p is a multiple of W
-    b += "  }\n";
-  }
-  // The elements after the whole vectors; the column form has none (its
-  // width divides the inner extent).
-  if (W == 1 || !(rr.registers() || rr.columns())) {
-    b += rr.head("  ", 1) + output_body(rr, needs.back(), 1, "    ");
-    b += emit_stores(plan, "p", "    ");
-    b += "  }\n";
+  auto outputs = [&](const std::string& ind) {
+    std::string s;
+    if (W > 1) {
+      s += rr.head(ind, W) + output_body(rr, needs.back(), W, ind + "  ");
+      s += emit_vector_stores(plan, W, "p", plan.aligned, ind + "  ");  // p is a multiple of W
+      s += ind + "}\n";
+    }
+    // The elements after the whole vectors; the column form has none (its
+    // width divides the inner extent).
+    if (W == 1 || !(rr.registers() || rr.columns())) {
+      s += rr.head(ind, 1) + output_body(rr, needs.back(), 1, ind + "  ");
+      s += emit_stores(plan, "p", ind + "  ");
+      s += ind + "}\n";
+    }
+    return s;
+  };
+  const std::vector<char> marked = plan.reduce.row_reciprocal ? reciprocal_divisions(plan) : std::vector<char>();
+  if (std::find(marked.begin(), marked.end(), 1) == marked.end()) {
+    b += outputs("  ");
+  } else {
+    // Divisions through the divisor's reciprocal, then, where a quotient fell
+    // outside their range, the outputs again with IEEE division over them
+    // (reciprocal.hpp).
+    const Reciprocals rec{&marked, "rq_"};
+    const std::vector<char> held = rr.held;
+    b += "  uint rq_ = 0;\n";
+    rr.reciprocals = &rec;
+    b += outputs("  ");
+    rr.reciprocals = nullptr;
+    rr.held = held;
+    // The second pass computes from the row (a CPU's stash, which the first
+    // pass's outputs overwrote, is not used: CPUs take no second pass).
+    const int stash = rr.stash;
+    rr.stash = -1;
+    const std::string again = "  if (" + reciprocal_redo("rq_") + ") {\n" + outputs("    ") + "  }\n";
+    rr.stash = stash;
+    b += stash >= 0 ? "#ifndef FCL_CPU\n" + again + "#endif\n" : again;
   }
   return program_prelude(plan) + helpers.text() + kernel_head(name, L, sig) + b + "}\n";
 }

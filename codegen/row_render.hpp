@@ -40,6 +40,9 @@ struct RowRender {
   // Loop form on CPUs: the instruction stashed in an output (-1: none), that
   // output's number, and the reduction phase that stores it.
   int stash = -1, stash_out = -1, stash_phase = -1;
+  // The output phase's divisions through a reciprocal (reciprocal.hpp), while
+  // its first pass is rendered; null elsewhere.
+  const Reciprocals* reciprocals = nullptr;
 
   bool registers() const { return plan.reduce.row_chunks > 0; }
   bool grid() const { return plan.reduce.combine; }
@@ -117,7 +120,7 @@ struct RowRender {
           post += ind + rc + " = " + v + ";\n";
         }
       }
-    return pre + emit_body(plan, w, "p", ind, helpers, &need) + post;
+    return pre + emit_body(plan, w, "p", ind, helpers, &need, reciprocals) + post;
   }
 };
 

@@ -106,6 +106,7 @@ DeviceInfo query_device(cl_device_id d) {
   const auto single_config = FUSECL_VALUE(cl_device_fp_config, d, CL_DEVICE_SINGLE_FP_CONFIG);
   info.correctly_rounded_sqrt = (single_config & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   info.denormals = (single_config & CL_FP_DENORM) != 0;
+  info.fma = (single_config & CL_FP_FMA) != 0;
   // Deprecated by OpenCL 2.0 but still answered; a device that refuses the
   // query is taken to have memory of its own (the safe assumption: staged copies).
   cl_bool unified = CL_FALSE;

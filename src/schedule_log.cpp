@@ -91,6 +91,7 @@ std::string describe(const Schedule& s, const std::string& device) {
               : rs.row_chunks ? "up to " + std::to_string(rs.row_chunks) + " elements each kept in registers" +
                                     (rs.row_recompute ? std::string(", exp and the like computed again in each phase") : std::string())
                               : std::string("the row re-read in each phase"));
+      if (rs.row_reciprocal) out += "; dividing by the row's value through its reciprocal";
     }
     out += "\n";
     for (const int k : st.outputs) writer[std::size_t(k)] = int(i);

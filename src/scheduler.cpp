@@ -3,6 +3,7 @@
 #include "src/body_builder.hpp"
 
 #include "codegen/body.hpp"
+#include "codegen/reciprocal.hpp"
 #include "codegen/spelling.hpp"
 #include "fusecl/error.hpp"
 #include "src/row_fusion.hpp"
@@ -557,6 +558,17 @@ std::int64_t longest_row(const DeviceTuning& tuning, std::uint64_t bytes_per_ele
   return longest;
 }
 
+namespace {
+
+// Whether a row kernel divides by its rows' values through their reciprocal
+// (codegen ReduceSpec::row_reciprocal): where it has such a division and
+// outputs to compute (a split row's partials kernel has none).
+bool row_reciprocal(const codegen::KernelPlan& plan, const DeviceTuning& tuning) {
+  return tuning.row_reciprocal && plan.reduce.row_split != 1 && codegen::has_reciprocal_divisions(plan);
+}
+
+}  // namespace
+
 ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
                          const DeviceTuning& tuning, const PendingOutputs* pending, const RowPartials* partials,
                          const RowSplit* split) {
@@ -567,7 +579,10 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   b.plan.kind = codegen::KernelKind::Row;
   for (const auto& root : roots) b.plan.outputs.push_back(b.visit(body_root(root)));
   if (!partials)
-    if (auto k = plan_row_columns(b, shape, axes, tuning, split)) return std::move(*k);
+    if (auto k = plan_row_columns(b, shape, axes, tuning, split)) {
+      k->plan.reduce.row_reciprocal = row_reciprocal(k->plan, tuning);
+      return std::move(*k);
+    }
 
   // Index space as a reduction's: kept axes first, the row's axes last, never
   // merged across; the output, in the root's C order, is stored through
@@ -685,6 +700,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   if (b.plan.reduce.row_chunks == 0 && b.plan.ndim == 0) b.plan.width = std::uint8_t(row_width(b.plan, tuning.vector_bytes));
   b.plan.reduce.row_online = b.plan.reduce.row_chunks == 0 && !partials && online_pass(b.plan, tuning) && !(split && split->segments);
   if (split) mark_split(b, *split, segments);
+  b.plan.reduce.row_reciprocal = row_reciprocal(b.plan, tuning);
   return {std::move(b.plan), std::move(b.args)};
 }
 

@@ -97,6 +97,11 @@ struct DeviceTuning {
   // instead, each reduction reading the columns in vectors (schedule.cpp's
   // columns_today; 0: never; FUSECL_ROW_COLUMN_BYTES).
   std::uint64_t row_column_bytes = std::uint64_t(1) << 26;
+  // Row kernels: float32 divisions by a value of the row through its
+  // reciprocal, corrected to the IEEE quotient (codegen ReduceSpec::
+  // row_reciprocal; FUSECL_ROW_RECIPROCAL): GPUs whose float division is
+  // correctly rounded and whose fma is in hardware (launch.cpp).
+  bool row_reciprocal = false;
   // Split reductions: the last work-group finishes (OpenCL C 2.0 atomics) or a second kernel does.
   codegen::SplitFinish split_finish = codegen::SplitFinish::SecondKernel;
   // Tiled transposed reads (tiling.hpp): allowed (FUSECL_TILES), and what the device gives them.

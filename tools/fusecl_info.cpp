@@ -72,6 +72,7 @@ void print_device(const DeviceInfo& d, bool chosen) {
   field("max parameter size", exact_bytes(d.max_parameter_size));
   field("fp64", yes_no(d.fp64));
   field("correctly rounded sqrt", std::string(yes_no(d.correctly_rounded_sqrt)) + " (float divide and sqrt)");
+  field("fma", std::string(yes_no(d.fma)) + " (float fma in hardware)");
   field("denormals", std::string(yes_no(d.denormals)) + " (float)");
   field("host unified memory", std::string(yes_no(d.host_unified_memory)) +
                                    (d.host_unified_memory ? " (transfers copy directly)" : " (transfers go through pinned staging)"));

@@ -6,7 +6,8 @@
 //   fusecl-axis-probe CASE...      CASE: expression:shape:axis, e.g. softmax:8192x8192:0
 //
 // Expressions: softmax (exp(x - max) / sum), layer_norm ((x - mean) /
-// sqrt(var + 1e-5)), max, sum, var (each over the axis, kept). x is uniform
+// sqrt(var + 1e-5)), max, sum, var (each over the axis, kept), and
+// softmax_out and scale (see expression()). x is uniform
 // in [-4, 4), generated on the device. Each case is built and evaluated 20
 // times, then the queue is finished; the median of 5 such rounds is the
 // time per call (wall clock, host work included), printed with the kernels
@@ -37,6 +38,28 @@ std::function<Array<float>(const Array<float>&, int)> expression(const std::stri
   if (name == "max") return [](const Array<float>& x, int a) { return max(x, a, true); };
   if (name == "sum") return [](const Array<float>& x, int a) { return sum(x, a, true); };
   if (name == "var") return [](const Array<float>& x, int a) { return var(x, a, true); };
+  // softmax's output kernel alone, from statistics evaluated once per case
+  // (its two-kernel form's second), and x * 2 beside it (the copy rate).
+  if (name == "scale") return [](const Array<float>& x, int) { return x * 2.0f; };
+  if (name == "softmax_out")
+    return [](const Array<float>& x, int a) {
+      // The statistics are evaluated once per shape and axis and kept (every
+      // case's x of a shape holds the same values: the same seed).
+      static std::vector<std::pair<Array<float>, Array<float>>> kept;
+      static std::vector<std::pair<std::string, int>> keys;
+      const std::pair<std::string, int> key{x.shape().str(), a};
+      auto at = std::find(keys.begin(), keys.end(), key);
+      if (at == keys.end()) {
+        const auto m = max(x, a, true);
+        const auto s = sum(exp(x - m), a, true);
+        eval(m, s);
+        keys.push_back(key);
+        kept.emplace_back(m, s);
+        at = keys.end() - 1;
+      }
+      const auto& [m, s] = kept[std::size_t(at - keys.begin())];
+      return exp(x - m) / s;
+    };
   return {};
 }
 

@@ -28,6 +28,7 @@ struct DeviceInfo {
   std::size_t max_work_group_size = 0, max_parameter_size = 0;
   bool fp64 = false;                    // cl_khr_fp64 (or double in CL_DEVICE_DOUBLE_FP_CONFIG)
   bool correctly_rounded_sqrt = false;  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
+  bool fma = false;                     // CL_FP_FMA for float: fma in hardware
   bool denormals = false;               // CL_FP_DENORM for float
   bool host_unified_memory = false;     // CL_DEVICE_HOST_UNIFIED_MEMORY: a CPU or an integrated GPU
   VectorWidths preferred, native;
