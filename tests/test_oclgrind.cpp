@@ -6,6 +6,10 @@
 // this binary running a hidden test case. Without Oclgrind the tests warn
 // and pass: scripts/setup.sh --test installs it.
 #include "codegen/philox.hpp"
+#include "codegen/render.hpp"
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/schedule.hpp"
 #include "support/cache_test_support.hpp"
 #include "support/device_compare.hpp"
 #include "support/host_array.hpp"
@@ -127,6 +131,66 @@ TEST_CASE("kernel shapes run clean under Oclgrind's out-of-bounds, data-race and
   INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
   CHECK(r.status == 0);
   CHECK_FALSE(reports_problem(r.err));
+}
+
+TEST_CASE("long rows deep in registers, and division through the row's reciprocal, run clean under Oclgrind", "[oclgrind]") {
+  std::string icd;
+  if (!have_oclgrind(icd)) return;
+  // Oclgrind is a GPU to fusecl: the deep register form (FUSECL_ROW_HELD_BYTES
+  // at its default), and division through the reciprocal with its second
+  // pass, which the child asks for (Oclgrind reports neither correctly
+  // rounded division nor fma, so fusecl would not use it there by itself).
+  const ChildResult r = run_on_oclgrind(icd, "[.oclgrind-child-deep]", "OCLGRIND_DATA_RACES=1 FUSECL_TUNE=0");
+  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  CHECK(r.status == 0);
+  CHECK_FALSE(reports_problem(r.err));
+}
+
+TEST_CASE("child: long rows deep in registers, division through the reciprocal", "[.oclgrind-child-deep]") {
+  REQUIRE(on_oclgrind());
+  // Softmax against the host in double: rows of 2049 (128 work-items of 32
+  // elements), 5000 (256 of 8 vectors) and 9000 (exp computed again), each
+  // with a row scaled down (every quotient in the reciprocal's range: its
+  // first pass alone) and a row with -inf (zeros: the second pass).
+  for (const std::int64_t m : {2049, 5000, 9000}) {
+    INFO("softmax over rows of " << m);
+    auto a = ints({3, m}, 30 + std::uint64_t(m));
+    for (std::int64_t j = 0; j < m; ++j) a.data[std::size_t(m + j)] *= 0.01f;
+    a.data[std::size_t(2 * m + 7)] = -INFINITY;
+    const auto x = to_device(a);
+    const auto e = exp(x - max(x, 1, true));
+    const auto y = e / sum(e, 1, true);
+    {
+      const auto node = y.node();
+      const detail::GraphLock lock{node.get()};
+      auto t = detail::tuning_of(*node->device);
+      t.row_reciprocal = true;
+      detail::Schedule s = detail::make_schedule({node}, t);
+      REQUIRE(s.kernel_count() == 1);
+      const auto& plan = s.steps[0].kernel.plan;
+      REQUIRE(plan.reduce.row_chunks > 0);
+      REQUIRE(codegen::render(plan, codegen::kernel_name(plan)).find("fcl_rdiv_") != std::string::npos);
+      detail::run_schedule(*node->device, s);
+    }
+    const auto got = y.to_host();
+    for (std::int64_t i = 0; i < 3; ++i) {
+      double mx = -INFINITY, s = 0;
+      for (std::int64_t j = 0; j < m; ++j) mx = std::max(mx, double(a.data[std::size_t(i * m + j)]));
+      for (std::int64_t j = 0; j < m; ++j) s += std::exp(double(a.data[std::size_t(i * m + j)]) - mx);
+      for (std::int64_t j = 0; j < m; ++j) {
+        const double want = std::exp(double(a.data[std::size_t(i * m + j)]) - mx) / s;
+        REQUIRE(std::fabs(got[std::size_t(i * m + j)] - want) <= 1e-6 * want + 1e-37);
+      }
+    }
+    CHECK(got[std::size_t(2 * m + 7)] == 0.0f);
+  }
+  // The whole array past a row kernel's reach: partials, then every group
+  // combines them (the grid form), exact.
+  const auto w = ints({40000}, 33);
+  const auto xw = to_device(w);
+  const auto mw = *std::max_element(w.data.begin(), w.data.end());
+  const auto got = (xw - max(xw)).to_host();
+  for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == w.data[i] - mw);
 }
 
 TEST_CASE("child: a split reduction, then exit", "[.oclgrind-child-exit]") {
