@@ -1,6 +1,6 @@
 // Row kernels' deep register form (issue 13): a GPU's rows longer than 16
 // elements x 128 work-items hold 32 or 64 elements a work-item in registers
-// (DeviceTuning::row_held_bytes, scheduler.cpp's deep_rows), in groups of
+// (DeviceTuning::row_held_bytes, plan_row.cpp's deep_rows), in groups of
 // at most 512, and compute softmax's exp again in each phase where keeping
 // it would take too many registers (ReduceSpec::row_recompute). Run here
 // with a GPU's layout on this device, against the long double host

@@ -1,0 +1,428 @@
+// Row kernels' plans (a reduction and what consumes it in one kernel;
+// render_row.cpp renders them): the group layout of a row (work-items a row,
+// rows a group, elements each work-item holds in registers, the deep
+// register form of long rows on GPUs), rows along leading axes in the column
+// form, rows split over segments, and the grid form of a whole array.
+// scheduler.cpp plans the elementwise and reduction kernels.
+#include "src/scheduler.hpp"
+
+#include "src/body_builder.hpp"
+
+#include "codegen/body.hpp"
+#include "codegen/reciprocal.hpp"
+#include "codegen/spelling.hpp"
+#include "src/row_fusion.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+namespace fusecl::detail {
+
+using codegen::Access;
+using codegen::Instr;
+
+namespace {
+
+// Softmax's max and sum in one pass (ReduceSpec::row_online), for a row
+// kernel that loops over its rows, on GPUs: there each pass over the row
+// reads memory (the rows in flight pass the cache at large sizes). A CPU
+// keeps the two-pass form, whose loop form computes exp once per element
+// (render_row.cpp's stash); the online pass computes it again for the output.
+bool online_pass(const codegen::KernelPlan& plan, const DeviceTuning& tuning) {
+  return tuning.row_items_cap > 1 && codegen::online_softmax(plan);
+}
+
+// The largest work-group a row kernel takes (a power of two, at most 1024):
+// a long row's in registers (plan_row, longest_row), the column form's.
+std::int64_t largest_row_group(const DeviceTuning& tuning) {
+  std::int64_t most = 1;
+  while (most * 2 <= std::min<std::int64_t>(std::int64_t(tuning.max_work_group_size), 1024)) most *= 2;
+  return most;
+}
+
+// A long row's layout in the deep register form (deep_rows): its group (0:
+// not taken), the most elements each work-item holds, and whether values
+// phases share are computed again rather than kept.
+struct DeepRows {
+  std::int64_t group = 0, elements = 0;
+  bool recompute = false;
+};
+DeepRows deep_rows(const codegen::KernelPlan& plan, std::int64_t m, const DeviceTuning& tuning);
+// The deep form's fewest elements a work-item, and its largest group.
+constexpr std::int64_t kDeepFewestElements = 32;
+std::int64_t deep_largest_group(const DeviceTuning& tuning) { return std::min<std::int64_t>(largest_row_group(tuning), 512); }
+
+// The column form's register budget: bytes of each loaded array a work-item
+// holds (16 vectors of 4 floats; plan_row_columns says why).
+constexpr std::int64_t kColumnRegisterBytes = 256;
+
+// Rows split over segments: the length of each of `segments` segments of a
+// row of m (render_row_split.cpp computes it alike), and how many segments
+// a row of m takes, given (the output kernel's: the partials kernel's
+// count) or of about `target` each, none of them empty.
+std::int64_t segment_length(std::int64_t m, std::int64_t segments) { return ((m + segments - 1) / segments + 15) / 16 * 16; }
+std::int64_t split_segments(std::int64_t m, std::int64_t given, std::int64_t target) {
+  if (given > 0) return given;
+  std::int64_t s = std::max<std::int64_t>(1, (m + target - 1) / target);
+  while (s > 1 && (s - 1) * segment_length(m, s) >= m) --s;
+  return s;
+}
+
+// A split row kernel's part: the partials kernel stores each reduction's
+// partials (its outputs), the output kernel reads them (a buffer slot each,
+// the schedule's pending outputs), both over `segments` segments a row.
+void mark_split(BodyBuilder& b, const RowSplit& split, std::int64_t segments) {
+  b.plan.reduce.row_split = split.segments == 0 ? 1 : 2;
+  b.args.groups = segments;
+  if (split.segments == 0) {
+    b.plan.outputs.clear();
+    for (std::size_t k = 0; k < b.plan.instrs.size(); ++k)
+      if (codegen::is_row_reduction(b.plan.instrs[k])) b.plan.outputs.push_back(std::int16_t(k));
+    return;
+  }
+  for (std::size_t k = 0; k < b.plan.instrs.size(); ++k) {
+    Instr& in = b.plan.instrs[k];
+    if (!codegen::is_row_reduction(in)) continue;
+    in.c = std::int16_t(b.plan.buffer_dtypes.size());
+    b.plan.buffer_dtypes.push_back(in.dtype);
+    b.args.inputs.push_back(InputBuffer{nullptr, split.partials.at(k)});
+  }
+}
+
+// The column form of a row kernel (ReduceSpec::row_columns), where it
+// applies: the row's axes are one run of axes with kept axes after it
+// ([outer, row, inner] in C order, inner > 1: a softmax over axis 0), and
+// every operand is read contiguously in that order (or is uniform). The
+// general form would read such rows with a stride, finding each element's
+// coordinates by division, and a GPU's work-items of one row would read
+// one column each, apart: softmax over axis 0 of 4096 x 1024 floats took
+// 48 ms on the 2-core PoCL machine, against 1.7 over axis 1.
+std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& shape, const std::vector<int>& axes,
+                                                const DeviceTuning& tuning, const RowSplit* split) {
+  const int first = axes.front(), last = axes.back();
+  if (last - first + 1 != int(axes.size())) return std::nullopt;  // not one run of axes
+  std::int64_t outer = 1, m = 1, inner = 1;
+  std::vector<int> perm, group;
+  for (int i = 0; i < shape.ndim(); ++i) {
+    const std::int64_t d = shape.dims()[std::size_t(i)];
+    const int g = i < first ? 0 : i <= last ? 1 : 2;
+    (g == 0 ? outer : g == 1 ? m : inner) *= d;
+    perm.push_back(i);
+    group.push_back(g);
+  }
+  if (inner <= 1) return std::nullopt;  // rows along the last axes: the general form reads them in place
+  collapse(b, shape, perm, group);
+  for (const auto& in : b.plan.instrs)
+    if ((in.op == Op::Buffer || in.op == Op::Generate) && in.access != Access::Contiguous && in.access != Access::Uniform)
+      return std::nullopt;  // plan_row classifies the loads again for the general form
+
+  // A work-item takes w neighbouring columns as one vector (w divides the
+  // inner extent, so a vector never leaves its outer block); a group takes
+  // `cols` such vectors side by side (on a GPU 32 columns, as the column
+  // reductions read them) and T work-items per column, which step down the
+  // rows T apart and combine their partials in local memory. A CPU gives
+  // each column one work-item (row_items_cap) and each group enough columns
+  // to amortize it, but groups enough for every core.
+  int w = row_width(b.plan, tuning.vector_bytes);
+  while (w > 1 && inner % w != 0) w /= 2;
+  const std::int64_t vectors = outer * (inner / w);
+  // Split columns (plan_row): the layout is a segment's, each a "column" of its own.
+  const std::int64_t rows = m, segments = split ? split_segments(m, split->segments, tuning.row_column_segment) : 1;
+  if (split) m = segment_length(rows, segments);
+  const std::int64_t columns = vectors * segments;
+  // Groups of the reductions' size: row_group_cap suits rows held in
+  // registers, not this loop (an H200 at 2^26, softmax over axis 0 of 8192
+  // x 8192: 493 us in groups of 256, 665 in groups of 128).
+  const std::int64_t L = std::max<std::int64_t>(1, std::min<std::int64_t>(tuning.local_size, std::int64_t(tuning.max_work_group_size)));
+  std::int64_t cols = tuning.row_items_cap == 1 ? L : std::clamp<std::int64_t>(codegen::kColumnBlock / w, 1, L);
+  auto lanes = [&] {  // work-items down each vector of columns
+    std::int64_t t = std::max<std::int64_t>(1, std::min<std::int64_t>(L / cols, tuning.row_items_cap));
+    while (t > 1 && t / 2 * tuning.elements_per_item >= m) t /= 2;
+    return t;
+  };
+  auto groups = [&] { return (columns + cols - 1) / cols; };
+  int widest = 1;  // bytes of the widest value
+  std::int64_t combine_bytes = 0;  // local memory per work-item of the combine: a vector per reduction
+  for (const auto& in : b.plan.instrs) {
+    widest = std::max(widest, size_of(in.dtype));
+    if (codegen::is_row_reduction(in)) combine_bytes += std::int64_t(size_of(in.dtype)) * w;
+  }
+  const std::int64_t local_mem = std::int64_t(tuning.local_mem_bytes);
+  std::int64_t chunks = 0;  // the register form's vectors per work-item (0: the loop)
+  std::int64_t T = 0;
+  if (tuning.row_items_cap > 1) {
+    // The register form, on GPUs, for short rows: each work-item holds its
+    // rows' loads in registers (up to kColumnRegisterBytes of each), so the
+    // group's block of columns is read from memory once, all its loads in
+    // flight together, where the loop form reads it once per phase. T work-
+    // items down each vector: up to 4 vectors each while that leaves at most
+    // 32 work-items, else 32 with more vectors each; longer rows loop. At
+    // least a 32-byte sector of columns side by side, more where T is small
+    // (up to local_size work-items), fewer where columns are few. On an H200
+    // (softmax / layer norm over axis 0, 2^26 floats, in us): 512 x 131072
+    // 267 / 226 against 377 / 362 looping; 16 x 4194304 259 / 272 against 521
+    // / 369; at 2^24, 256 x 65536 85 / 74 against 94 / 112. Longer rows held
+    // so (more work-items down each vector, in groups of up to 1024: one
+    // group a multiprocessor, whose loads wait on its combines) lost to the
+    // loop: 1024 x 65536 435-748 against 401 (bench/RESULTS.md, twenty-first
+    // session).
+    const std::int64_t per = std::max<std::int64_t>(1, kColumnRegisterBytes / (std::int64_t(w) * widest));
+    const std::int64_t most = largest_row_group(tuning);  // c * t is a power of two
+    const std::int64_t narrowest = std::max<std::int64_t>(1, 32 / (std::int64_t(w) * widest));
+    std::int64_t t = 1;
+    while (t < 32 && t * 4 < m) t *= 2;
+    // The combine's local memory (none with one work-item down each vector).
+    auto fits_local = [&](std::int64_t c) { return t == 1 || c * t * combine_bytes <= local_mem; };
+    std::int64_t c = std::max<std::int64_t>(narrowest, codegen::kColumnBlock / w);
+    while (c > narrowest && (c * t > most || !fits_local(c))) c /= 2;
+    while (c * t < tuning.local_size && c * 2 * t <= most && fits_local(c * 2) && c < columns) c *= 2;
+    while (c > narrowest && (columns + c - 1) / c < tuning.target_groups / 4) c /= 2;
+    while (c > 1 && c / 2 >= columns) c /= 2;
+    if (t * per >= m && c * t <= most && (columns + c - 1) / c >= tuning.target_groups / 16 && fits_local(c)) {
+      cols = c;
+      T = t;
+      chunks = (m + t - 1) / t;
+    }
+  }
+  if (chunks == 0) {  // the loop form
+    T = lanes();
+    while (cols > 1 && cols / 2 >= columns) cols /= 2;
+    if (T == 1) {
+      while (cols > 1 && groups() < tuning.target_groups) cols /= 2;
+    } else {
+      // Few columns fill few groups: narrower blocks (down to 2 vectors, a
+      // 32-byte sector of floats per row step) for more groups, each with more
+      // work-items down its columns; where even that leaves a GPU mostly idle,
+      // the general form, a group per column, keeps more work-items busy. On
+      // an H200 (softmax and layer norm over axis 0): 4096 x 1024 58 and 53 us
+      // in blocks of 2 against 190 and 134 in blocks of 8 and 117 in the
+      // general form; 1024 x 64 12 and 16 in the column form, 10 and 12 in the
+      // general one (bench/RESULTS.md, twentieth session).
+      while (cols > 2 && groups() < tuning.target_groups / 4) cols /= 2;
+      T = lanes();
+      if (groups() < tuning.target_groups / 16) return std::nullopt;
+    }
+    // Fewer work-items down each vector where their combine would pass local memory.
+    while (T > 1 && cols * T * combine_bytes > local_mem) T /= 2;
+  }
+
+  b.plan.width = std::uint8_t(w);
+  b.plan.ndim = 0;
+  b.plan.reduce.row_columns = true;
+  b.plan.reduce.local_size = std::uint16_t(cols * T);
+  b.plan.reduce.rows_per_group = std::uint16_t(cols);
+  b.plan.reduce.row_chunks = std::uint8_t(chunks);
+  b.plan.reduce.row_fanin = std::uint8_t(tuning.row_fanin);
+  b.plan.reduce.row_online = chunks == 0 && online_pass(b.plan, tuning) && !(split && split->segments);
+  b.args.count = rows == 0 ? 0 : vectors;
+  b.args.reduce_count = rows;
+  b.args.row_stride = inner;
+  if (split) mark_split(b, *split, segments);
+  return ScheduledKernel{std::move(b.plan), std::move(b.args)};
+}
+
+// The deep register form (GPUs): a long row's work-items each hold E = 32
+// or 64 of its elements (at most row_held_bytes of loads), in a group of G
+// = m / E work-items (a power of two): the smallest E that leaves G at most
+// 256, else the largest allowed with G at most 512 (a group of 1024 leaves a
+// work-item 64 registers on an H200, fewer than 32 floats and the rest
+// need: it spills). Fewer work-items a row than 16 elements each gave mean
+// more rows resident and shorter combines. Values that several phases
+// compute (softmax's exp) are kept too while a group's held bytes stay
+// within 64 KiB (three groups of 256 resident with 32 floats and their exp
+// each); beyond that they are computed again (ReduceSpec::row_recompute).
+// On an H200, 2^26 floats, softmax / layer norm (us): rows of 8192 as 256 x
+// 32, keeping exp, 158 / 135, computing it again 168, against 202 / 152 as
+// 512 x 16; rows of 16384 as 256 x 64 177 / 137 (512 x 32: 185 / 135,
+// keeping exp 238; 1024 x 16: 269 / 190); rows of 32768 as 512 x 64 221 /
+// 151 (1024 x 32: 223-240 / 156, spilling; two kernels: 249 / 229); rows of
+// 65536 as 1024 x 64: 599 / 565, spilling: not taken (bench/RESULTS.md,
+// twenty-fifth session). Rows of 2048 and less keep their layouts.
+DeepRows deep_rows(const codegen::KernelPlan& plan, std::int64_t m, const DeviceTuning& tuning) {
+  DeepRows d;
+  const std::int64_t shallow = std::int64_t(std::max(1, tuning.row_register_elements)) * std::max(1, tuning.row_group_cap);
+  if (tuning.row_held_bytes == 0 || m <= shallow) return d;
+  const auto held = std::int64_t(codegen::row_held_load_bytes(plan));  // bytes per element a work-item holds
+  if (held == 0) return d;
+  const std::int64_t most = deep_largest_group(tuning);
+  auto group_for = [&](std::int64_t e) {
+    std::int64_t g = 1;
+    while (g * e < m) g *= 2;
+    return g;
+  };
+  for (std::int64_t e = kDeepFewestElements; e * held <= std::int64_t(tuning.row_held_bytes); e *= 2) {
+    const std::int64_t g = group_for(e);
+    if (g > most) continue;
+    d.elements = e, d.group = g;
+    if (g <= 256) break;
+  }
+  if (d.group == 0) return d;
+  const auto kept = std::int64_t(codegen::row_kept_bytes(plan));
+  d.recompute = kept > 0 && (held + kept) * d.elements * d.group > 64 * 1024;
+  return d;
+}
+
+}  // namespace
+
+std::int64_t longest_row(const DeviceTuning& tuning, std::uint64_t bytes_per_element) {
+  const auto cached = std::int64_t(tuning.row_bytes / std::max<std::uint64_t>(1, bytes_per_element));
+  if (tuning.row_items_cap <= 1 || tuning.row_bytes == 0) return cached;
+  // plan_row's largest group for a long row, each work-item with row_register_elements.
+  std::int64_t longest = std::max(cached, largest_row_group(tuning) * std::max(1, tuning.row_register_elements));
+  // The deep register form's (deep_rows), a work-item holding as many elements as row_held_bytes allows.
+  const auto bytes = std::int64_t(std::max<std::uint64_t>(1, bytes_per_element));
+  std::int64_t e = kDeepFewestElements;
+  while (e * 2 * bytes <= std::int64_t(tuning.row_held_bytes)) e *= 2;
+  if (e * bytes <= std::int64_t(tuning.row_held_bytes)) longest = std::max(longest, deep_largest_group(tuning) * e);
+  return longest;
+}
+
+namespace {
+
+// Whether a row kernel divides by its rows' values through their reciprocal
+// (codegen ReduceSpec::row_reciprocal): where it has such a division and
+// outputs to compute (a split row's partials kernel has none).
+bool row_reciprocal(const codegen::KernelPlan& plan, const DeviceTuning& tuning) {
+  return tuning.row_reciprocal && plan.reduce.row_split != 1 && codegen::has_reciprocal_divisions(plan);
+}
+
+}  // namespace
+
+ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
+                         const DeviceTuning& tuning, const PendingOutputs* pending, const RowPartials* partials,
+                         const RowSplit* split) {
+  const Shape& shape = roots.front()->shape;
+  BodyBuilder b(shape, pending);
+  b.row_reductions = &reductions;
+  if (partials) b.row_partials = partials->output;
+  b.plan.kind = codegen::KernelKind::Row;
+  for (const auto& root : roots) b.plan.outputs.push_back(b.visit(body_root(root)));
+  if (!partials)
+    if (auto k = plan_row_columns(b, shape, axes, tuning, split)) {
+      k->plan.reduce.row_reciprocal = row_reciprocal(k->plan, tuning);
+      return std::move(*k);
+    }
+
+  // Index space as a reduction's: kept axes first, the row's axes last, never
+  // merged across; the output, in the root's C order, is stored through
+  // strides where that order differs (a row along an outer axis).
+  std::vector<int> perm, group;
+  std::int64_t n = 1, m = 1;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; i < shape.ndim(); ++i) {
+      const bool in_row = std::binary_search(axes.begin(), axes.end(), i);
+      if (in_row != (pass == 1)) continue;
+      perm.push_back(i);
+      group.push_back(pass);
+      (in_row ? m : n) *= shape.dims()[std::size_t(i)];
+    }
+  std::vector<std::int64_t> ost = contiguous_strides(shape);
+  const IndexSpace sp = collapse(b, shape, perm, group, &ost);
+  std::vector<std::int64_t> contiguous(sp.dims.size());
+  std::int64_t acc = 1;
+  for (std::size_t i = sp.dims.size(); i-- > 0;) {
+    contiguous[i] = acc;
+    acc *= sp.dims[i];
+  }
+  const bool out_strided = ost != contiguous;
+  const bool strided = std::any_of(b.plan.instrs.begin(), b.plan.instrs.end(), [](const Instr& i) {
+    return codegen::is_strided(i.access) && (i.op == Op::Buffer || i.op == Op::Generate);
+  });
+  b.plan.ndim = strided || out_strided ? std::uint8_t(sp.dims.size()) : 0;
+  if (b.plan.ndim) b.args.dims = sp.dims;
+  if (out_strided) {
+    b.plan.out_strided = true;
+    b.args.out_strides = std::move(ost);
+  }
+  // Work-items step through their row one element each: neighbours read
+  // neighbours (coalesced on a GPU). Each row gets the work-items that give
+  // each about tuning.elements_per_item elements, at most a group (of at most
+  // tuning.row_group_cap); short rows share a group, so that few work-items
+  // idle and the trees stay short. Where a work-item has at most
+  // tuning.row_register_elements elements they stay in its registers between
+  // the phases (the register form).
+  b.plan.width = 1;
+  // Split rows (rows along the last axes only; plan_row_columns splits the
+  // others): the layout is a segment's, each a row of its own.
+  const std::int64_t segments = split ? split_segments(m, split->segments, tuning.row_segment) : 1;
+  const std::int64_t row_length = m;
+  if (split) {
+    m = segment_length(row_length, segments);
+    n *= segments;
+  }
+  std::int64_t L = std::max(1, std::min(tuning.local_size, tuning.row_group_cap));
+  std::int64_t holds = std::max(1, tuning.row_register_elements);  // the most elements a work-item holds
+  DeepRows deep;
+  if (tuning.row_items_cap > 1 && !partials) {
+    deep = deep_rows(b.plan, m, tuning);
+    if (deep.group > 0) {
+      L = deep.group;
+      holds = deep.elements;
+    } else {
+      // A long row on a GPU gets a larger group, up to the device's largest,
+      // where that lets it stay in registers: read from memory once, where in
+      // the loop form each phase re-reads it, and the rows of all the groups
+      // in flight pass the L2 cache (rows of 8192 floats on an H200 took 406
+      // us at 2^26 in groups of 128, looping).
+      const std::int64_t most = largest_row_group(tuning);
+      std::int64_t big = L;
+      while (big * 2 <= most && big * tuning.row_register_elements < m) big *= 2;
+      if (big * tuning.row_register_elements >= m) L = big;
+    }
+  }
+  std::int64_t per_row = 1;
+  while (per_row < std::min<std::int64_t>(L, tuning.row_items_cap) && per_row * tuning.elements_per_item < m) per_row *= 2;
+  if (deep.group > 0) per_row = L;  // a row a group
+  std::int64_t rows = L / per_row;
+  while (rows > 1 && rows / 2 >= n) rows /= 2;  // no group larger than the rows there are
+  // A work-item per row (CPUs): groups enough for every compute unit.
+  if (per_row == 1 && tuning.row_items_cap == 1)
+    while (rows > 1 && (n + rows - 1) / rows < tuning.target_groups) rows /= 2;
+  const std::int64_t chunks = (m + per_row - 1) / per_row;
+  std::int64_t k = 1;
+  while (k < chunks) k *= 2;
+  const bool in_registers = k <= holds;
+  b.plan.reduce.local_size = std::uint16_t(per_row * rows);
+  b.plan.reduce.rows_per_group = std::uint16_t(rows);
+  b.plan.reduce.row_chunks = std::uint8_t(in_registers ? k : 0);
+  b.plan.reduce.row_recompute = in_registers && deep.recompute;
+  if (in_registers && b.plan.ndim == 0 && !partials) {
+    // The register form in whole vectors: a work-item's elements are k / w
+    // vectors of w neighbours, w * T apart, loaded and stored through vector
+    // pointers (a GPU's 16-byte loads: softmax over rows of 1024 on an H200
+    // 143 us against 155 element by element). Every row must start on a
+    // multiple of w, and every load.
+    const int w = row_width(b.plan, tuning.vector_bytes);
+    b.plan.width = std::uint8_t(w);
+    if (w > 1 && k >= w && row_length % w == 0 && vector_loads_aligned(b.plan, b.args)) {
+      b.plan.aligned = true;
+      b.plan.reduce.row_chunks = std::uint8_t(k / w);
+    } else {
+      b.plan.width = 1;
+    }
+  }
+  b.plan.reduce.row_fanin = std::uint8_t(tuning.row_fanin);
+  b.args.count = row_length == 0 ? 0 : n / segments;  // rows; empty rows have no elements to store
+  b.args.reduce_count = row_length;
+  if (partials) {
+    // Grid form: one row, the whole array, over as many groups as fill the
+    // device (each combines the partials first, so not more than that).
+    b.plan.reduce.combine = true;
+    b.plan.reduce.local_size = std::uint16_t(L);
+    b.plan.reduce.rows_per_group = 1;
+    b.plan.reduce.row_chunks = 0;
+    b.args.groups = partials->groups;
+    b.args.count = std::clamp<std::int64_t>((m + L - 1) / L, m == 0 ? 0 : 1, std::int64_t(tuning.target_groups) * 4);
+  }
+  // A row that loops steps through it in vectors where every load is
+  // contiguous or uniform (CPUs gain most from explicit vectors).
+  if (b.plan.reduce.row_chunks == 0 && b.plan.ndim == 0) b.plan.width = std::uint8_t(row_width(b.plan, tuning.vector_bytes));
+  b.plan.reduce.row_online = b.plan.reduce.row_chunks == 0 && !partials && online_pass(b.plan, tuning) && !(split && split->segments);
+  if (split) mark_split(b, *split, segments);
+  b.plan.reduce.row_reciprocal = row_reciprocal(b.plan, tuning);
+  return {std::move(b.plan), std::move(b.args)};
+}
+
+
+}  // namespace fusecl::detail
