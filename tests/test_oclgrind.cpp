@@ -92,6 +92,13 @@ ChildResult run_on_oclgrind(const std::string& icd, const std::string& test_name
   return r;
 }
 
+// The child exited 0 and Oclgrind reported nothing (its output shown if not).
+void check_clean(const ChildResult& r) {
+  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  CHECK(r.status == 0);
+  CHECK_FALSE(reports_problem(r.err));
+}
+
 bool have_oclgrind(std::string& icd) {
   icd = oclgrind_icd_library();
   if (icd.empty()) WARN("SKIPPED: Oclgrind is not installed (scripts/setup.sh --test installs the oclgrind package)");
@@ -116,10 +123,7 @@ TEST_CASE("exiting after a split reduction with FUSECL_POOL_MAX_BYTES=0 is clean
   // aborted with "corrupted double-linked list".
   std::string icd;
   if (!have_oclgrind(icd)) return;
-  const ChildResult r = run_on_oclgrind(icd, "[.oclgrind-child-exit]", "FUSECL_POOL_MAX_BYTES=0");
-  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
-  CHECK(r.status == 0);
-  CHECK_FALSE(reports_problem(r.err));
+  check_clean(run_on_oclgrind(icd, "[.oclgrind-child-exit]", "FUSECL_POOL_MAX_BYTES=0"));
 }
 
 TEST_CASE("kernel shapes run clean under Oclgrind's out-of-bounds, data-race and API checks", "[oclgrind]") {
@@ -127,10 +131,7 @@ TEST_CASE("kernel shapes run clean under Oclgrind's out-of-bounds, data-race and
   if (!have_oclgrind(icd)) return;
   // The earlier GPU row layouts (FUSECL_ROW_HELD_BYTES=0): the sample's shapes
   // were chosen for them, and the whole array of 20000 keeps the grid form.
-  const ChildResult r = run_on_oclgrind(icd, "[.oclgrind-child-shapes]", "OCLGRIND_DATA_RACES=1 FUSECL_ROW_HELD_BYTES=0");
-  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
-  CHECK(r.status == 0);
-  CHECK_FALSE(reports_problem(r.err));
+  check_clean(run_on_oclgrind(icd, "[.oclgrind-child-shapes]", "OCLGRIND_DATA_RACES=1 FUSECL_ROW_HELD_BYTES=0"));
 }
 
 TEST_CASE("long rows deep in registers, and division through the row's reciprocal, run clean under Oclgrind", "[oclgrind]") {
@@ -140,10 +141,7 @@ TEST_CASE("long rows deep in registers, and division through the row's reciproca
   // at its default), and division through the reciprocal with its second
   // pass, which the child asks for (Oclgrind reports neither correctly
   // rounded division nor fma, so fusecl would not use it there by itself).
-  const ChildResult r = run_on_oclgrind(icd, "[.oclgrind-child-deep]", "OCLGRIND_DATA_RACES=1 FUSECL_TUNE=0");
-  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
-  CHECK(r.status == 0);
-  CHECK_FALSE(reports_problem(r.err));
+  check_clean(run_on_oclgrind(icd, "[.oclgrind-child-deep]", "OCLGRIND_DATA_RACES=1 FUSECL_TUNE=0"));
 }
 
 TEST_CASE("child: long rows deep in registers, division through the reciprocal", "[.oclgrind-child-deep]") {
