@@ -1,5 +1,6 @@
 #include "codegen/reciprocal.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace fusecl::codegen {
@@ -24,9 +25,7 @@ std::vector<char> reciprocal_divisions(const KernelPlan& plan) {
 
 bool has_reciprocal_divisions(const KernelPlan& plan) {
   const std::vector<char> m = reciprocal_divisions(plan);
-  for (const char c : m)
-    if (c) return true;
-  return false;
+  return std::find(m.begin(), m.end(), 1) != m.end();
 }
 
 namespace {

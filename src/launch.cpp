@@ -88,17 +88,17 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // fifth session). FUSECL_ROW_HELD_BYTES=0 takes the earlier layouts.
   d.row_held_bytes = std::size_t(rt::int_setting(
       {"FUSECL_ROW_HELD_BYTES", cpu ? 0 : 256, 0, 1024, /*power_of_two=*/true, cpu ? "the default on CPUs" : "the default on GPUs"}));
-  // Column reductions in vectors of outputs (DeviceTuning::column_items):
-  // sum(x, 0) of 1024 x 1024 floats on the 2-core PoCL machine took 2.7 ms
-  // as a work-item per column (scalar loads a row apart), NumPy 0.1 ms.
   // Divisions by a row's value through its reciprocal (reciprocal.hpp): on
-  // an H200, softmax over rows of 16384 / 32768 floats at 2^26 took 150 / 180
-  // us against 161 / 194 with IEEE division at every element (bench/
+  // an H200, softmax over rows of 16384 / 32768 floats at 2^26 took 142 / 170
+  // us against 161 / 193 with IEEE division at every element (bench/
   // RESULTS.md, twenty-sixth session). Exact only where `/` is correctly
   // rounded (the reciprocal) and fma is (hardware's; software fma would
   // cost more than the division); CPUs keep IEEE division.
   // FUSECL_ROW_RECIPROCAL=0 keeps IEEE division everywhere, to compare.
   d.row_reciprocal = info.correctly_rounded_sqrt && info.fma && rt::switch_setting("FUSECL_ROW_RECIPROCAL", !cpu);
+  // Column reductions in vectors of outputs (DeviceTuning::column_items):
+  // sum(x, 0) of 1024 x 1024 floats on the 2-core PoCL machine took 2.7 ms
+  // as a work-item per column (scalar loads a row apart), NumPy 0.1 ms.
   static const bool pair_kernels = rt::switch_setting("FUSECL_PAIR_KERNELS", true);
   d.pair_kernels = pair_kernels;
   d.column_items = cpu ? 1 : 32;
