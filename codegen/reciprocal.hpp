@@ -21,7 +21,7 @@
 // nothing overflows. Softmax's quotients stay in it up to a gap of about 58
 // below the row's max; a layer norm's divisor, while the deviation is at
 // least 2^-16.
-// Each quotient's range test (its bits, shifted past the sign, less 2^-89's)
+// Each quotient's range test (its bits, shifted past the sign, less 2^-85's)
 // folds into a running maximum; a work-item whose maximum passes the range
 // computes its outputs again with IEEE division and stores them over the
 // first ones (outputs are new buffers, never an input of the same kernel).
