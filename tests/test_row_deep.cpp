@@ -9,6 +9,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/gpu_rows.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -32,16 +33,8 @@ namespace {
 // long ones.
 detail::DeviceTuning gpu_layout(detail::DeviceState& dev, std::size_t held, std::size_t most = 1024) {
   auto t = detail::tuning_of(dev);
-  t.local_size = 256;
-  t.vector_bytes = 16;
-  t.elements_per_item = 16;
-  t.row_group_cap = 128;
-  t.row_register_elements = 16;
-  t.row_items_cap = 1024;
+  h200_row_layout(t, held);
   t.max_work_group_size = most;
-  t.row_bytes = 49152;
-  t.local_mem_bytes = 49152;
-  t.row_held_bytes = held;
   t.row_reciprocal = false;  // one output phase, whose exp the test counts (reciprocal.hpp's second pass has its own)
   return t;
 }

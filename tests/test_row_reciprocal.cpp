@@ -11,6 +11,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/gpu_rows.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 
@@ -43,17 +44,9 @@ struct Layout {
 };
 
 std::vector<Layout> layouts() {
-  auto gpu = [](detail::DeviceTuning& t) {  // an H200's (launch.cpp): 16 elements a work-item, groups of up to 128 for short rows
-    t.local_size = 256;
+  auto gpu = [](detail::DeviceTuning& t) {  // an H200's, not split
+    h200_row_layout(t, 0);
     t.max_work_group_size = 1024;
-    t.vector_bytes = 16;
-    t.elements_per_item = 16;
-    t.row_group_cap = 128;
-    t.row_register_elements = 16;
-    t.row_items_cap = 1024;
-    t.row_bytes = 49152;
-    t.local_mem_bytes = 49152;
-    t.row_held_bytes = 0;
     t.row_split = 0;
   };
   return {
