@@ -80,13 +80,15 @@ std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int
 // The stashed value at p (w elements) into its output, or from it as v<k>.
 std::string stash_store(const RowRender& rr, int w, const std::string& ind) {
   const std::string v = "v" + std::to_string(rr.stash), out = "out" + std::to_string(rr.stash_out);
+  if (rr.lanes()) return "#ifdef FCL_CPU\n" + emit_lane_store(v, out, "p", w, ind) + "#endif\n";
   return "#ifdef FCL_CPU\n" + ind + (w > 1 ? "vstore" + std::to_string(w) + "(" + v + ", 0, " + out + " + p);\n" : out + "[p] = " + v + ";\n") +
          "#endif\n";
 }
 std::string stash_load(const RowRender& rr, int w, const std::string& ind) {
-  const std::string out = "out" + std::to_string(rr.stash_out);
-  return ind + "const " + cl_type(rr.plan.instrs[std::size_t(rr.stash)].dtype, w) + " v" + std::to_string(rr.stash) + " = " +
-         (w > 1 ? "vload" + std::to_string(w) + "(0, " + out + " + p);\n" : out + "[p];\n");
+  const std::string out = "out" + std::to_string(rr.stash_out), T = cl_type(rr.plan.instrs[std::size_t(rr.stash)].dtype, w);
+  // A lane past the last row loads the last row's (ls_ says so), which that row's lane stored.
+  const std::string e = rr.lanes() ? emit_lane_load(T, out, "p", w) : w > 1 ? "vload" + std::to_string(w) + "(0, " + out + " + p)" : out + "[p]";
+  return ind + "const " + T + " v" + std::to_string(rr.stash) + " = " + e + ";\n";
 }
 
 // The output phase's body at p: on CPUs with a stash, the stashed value
@@ -409,6 +411,21 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     b += "  const int sl = lid;\n";  // one row, over every group
   } else if (rr.split()) {
     b += split_prologue(rr);
+  } else if (rr.lanes()) {
+    // Work-item lid takes vector c_ of the group's: rows o * W to o * W + W -
+    // 1 (W lanes), the last vector's lanes from nv_ on repeating the last row
+    // (they load it, so every load exists, and store nothing); ls_ holds each
+    // lane's offset from the vector's first row. rs is the number of rows.
+    // Work-items past the last vector (mo 0) take its place and compute nothing.
+    const std::string C = std::to_string(plan.reduce.rows_per_group), W = std::to_string(plan.width);
+    std::string iota;
+    for (int j = 0; j < plan.width; ++j) iota += (j ? ", " : "") + std::to_string(j);
+    const std::string LW = "long" + W;
+    b += "  const int c_ = lid % " + C + ", sl = lid / " + C + ";\n";
+    b += "  const long o = (long)get_group_id(0) * " + C + " + c_;\n";
+    b += "  const long mo = o < n ? m : 0;\n";
+    b += "  const long oc_ = o < n ? o : n - 1, base = oc_ * " + W + " * m, nv_ = rs - oc_ * " + W + ";\n";
+    b += "  const " + LW + " ls_ = (min((" + LW + ")(" + iota + "), (" + LW + ")(nv_ - 1))) * m;\n";
   } else if (rr.columns()) {
     // Work-item lid takes the vector of columns c_ of the group's, rows sl,
     // sl + T, ...: neighbouring work-items read neighbouring columns. Vector
@@ -474,7 +491,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     std::string s;
     if (W > 1) {
       s += rr.head(ind, W) + output_body(rr, needs.back(), W, ind + "  ");
-      s += emit_vector_stores(plan, W, "p", plan.aligned, ind + "  ");  // p is a multiple of W
+      s += rr.lanes() ? emit_lane_stores(plan, W, "p", ind + "  ") : emit_vector_stores(plan, W, "p", plan.aligned, ind + "  ");  // p is a multiple of W
       s += ind + "}\n";
     }
     // The elements after the whole vectors; the column form has none (its

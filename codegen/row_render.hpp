@@ -47,6 +47,7 @@ struct RowRender {
   bool registers() const { return plan.reduce.row_chunks > 0; }
   bool grid() const { return plan.reduce.combine; }
   bool columns() const { return plan.reduce.row_columns; }
+  bool lanes() const { return plan.reduce.row_lanes; }
   int width() const { return plan.width; }
   int split() const { return plan.reduce.row_split; }
 
@@ -71,7 +72,8 @@ struct RowRender {
       return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = " + start(false) + " + (long)k * " + T + ";\n" + ind +
              "  if (r >= mo) break;\n" + ind + "  const long p = base + r * rs;\n";
     if (columns())
-      return ind + "#pragma unroll 4\n" + ind + "for (long r = " + start(false) + "; r < mo; r += " + T + ") {\n" + ind + "  const long p = base + r * rs;\n";
+      return ind + "#pragma unroll 4\n" + ind + "for (long r = " + start(false) + "; r < mo; r += " + T + ") {\n" + ind +
+             (lanes() ? "  const long p = base + r;\n" : "  const long p = base + r * rs;\n");
     if (grid()) {  // the whole array is the row: every group takes every L-th block of L
       const std::string start = "(long)get_group_id(0) * " + T + " + lid", step = "(long)get_num_groups(0) * " + T;
       if (w > 1)

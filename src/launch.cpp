@@ -80,6 +80,12 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // machine: 1.7-1.8 and 1.5 ms, against 3.8-3.9 and 2.8 with 16 work-items
   // per row (bench/RESULTS.md, twentieth session).
   d.row_items_cap = cpu ? 1 : 1024;
+  // Short rows on a CPU in the lanes form (a vector's lanes are rows): on the
+  // 2-core PoCL machine, softmax over rows of 10 floats at 2^22 took 22.7 ms
+  // in the loop form, all of each row in its scalar tail (rows of 1024: 1.6).
+  // FUSECL_ROW_LANES=0 takes the loop form, to compare.
+  static const bool row_lanes = rt::switch_setting("FUSECL_ROW_LANES", true);
+  d.row_lanes = cpu && row_lanes;
   // A GPU's long rows: up to 256 bytes of loads a work-item (plan_row's deep
   // register form), where 16 elements each took up to 1024 work-items a row.
   // An H200 at 2^26 floats, softmax / layer norm (us): rows of 8192 158 /

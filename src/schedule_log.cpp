@@ -81,9 +81,11 @@ std::string describe(const Schedule& s, const std::string& device) {
       out += "; row kernel: rows of " + std::to_string(st.kernel.args.reduce_count) + ", " + std::to_string(phases) +
              " reduction(s) in it, work-groups of " + std::to_string(rs.local_size) + " (" +
              std::to_string(rs.local_size / rs.rows_per_group) + " per row, " + std::to_string(rs.rows_per_group) +
-             (rs.row_columns ? " vector(s) of " + std::to_string(plan.width) +
+             (rs.row_lanes     ? " vector(s) of " + std::to_string(plan.width) +
+                                   " rows each, a lane a row: rows shorter than a vector, read in vectors across rows), "
+              : rs.row_columns ? " vector(s) of " + std::to_string(plan.width) +
                                    " neighbouring columns each, rows along a leading axis read a row of columns at a time), "
-                             : " row(s) each), ") +
+                               : " row(s) each), ") +
              (rs.row_split ? std::string(rs.row_split == 1 ? "partials of " : "the outputs of, from their partials, ") +
                                  std::to_string(st.kernel.args.groups) + " segments a row, " : std::string()) +
              (rs.combine ? std::string("the whole array over ") + std::to_string(st.kernel.args.count) +

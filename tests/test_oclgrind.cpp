@@ -134,17 +134,18 @@ TEST_CASE("kernel shapes run clean under Oclgrind's out-of-bounds, data-race and
   check_clean(run_on_oclgrind(icd, "[.oclgrind-child-shapes]", "OCLGRIND_DATA_RACES=1 FUSECL_ROW_HELD_BYTES=0"));
 }
 
-TEST_CASE("long rows deep in registers, and division through the row's reciprocal, run clean under Oclgrind", "[oclgrind]") {
+TEST_CASE("long rows deep in registers, division through the row's reciprocal, and short rows in lanes run clean under Oclgrind", "[oclgrind]") {
   std::string icd;
   if (!have_oclgrind(icd)) return;
   // Oclgrind is a GPU to fusecl: the deep register form (FUSECL_ROW_HELD_BYTES
   // at its default), and division through the reciprocal with its second
   // pass, which the child asks for (Oclgrind reports neither correctly
-  // rounded division nor fma, so fusecl would not use it there by itself).
+  // rounded division nor fma, so fusecl would not use it there by itself),
+  // as it asks for a CPU's lanes form.
   check_clean(run_on_oclgrind(icd, "[.oclgrind-child-deep]", "OCLGRIND_DATA_RACES=1 FUSECL_TUNE=0"));
 }
 
-TEST_CASE("child: long rows deep in registers, division through the reciprocal", "[.oclgrind-child-deep]") {
+TEST_CASE("child: long rows deep in registers, division through the reciprocal, short rows in lanes", "[.oclgrind-child-deep]") {
   REQUIRE(on_oclgrind());
   // Softmax against the host in double: rows of 2049 (128 work-items of 32
   // elements), 5000 (256 of 8 vectors) and 9000 (exp computed again), each
@@ -181,6 +182,32 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal",
       }
     }
     CHECK(got[std::size_t(2 * m + 7)] == 0.0f);
+  }
+  // Short rows in the lanes form (a CPU's: lane j of a vector is a row, its
+  // loads gathered m apart): 17 rows of 15, so the last vector holds one row
+  // and its other lanes repeat it (they must read nothing past it, and store
+  // nothing: 255 floats fill the buffer's size class, 1 KiB, but for one);
+  // x - max is exact.
+  {
+    const std::size_t rows = 17, m = 15;
+    const auto a = ints({std::int64_t(rows), std::int64_t(m)}, 34);
+    const auto x = to_device(a);
+    const auto y = x - max(x, 1, true);
+    {
+      const auto node = y.node();
+      const detail::GraphLock lock{node.get()};
+      auto t = detail::tuning_of(*node->device);
+      t.row_items_cap = 1, t.row_lanes = true, t.vector_bytes = 64, t.local_size = 16, t.max_work_group_size = 16;
+      detail::Schedule s = detail::make_schedule({node}, t);
+      REQUIRE(s.kernel_count() == 1);
+      REQUIRE(s.steps[0].kernel.plan.reduce.row_lanes);
+      detail::run_schedule(*node->device, s);
+    }
+    const auto got = y.to_host();
+    for (std::size_t i = 0; i < rows; ++i) {
+      const float mx = *std::max_element(a.data.begin() + std::ptrdiff_t(i * m), a.data.begin() + std::ptrdiff_t(i * m + m));
+      for (std::size_t j = 0; j < m; ++j) REQUIRE(got[i * m + j] == a.data[i * m + j] - mx);
+    }
   }
   // The whole array past a row kernel's reach: partials, then every group
   // combines them (the grid form), exact.

@@ -1,0 +1,118 @@
+// Row kernels' lanes form (ReduceSpec::row_lanes): on a CPU, rows along the
+// last axes shorter than a vector are computed a lane a row, the lanes m
+// apart (gathered and scattered), each row's reductions in its own lane.
+// Every row pattern against the long double host reference, with edge
+// values in some rows (so in some lanes and not in their neighbours), row
+// counts that fill whole vectors and that leave the last vector part full.
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/schedule.hpp"
+#include "support/host_array.hpp"
+#include "support/random_inputs.hpp"
+#include "support/row_patterns.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fusecl/fusecl.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace fusecl;
+using namespace fusecl::test;
+
+namespace {
+
+// A CPU's row layout (launch.cpp), whatever the device: a work-item per row,
+// groups of 16, 64-byte vectors (16 floats), and the lanes form on or off.
+detail::DeviceTuning cpu_rows(detail::DeviceTuning t, bool lanes) {
+  t.local_size = 16;
+  t.max_work_group_size = 16;
+  t.vector_bytes = 64;
+  t.row_items_cap = 1;
+  t.row_group_cap = 1024;
+  t.row_lanes = lanes;
+  t.target_groups = 4;
+  return t;
+}
+
+// y's one row kernel under `t`, run; its plan's lanes flag and width.
+std::vector<float> run_rows(const Array<float>& y, const detail::DeviceTuning& base, bool lanes, bool* took, int* width) {
+  const auto node = y.node();
+  {
+    const detail::GraphLock lock{node.get()};
+    detail::Schedule s = detail::make_schedule({node}, cpu_rows(base, lanes));
+    REQUIRE(s.kernel_count() == 1);
+    const auto& plan = s.steps[0].kernel.plan;
+    REQUIRE(plan.kind == codegen::KernelKind::Row);
+    *took = plan.reduce.row_lanes;
+    *width = plan.width;
+    reset_stats();
+    detail::run_schedule(*node->device, s);
+    CHECK(stats().kernels_launched == 1);
+  }
+  return y.to_host();
+}
+
+}  // namespace
+
+TEST_CASE("row fusion: short rows along the last axes in the lanes form, a lane a row", "[row][lanes]") {
+  const auto base = detail::device_tuning();
+  const auto all = patterns();
+  // Rows of 1 to 15 floats (a 16-float vector's lanes), counts of rows
+  // below, at and past whole vectors, and 3-D arrays; edge values (+-0, a
+  // subnormal, +-inf, NaN) in rows 0 to 3, so in some lanes of a vector and
+  // not in their neighbours.
+  std::vector<Dims> cases;
+  for (const std::int64_t m : {1, 3, 10, 15})
+    for (const std::int64_t rows : {2, 5, 16, 37, 100}) cases.push_back({rows, m});
+  cases.push_back({7, 3, 5});
+  cases.push_back({4, 6, 2});
+  int lanes_taken = 0;
+  for (const Pattern& pat : all)
+    for (const Dims& d : cases) {
+      const int axis = int(d.size()) - 1;
+      INFO(pat.name << " over the last axis of " << dims_str(d));
+      const auto h = inputs(d, axis, test_seed(0x1a7e + std::uint64_t(numel(d))), pat.lo, pat.hi, numel(d) / d.back() >= 4 && d.back() >= 3);
+      for (const bool lanes : {true, false}) {
+        INFO("lanes form " << (lanes ? "on" : "off"));
+        const auto y = pat.device(from_host(h, Shape(d)), axis);
+        bool took = false;
+        int width = 0;
+        const auto got = run_rows(y, base, lanes, &took, &width);
+        CHECK(took == lanes);
+        if (took) {
+          CHECK(width == 16);
+          ++lanes_taken;
+        }
+        check_rows(pat, h, got, d, axis);
+      }
+    }
+  CHECK(lanes_taken > 0);
+}
+
+TEST_CASE("row fusion: the lanes form is for rows shorter than a vector, along the last axes", "[row][lanes]") {
+  const auto base = detail::device_tuning();
+  auto lanes_of = [&](const Array<float>& y) {
+    const auto node = y.node();
+    const detail::GraphLock lock{node.get()};
+    const detail::Schedule s = detail::make_schedule({node}, cpu_rows(base, true));
+    REQUIRE(s.kernel_count() == 1);
+    return s.steps[0].kernel.plan.reduce.row_lanes;
+  };
+  auto softmax = [](const auto& x, int axis) {
+    const auto e = exp(x - max(x, axis, true));
+    return e / sum(e, axis, true);
+  };
+  const auto a = from_host(std::vector<float>(64 * 15, 1.0f), {64, 15});
+  const auto b = from_host(std::vector<float>(64 * 16, 1.0f), {64, 16});
+  const auto c = from_host(std::vector<float>(15 * 64, 1.0f), {15, 64});
+  CHECK(lanes_of(softmax(a, 1)));
+  CHECK_FALSE(lanes_of(softmax(b, 1)));                // a whole vector a row: the loop form
+  CHECK_FALSE(lanes_of(softmax(c, 0)));                // rows down columns: the column form
+  CHECK_FALSE(lanes_of(softmax(a.astype<double>(), 1).template astype<float>()));  // 15 doubles: more than a vector of 8
+  const auto w = from_host(std::vector<float>(15, 2.0f), {15});
+  CHECK_FALSE(lanes_of(softmax(a * w, 1)));            // an operand broadcast along the rows: read in place, not gathered
+  CHECK(lanes_of(softmax(a * 2.0f, 1)));               // a scalar is uniform
+}
