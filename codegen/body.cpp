@@ -21,11 +21,11 @@ std::string address(const KernelPlan& plan, std::size_t k, const std::string& po
   return off;
 }
 
-// Lane j of `addr` + ls_ (a row kernel's lanes, row_lanes: render_row.cpp
-// declares ls_, each lane's offset from the vector's first row).
+// Lane j of `addr` + ls_<j> (a row kernel's lanes, row_lanes: render_row.cpp
+// declares ls_0, ls_1, ..., each lane's offset from the vector's first row).
 std::string lane_gather(const std::string& type, const std::string& buf, const std::string& addr, int width) {
   std::string e = "(" + type + ")(";
-  for (int j = 0; j < width; ++j) e += (j ? ", " : "") + buf + "[" + addr + " + ls_" + lane(j) + "]";
+  for (int j = 0; j < width; ++j) e += (j ? ", " : "") + buf + "[" + addr + " + ls_" + std::to_string(j) + "]";
   return e + ")";
 }
 
@@ -125,7 +125,7 @@ std::string emit_lane_store(const std::string& v, const std::string& buf, const 
   // Every lane of a whole vector; of the last, lanes past the last row store nothing.
   std::string all, some;
   for (int j = 0; j < width; ++j) {
-    const std::string at = buf + "[" + pos + " + ls_" + lane(j) + "] = " + v + lane(j) + ";";
+    const std::string at = buf + "[" + pos + " + ls_" + std::to_string(j) + "] = " + v + lane(j) + ";";
     all += " " + at;
     some += indent + "  " + (j == 0 ? at : "if (" + std::to_string(j) + " < nv_) " + at) + "\n";
   }

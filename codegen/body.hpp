@@ -51,8 +51,8 @@ std::string emit_vector_stores(const KernelPlan& plan, int width, const std::str
                                const std::string& indent);
 
 /// A row kernel's lanes (ReduceSpec::row_lanes: lane j is its own row, at
-/// offset ls_.s<j> from the vector's first, and lanes from nv_ on are past
-/// the last row): `width` values of `type` gathered from buf[pos + ls_.s<j>];
+/// offset ls_<j> from the vector's first, and lanes from nv_ on are past
+/// the last row): `width` values of `type` gathered from buf[pos + ls_<j>];
 /// the lanes of v stored there, lane 0's always (every vector has it), the
 /// others while they are rows; and every output so.
 std::string emit_lane_load(const std::string& type, const std::string& buf, const std::string& pos, int width);

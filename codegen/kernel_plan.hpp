@@ -145,10 +145,14 @@ struct ReduceSpec {
   bool row_columns = false;
   // The column form with rows along the last axes (CPUs' short rows): lane j
   // of vector o is row o * width + j, whose elements are consecutive, the
-  // lanes m apart (gathered and scattered), and RowStride is the number of
-  // rows. A short row's own vectors would leave most of it to scalar code
-  // (a row of 10 floats: all of it), and its lanes to a combine per row.
+  // lanes m apart, and RowStride is the number of rows. A short row's own
+  // vectors would leave most of it to scalar code (a row of 10 floats: all
+  // of it), and its lanes to a combine per row.
   bool row_lanes = false;
+  // The lanes form's row length, which its whole vectors take as the
+  // constant it is: their rows are loaded and stored as whole vectors of the
+  // block they fill, turned into lanes with shuffles (render_row_lanes.cpp).
+  std::uint8_t row_lane_length = 0;
   // Row kernels that loop over their rows (row_chunks 0, not the grid form):
   // softmax's max and its sum of exp(x - max) in one pass over the row
   // (render_row.cpp's online phase), where the plan has that pair
@@ -321,7 +325,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 // field can never be left out of the key and silently reuse a stale kernel.
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
-                        finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, row_lanes, row_online,
+                        finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, row_lanes, row_lane_length, row_online,
                         row_recompute, row_reciprocal, row_split, moment, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, tile, tile_axis, reduce);

@@ -86,7 +86,7 @@ std::string stash_store(const RowRender& rr, int w, const std::string& ind) {
 }
 std::string stash_load(const RowRender& rr, int w, const std::string& ind) {
   const std::string out = "out" + std::to_string(rr.stash_out), T = cl_type(rr.plan.instrs[std::size_t(rr.stash)].dtype, w);
-  // A lane past the last row loads the last row's (ls_ says so), which that row's lane stored.
+  // A lane past the last row loads the last row's (ls_<j> says so), which that row's lane stored.
   const std::string e = rr.lanes() ? emit_lane_load(T, out, "p", w) : w > 1 ? "vload" + std::to_string(w) + "(0, " + out + " + p)" : out + "[p]";
   return ind + "const " + T + " v" + std::to_string(rr.stash) + " = " + e + ";\n";
 }
@@ -370,15 +370,53 @@ bool online_softmax(const KernelPlan& plan) {
   return std::any_of(partner.begin(), partner.end(), [](int p) { return p >= 0; });
 }
 
-std::string render_row(const KernelPlan& plan, const std::string& name) {
-  HelperSet helpers;
-  const int local = plan.reduce.local_size, per_row = local / plan.reduce.rows_per_group;
-  RowRender rr{plan, helpers, std::to_string(per_row), std::to_string(plan.reduce.row_chunks), {}, {}};
-  const std::string L = std::to_string(local);
-  std::string sig;
-  const auto ps = params(plan);
-  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+namespace row {
 
+// The kernel's first lines: which work-item takes which row (or vector of
+// rows or columns), from the plan's layout.
+std::string row_prologue(const RowRender& rr) {
+  const KernelPlan& plan = rr.plan;
+  // Work-item lid computes elements sl, sl + T, ... of row o; rows past the
+  // last (in the last group) compute nothing but take part in its barriers.
+  std::string b = "  const int lid = (int)get_local_id(0);\n";
+  if (rr.grid()) {
+    b += "  const int sl = lid;\n";  // one row, over every group
+  } else if (rr.split()) {
+    b += split_prologue(rr);
+  } else if (rr.lanes()) {
+    // Work-item lid takes vector c_ of the group's: rows o * W to o * W + W -
+    // 1 (W lanes), the last vector's lanes from nv_ on repeating the last row
+    // (they load it, so every load exists, and store nothing); ls_<j> (below,
+    // in render_row) is lane j's offset from the vector's first row. rs is the
+    // number of rows. Work-items past the last vector (mo 0) take its place
+    // and compute nothing.
+    const std::string C = std::to_string(plan.reduce.rows_per_group), W = std::to_string(plan.width);
+    b += "  const int c_ = lid % " + C + ", sl = lid / " + C + ";\n";
+    b += "  const long o = (long)get_group_id(0) * " + C + " + c_;\n";
+    b += "  const long oc_ = o < n ? o : n - 1, base = oc_ * " + W + " * m, nv_ = rs - oc_ * " + W + ";\n";
+  } else if (rr.columns()) {
+    // Work-item lid takes the vector of columns c_ of the group's, rows sl,
+    // sl + T, ...: neighbouring work-items read neighbouring columns. Vector
+    // o starts at column o * W of the C-order [outer, row, inner] space.
+    const std::string C = std::to_string(plan.reduce.rows_per_group), W = std::to_string(plan.width);
+    b += "  const int c_ = lid % " + C + ", sl = lid / " + C + ";\n";
+    b += "  const long o = (long)get_group_id(0) * " + C + " + c_;\n";
+    b += "  const long mo = o < n ? m : 0;\n";
+    b += "  const long base = o / (rs / " + W + ") * m * rs + o % (rs / " + W + ") * " + W + ";\n";
+  } else {
+    b += "  const int sl = lid % " + rr.T + ";\n";
+    b += "  const long o = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) + " + lid / " + rr.T + ";\n";
+    b += "  const long mo = o < n ? m : 0;\n";
+  }
+  return b;
+}
+
+// Everything after the prologue: each reduction's phase, then the outputs.
+std::string row_rest(RowRender& rr) {
+  const KernelPlan& plan = rr.plan;
+  HelperSet& helpers = rr.helpers;
+  const int per_row = plan.reduce.local_size / plan.reduce.rows_per_group;
+  const std::string L = std::to_string(plan.reduce.local_size);
   const std::vector<std::vector<char>> needs = phase_needs(plan);
   rr.held.assign(plan.instrs.size(), 0);
   rr.phases_of = phases_of(plan, needs);
@@ -404,42 +442,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
       if (held_load(plan, rr.phases_of, k)) first[k] = rr.held[k] = 1;
 
-  // Work-item lid computes elements sl, sl + T, ... of row o; rows past the
-  // last (in the last group) compute nothing but take part in its barriers.
-  std::string b = "  const int lid = (int)get_local_id(0);\n";
-  if (rr.grid()) {
-    b += "  const int sl = lid;\n";  // one row, over every group
-  } else if (rr.split()) {
-    b += split_prologue(rr);
-  } else if (rr.lanes()) {
-    // Work-item lid takes vector c_ of the group's: rows o * W to o * W + W -
-    // 1 (W lanes), the last vector's lanes from nv_ on repeating the last row
-    // (they load it, so every load exists, and store nothing); ls_ holds each
-    // lane's offset from the vector's first row. rs is the number of rows.
-    // Work-items past the last vector (mo 0) take its place and compute nothing.
-    const std::string C = std::to_string(plan.reduce.rows_per_group), W = std::to_string(plan.width);
-    std::string iota;
-    for (int j = 0; j < plan.width; ++j) iota += (j ? ", " : "") + std::to_string(j);
-    const std::string LW = "long" + W;
-    b += "  const int c_ = lid % " + C + ", sl = lid / " + C + ";\n";
-    b += "  const long o = (long)get_group_id(0) * " + C + " + c_;\n";
-    b += "  const long mo = o < n ? m : 0;\n";
-    b += "  const long oc_ = o < n ? o : n - 1, base = oc_ * " + W + " * m, nv_ = rs - oc_ * " + W + ";\n";
-    b += "  const " + LW + " ls_ = (min((" + LW + ")(" + iota + "), (" + LW + ")(nv_ - 1))) * m;\n";
-  } else if (rr.columns()) {
-    // Work-item lid takes the vector of columns c_ of the group's, rows sl,
-    // sl + T, ...: neighbouring work-items read neighbouring columns. Vector
-    // o starts at column o * W of the C-order [outer, row, inner] space.
-    const std::string C = std::to_string(plan.reduce.rows_per_group), W = std::to_string(plan.width);
-    b += "  const int c_ = lid % " + C + ", sl = lid / " + C + ";\n";
-    b += "  const long o = (long)get_group_id(0) * " + C + " + c_;\n";
-    b += "  const long mo = o < n ? m : 0;\n";
-    b += "  const long base = o / (rs / " + W + ") * m * rs + o % (rs / " + W + ") * " + W + ";\n";
-  } else {
-    b += "  const int sl = lid % " + rr.T + ";\n";
-    b += "  const long o = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) + " + lid / " + rr.T + ";\n";
-    b += "  const long mo = o < n ? m : 0;\n";
-  }
+  std::string b;
   // OpenCL C 1.2 declares __local variables at the kernel's outermost scope.
   if (per_row > 1)  // row_local_bytes counts them
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
@@ -450,7 +453,9 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
       if (first[k] || (kept(plan.instrs[k], plan) && rr.phases_of[k] > 1))
         b += "  " + cl_type(plan.instrs[k].dtype, W) + " rc" + std::to_string(k) + "[" + rr.K + "];\n";
-  if (std::find(first.begin(), first.end(), 1) != first.end()) {
+  if (rr.lanes() && rr.registers()) {
+    b += lanes_loads(rr, first);
+  } else if (std::find(first.begin(), first.end(), 1) != first.end()) {
     // Every position loaded exists: rows past the last (the last group's)
     // read the last row, and positions past a row's end its last element (or
     // vector); the phases skip them.
@@ -484,10 +489,11 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   // A segment's partials kernel stores them and computes nothing else.
   if (rr.split() == 1) {
     b += split_stores(rr);
-    return program_prelude(plan) + helpers.text() + kernel_head(name, L, sig) + b + "}\n";
+    return b;
   }
 
   auto outputs = [&](const std::string& ind) {
+    if (rr.lanes() && rr.registers()) return lanes_outputs(rr, needs.back(), ind);
     std::string s;
     if (W > 1) {
       s += rr.head(ind, W) + output_body(rr, needs.back(), W, ind + "  ");
@@ -524,6 +530,43 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
     const std::string again = "  if (" + reciprocal_redo("rq_") + ") {\n" + outputs("    ") + "  }\n";
     rr.stash = stash;
     b += stash >= 0 ? "#ifndef FCL_CPU\n" + again + "#endif\n" : again;
+  }
+  return b;
+}
+
+}  // namespace row
+
+std::string render_row(const KernelPlan& plan, const std::string& name) {
+  HelperSet helpers;
+  const int local = plan.reduce.local_size, per_row = local / plan.reduce.rows_per_group;
+  RowRender rr{plan, helpers, std::to_string(per_row), std::to_string(plan.reduce.row_chunks), {}, {}};
+  const std::string L = std::to_string(local);
+  (void)per_row;
+  std::string sig;
+  const auto ps = params(plan);
+  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+
+  std::string b = row_prologue(rr);
+  if (!rr.lanes()) {
+    b += row_rest(rr);
+  } else {
+    // A whole vector (every lane a row) takes the row's length as the
+    // constant it is: its rows are W * M neighbouring elements, loaded in
+    // vectors and turned into M vectors of lanes (and the outputs back) in
+    // registers, the register form's (render_row_lanes.cpp). The last vector,
+    // part full, gathers and scatters its lanes, those past the last row
+    // repeating it.
+    const int M = plan.reduce.row_lane_length, W = plan.width;
+    KernelPlan whole = plan;
+    whole.reduce.row_chunks = std::uint8_t(M);
+    RowRender rw{whole, helpers, "1", std::to_string(M), {}, {}};
+    std::string part = "    const long mo = o < n ? m : 0;\n";
+    for (int j = 0; j < W; ++j) {
+      const std::string J = std::to_string(j);
+      part += "    const long ls_" + J + " = (" + J + " < nv_ ? " + J + " : nv_ - 1) * m;\n";
+    }
+    b += "  if (o < n && nv_ >= " + std::to_string(W) + ") {\n    const long mo = " + std::to_string(M) + ";\n" + row_rest(rw) +
+         "  } else {\n" + part + row_rest(rr) + "  }\n";
   }
   return program_prelude(plan) + helpers.text() + kernel_head(name, L, sig) + b + "}\n";
 }

@@ -6,6 +6,7 @@
 #include "codegen/body.hpp"
 #include "fusecl/result_type.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -69,11 +70,13 @@ struct RowRender {
     // (softmax over axis 0 of 8192 x 8192 floats on an H200: 663 us against
     // 820; of 4096 x 1024 on PoCL: 4.0-4.5 ms against 5.6).
     if (columns() && registers())  // the register form: this work-item's K vectors, T rows apart
-      return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = " + start(false) + " + (long)k * " + T + ";\n" + ind +
-             "  if (r >= mo) break;\n" + ind + "  const long p = base + r * rs;\n";
-    if (columns())
-      return ind + "#pragma unroll 4\n" + ind + "for (long r = " + start(false) + "; r < mo; r += " + T + ") {\n" + ind +
+      return ind + (lanes() ? "#pragma unroll\n" + ind : std::string()) + "for (int k = 0; k < " + K + "; ++k) {\n" + ind +
+             "  const long r = " + start(false) + " + (long)k * " + T + ";\n" + ind + "  if (r >= mo) break;\n" + ind +
              (lanes() ? "  const long p = base + r;\n" : "  const long p = base + r * rs;\n");
+    if (lanes())  // whole rows unrolled where their length is a constant (render_row.cpp)
+      return ind + "#pragma unroll\n" + ind + "for (long r = " + start(false) + "; r < mo; r += " + T + ") {\n" + ind + "  const long p = base + r;\n";
+    if (columns())
+      return ind + "#pragma unroll 4\n" + ind + "for (long r = " + start(false) + "; r < mo; r += " + T + ") {\n" + ind + "  const long p = base + r * rs;\n";
     if (grid()) {  // the whole array is the row: every group takes every L-th block of L
       const std::string start = "(long)get_group_id(0) * " + T + " + lid", step = "(long)get_num_groups(0) * " + T;
       if (w > 1)
@@ -148,6 +151,13 @@ std::vector<int> online_pairs(const KernelPlan& plan);
 /// The (max, sum) pairs of softmax's k1 and k2 at width w, as x<m>, x<s>,
 /// in sh<k1> and sh<k2>.
 Meet pair_meet(RowRender& rr, std::size_t k1, std::size_t k2, int w);
+
+// The lanes form's whole vectors (render_row_lanes.cpp), in the register
+// form: the loads `first` marks, into rc<k>[r] through the block's vectors;
+// the outputs (`need`: what they read), through the block's vectors into
+// theirs.
+std::string lanes_loads(const RowRender& rr, const std::vector<char>& first);
+std::string lanes_outputs(RowRender& rr, const std::vector<char>& need, const std::string& ind);
 
 // Rows split over segments (ReduceSpec::row_split, render_row_split.cpp).
 /// By instruction: the other reduction of a pair whose partials merge, -1

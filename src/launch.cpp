@@ -82,8 +82,8 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   d.row_items_cap = cpu ? 1 : 1024;
   // Short rows on a CPU in the lanes form (a vector's lanes are rows): on the
   // 2-core PoCL machine, softmax over rows of 10 floats at 2^22 took 22.7 ms
-  // in the loop form, all of each row in its scalar tail (rows of 1024: 1.6).
-  // FUSECL_ROW_LANES=0 takes the loop form, to compare.
+  // in the loop form, all of each row in its scalar tail, 2.7 so (rows of
+  // 1024: 1.6; plan_row_lanes). FUSECL_ROW_LANES=0 takes the loop form, to compare.
   static const bool row_lanes = rt::switch_setting("FUSECL_ROW_LANES", true);
   d.row_lanes = cpu && row_lanes;
   // A GPU's long rows: up to 256 bytes of loads a work-item (plan_row's deep

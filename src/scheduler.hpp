@@ -80,10 +80,10 @@ struct DeviceTuning {
   // loop on one core, so more work-items per row never add parallelism: they
   // add barriers, and their partials' combine (launch.cpp: 1 on CPUs).
   int row_items_cap = 1024;
-  // Row kernels: rows along the last axes shorter than a vector take the
-  // lanes form (codegen ReduceSpec::row_lanes: a vector's lanes are rows) on
-  // a device that gives each row one work-item (row_items_cap 1: CPUs; not
-  // GPUs, FUSECL_ROW_LANES=0 on a CPU, to compare).
+  // Row kernels: rows along the last axes shorter than two vectors (but for
+  // one) take the lanes form (codegen ReduceSpec::row_lanes: a vector's lanes
+  // are rows) on a device that gives each row one work-item (row_items_cap 1:
+  // CPUs; not GPUs, FUSECL_ROW_LANES=0 on a CPU, to compare).
   bool row_lanes = false;
   // Row kernels: the fan-in of their two-level combine, 0 for a binary tree (FUSECL_ROW_FANIN).
   int row_fanin = 16;

@@ -15,7 +15,10 @@
 
 #include <fusecl/fusecl.hpp>
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -60,12 +63,12 @@ std::vector<float> run_rows(const Array<float>& y, const detail::DeviceTuning& b
 TEST_CASE("row fusion: short rows along the last axes in the lanes form, a lane a row", "[row][lanes]") {
   const auto base = detail::device_tuning();
   const auto all = patterns();
-  // Rows of 1 to 15 floats (a 16-float vector's lanes), counts of rows
+  // Rows of 1 to 31 floats (under two 16-float vectors), counts of rows
   // below, at and past whole vectors, and 3-D arrays; edge values (+-0, a
   // subnormal, +-inf, NaN) in rows 0 to 3, so in some lanes of a vector and
   // not in their neighbours.
   std::vector<Dims> cases;
-  for (const std::int64_t m : {1, 3, 10, 15})
+  for (const std::int64_t m : {1, 3, 10, 15, 17, 31})
     for (const std::int64_t rows : {2, 5, 16, 37, 100}) cases.push_back({rows, m});
   cases.push_back({7, 3, 5});
   cases.push_back({4, 6, 2});
@@ -92,9 +95,9 @@ TEST_CASE("row fusion: short rows along the last axes in the lanes form, a lane 
   CHECK(lanes_taken > 0);
 }
 
-TEST_CASE("row fusion: the lanes form is for rows shorter than a vector, along the last axes", "[row][lanes]") {
+TEST_CASE("row fusion: the lanes form is for rows shorter than two vectors but one, along the last axes", "[row][lanes]") {
   const auto base = detail::device_tuning();
-  auto lanes_of = [&](const Array<float>& y) {
+  auto lanes_of = [&](const auto& y) {
     const auto node = y.node();
     const detail::GraphLock lock{node.get()};
     const detail::Schedule s = detail::make_schedule({node}, cpu_rows(base, true));
@@ -105,14 +108,73 @@ TEST_CASE("row fusion: the lanes form is for rows shorter than a vector, along t
     const auto e = exp(x - max(x, axis, true));
     return e / sum(e, axis, true);
   };
-  const auto a = from_host(std::vector<float>(64 * 15, 1.0f), {64, 15});
-  const auto b = from_host(std::vector<float>(64 * 16, 1.0f), {64, 16});
-  const auto c = from_host(std::vector<float>(15 * 64, 1.0f), {15, 64});
-  CHECK(lanes_of(softmax(a, 1)));
-  CHECK_FALSE(lanes_of(softmax(b, 1)));                // a whole vector a row: the loop form
-  CHECK_FALSE(lanes_of(softmax(c, 0)));                // rows down columns: the column form
-  CHECK_FALSE(lanes_of(softmax(a.astype<double>(), 1).template astype<float>()));  // 15 doubles: more than a vector of 8
+  auto ones = [](std::int64_t r, std::int64_t c) { return from_host(std::vector<float>(std::size_t(r * c), 1.0f), {r, c}); };
+  CHECK(lanes_of(softmax(ones(64, 15), 1)));
+  CHECK_FALSE(lanes_of(softmax(ones(64, 16), 1)));  // one whole vector a row: the loop form, no tail
+  CHECK(lanes_of(softmax(ones(64, 20), 1)));
+  CHECK_FALSE(lanes_of(softmax(ones(64, 32), 1)));
+  CHECK_FALSE(lanes_of(softmax(ones(15, 64), 0)));  // rows down columns: the column form
+  CHECK(lanes_of(softmax(ones(64, 12).astype<double>(), 1)));         // doubles: vectors of 8
+  CHECK_FALSE(lanes_of(softmax(ones(64, 16).astype<double>(), 1)));
   const auto w = from_host(std::vector<float>(15, 2.0f), {15});
-  CHECK_FALSE(lanes_of(softmax(a * w, 1)));            // an operand broadcast along the rows: read in place, not gathered
-  CHECK(lanes_of(softmax(a * 2.0f, 1)));               // a scalar is uniform
+  CHECK_FALSE(lanes_of(softmax(ones(64, 15) * w, 1)));  // an operand broadcast along the rows: read in place
+  CHECK(lanes_of(softmax(ones(64, 15) * 2.0f, 1)));     // a scalar is uniform
+}
+
+TEST_CASE("row fusion: the lanes form in float64 and in integers, whole vectors and the last part full", "[row][lanes]") {
+  const auto base = detail::device_tuning();
+  // Every value different; a row max and the sum of a row are exact in
+  // integers; float64 softmax against the long double host.
+  for (const std::int64_t m : {3, 7, 12}) {
+    for (const std::int64_t rows : {8, 21}) {
+      INFO(rows << " rows of " << m);
+      std::vector<std::int32_t> hi(std::size_t(rows * m));
+      std::vector<double> hd(hi.size());
+      for (std::size_t i = 0; i < hi.size(); ++i) {
+        hi[i] = std::int32_t((i * 7919) % 1009) - 500;
+        hd[i] = double(hi[i]) / 64.0;
+      }
+      const auto xi = from_host(hi, {rows, m});
+      const auto yi = xi - max(xi, 1, true) + sum(xi, 1, true);
+      const auto xd = from_host(hd, {rows, m});
+      const auto ed = exp(xd - max(xd, 1, true));
+      const auto yd = ed / sum(ed, 1, true);
+      bool took = false;
+      {
+        const auto n = yi.node();
+        const detail::GraphLock lock{n.get()};
+        detail::Schedule s = detail::make_schedule({n}, cpu_rows(base, true));
+        REQUIRE(s.kernel_count() == 1);
+        took = s.steps[0].kernel.plan.reduce.row_lanes;
+        detail::run_schedule(*n->device, s);
+      }
+      CHECK(took);
+      {
+        const auto n = yd.node();
+        const detail::GraphLock lock{n.get()};
+        detail::Schedule s = detail::make_schedule({n}, cpu_rows(base, true));
+        REQUIRE(s.kernel_count() == 1);
+        CHECK(s.steps[0].kernel.plan.reduce.row_lanes == (m < 16 && m != 8));
+        detail::run_schedule(*n->device, s);
+      }
+      const auto gi = yi.to_host();
+      const auto gd = yd.to_host();
+      for (std::int64_t r = 0; r < rows; ++r) {
+        std::int32_t mx = hi[std::size_t(r * m)], sm = 0;
+        long double dmx = hd[std::size_t(r * m)], dsum = 0;
+        for (std::int64_t j = 0; j < m; ++j) {
+          mx = std::max(mx, hi[std::size_t(r * m + j)]);
+          sm += hi[std::size_t(r * m + j)];
+          dmx = std::max(dmx, (long double)hd[std::size_t(r * m + j)]);
+        }
+        for (std::int64_t j = 0; j < m; ++j) dsum += std::exp((long double)hd[std::size_t(r * m + j)] - dmx);
+        for (std::int64_t j = 0; j < m; ++j) {
+          const std::size_t k = std::size_t(r * m + j);
+          REQUIRE(gi[k] == hi[k] - mx + sm);
+          const long double want = std::exp((long double)hd[k] - dmx) / dsum;
+          REQUIRE(std::fabs((long double)gd[k] - want) <= 8 * DBL_EPSILON * want);
+        }
+      }
+    }
+  }
 }
