@@ -67,11 +67,19 @@ TEST_CASE("row fusion: short rows along the last axes in the lanes form, a lane 
   // below, at and past whole vectors, and 3-D arrays; edge values (+-0, a
   // subnormal, +-inf, NaN) in rows 0 to 3, so in some lanes of a vector and
   // not in their neighbours.
+  // A GPU, which never takes the lanes form by itself, builds fewer of
+  // these kernels (each row length is a kernel of its own, and a GPU's
+  // compiler takes seconds over the longest rows' shuffles).
+  const bool cpu = default_device().info().type == "CPU";
   std::vector<Dims> cases;
-  for (const std::int64_t m : {1, 3, 10, 15, 17, 31})
+  for (const std::int64_t m : {1, 3, 10, 15, 17, 31}) {
+    if (!cpu && m != 3 && m != 17) continue;
     for (const std::int64_t rows : {2, 5, 16, 37, 100}) cases.push_back({rows, m});
-  cases.push_back({7, 3, 5});
-  cases.push_back({4, 6, 2});
+  }
+  if (cpu) {
+    cases.push_back({7, 3, 5});
+    cases.push_back({4, 6, 2});
+  }
   int lanes_taken = 0;
   for (const Pattern& pat : all)
     for (const Dims& d : cases) {
@@ -125,7 +133,9 @@ TEST_CASE("row fusion: the lanes form in float64 and in integers, whole vectors 
   const auto base = detail::device_tuning();
   // Every value different; a row max and the sum of a row are exact in
   // integers; float64 softmax against the long double host.
+  const bool cpu = default_device().info().type == "CPU";
   for (const std::int64_t m : {3, 7, 12}) {
+    if (!cpu && m == 7) continue;  // fewer kernels for a GPU to build (above)
     for (const std::int64_t rows : {8, 21}) {
       INFO(rows << " rows of " << m);
       std::vector<std::int32_t> hi(std::size_t(rows * m));
