@@ -5,40 +5,24 @@
 // then run in the register form over those, and the outputs, M vectors of
 // lanes, are turned back into M vectors of neighbouring elements and stored
 // whole. A lane-by-lane gather or scatter costs an insert or extract and a
-// scalar access per element; this costs a load or store per W elements and
-// about one shuffle per element each way.
+// scalar access per element; this a load or store per W elements and the
+// shuffles the compiler makes of the vector literals, at most an insert or
+// extract per element.
 #include "codegen/row_render.hpp"
 
 namespace fusecl::codegen::row {
 
 namespace {
 
-// The unsigned type of t's element size, at width w: shuffle's mask.
-std::string mask_type(DType t, int w) {
-  const int bytes = size_of(t);
-  return std::string(bytes == 1 ? "uchar" : bytes == 2 ? "ushort" : bytes == 4 ? "uint" : "ulong") + std::to_string(w);
-}
-
-// A vector of W lanes, lane l taken from lane at[l].second of source vector
-// at[l].first (named by `name`), as a chain of shuffle and shuffle2 (one
-// source vector each, in the order the lanes first name them).
-std::string lanes_from(const std::vector<std::pair<int, int>>& at, const std::function<std::string(int)>& name, const std::string& mask) {
-  const int W = int(at.size());
-  std::vector<int> order;
-  for (const auto& [src, lane_] : at)
-    if (std::find(order.begin(), order.end(), src) == order.end()) order.push_back(src);
-  std::string e;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    std::string m = "(" + mask + ")(";
-    for (int l = 0; l < W; ++l) {
-      const bool here = at[std::size_t(l)].first == order[i];
-      const int pick = i == 0 ? (here ? at[std::size_t(l)].second : 0) : (here ? W + at[std::size_t(l)].second : l);
-      m += (l ? ", " : "") + std::to_string(pick);
-    }
-    m += ")";
-    e = i == 0 ? "shuffle(" + name(order[i]) + ", " + m + ")" : "shuffle2(" + e + ", " + name(order[i]) + ", " + m + ")";
-  }
-  return e;
+// A vector of type `type` whose lane l is lane at[l].second of source
+// vector at[l].first (named by `name`): a vector literal of the lanes, which
+// the compiler turns into shuffles. (OpenCL's shuffle2, a library function
+// on PoCL, took 21 ms where this takes 3 for softmax over rows of 31 on
+// PoCL 5.0: bench/RESULTS.md, twenty-seventh session.)
+std::string lanes_from(const std::vector<std::pair<int, int>>& at, const std::function<std::string(int)>& name, const std::string& type) {
+  std::string e = "(" + type + ")(";
+  for (std::size_t l = 0; l < at.size(); ++l) e += (l ? ", " : "") + name(at[l].first) + lane(at[l].second);
+  return e + ")";
 }
 
 }  // namespace
@@ -58,8 +42,7 @@ std::string lanes_loads(const RowRender& rr, const std::vector<char>& first) {
       // Lane j of vector r: element j * M + r of the block, lane (j * M + r) % W of load (j * M + r) / W.
       std::vector<std::pair<int, int>> at;
       for (int j = 0; j < W; ++j) at.push_back({(j * M + r) / W, (j * M + r) % W});
-      s += "    rc" + K + "[" + std::to_string(r) + "] = " +
-           lanes_from(at, [](int i) { return "b" + std::to_string(i) + "_"; }, mask_type(in.dtype, W)) + ";\n";
+      s += "    rc" + K + "[" + std::to_string(r) + "] = " + lanes_from(at, [](int i) { return "b" + std::to_string(i) + "_"; }, T) + ";\n";
     }
     s += "  }\n";
   }
@@ -83,7 +66,7 @@ std::string lanes_outputs(RowRender& rr, const std::vector<char>& need, const st
       // Element i * W + l of the block: row (i * W + l) / M's element (i * W + l) % M.
       std::vector<std::pair<int, int>> at;
       for (int l = 0; l < W; ++l) at.push_back({(i * W + l) % M, (i * W + l) / M});
-      s += ind + "  vstore" + std::to_string(W) + "(" + lanes_from(at, [&](int r) { return "ro" + J + "_[" + std::to_string(r) + "]"; }, mask_type(t, W)) +
+      s += ind + "  vstore" + std::to_string(W) + "(" + lanes_from(at, [&](int r) { return "ro" + J + "_[" + std::to_string(r) + "]"; }, cl_type(t, W)) +
            ", " + std::to_string(i) + ", out" + J + " + base);\n";
     }
   }
