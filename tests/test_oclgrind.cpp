@@ -12,6 +12,7 @@
 #include "src/schedule.hpp"
 #include "support/cache_test_support.hpp"
 #include "support/device_compare.hpp"
+#include "support/device_rows.hpp"
 #include "support/host_array.hpp"
 
 #include <catch2/catch.hpp>
@@ -197,7 +198,7 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
       const auto node = y.node();
       const detail::GraphLock lock{node.get()};
       auto t = detail::tuning_of(*node->device);
-      t.row_items_cap = 1, t.row_lanes = true, t.vector_bytes = 64, t.local_size = 16, t.max_work_group_size = 16;
+      cpu_row_layout(t, true);
       detail::Schedule s = detail::make_schedule({node}, t);
       REQUIRE(s.kernel_count() == 1);
       REQUIRE(s.steps[0].kernel.plan.reduce.row_lanes);

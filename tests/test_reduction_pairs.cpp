@@ -10,6 +10,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/device_rows.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -34,16 +35,8 @@ bool device_has_fp64() { return default_device().info().fp64; }
 // device is; `columns_from`: the bytes from which an array's rows down its
 // columns take today's kernels (1: every array here).
 detail::DeviceTuning gpu_columns(detail::DeviceTuning t, int target_groups) {
-  t.vector_bytes = 16;
-  t.local_size = 256;
-  t.row_group_cap = 128;
-  t.row_register_elements = 16;
-  t.row_items_cap = 1024;
-  t.row_held_bytes = 0;  // rows past 16 elements x 128 work-items: no deep register form
-  t.elements_per_item = 16;
+  h200_row_layout(t, 0);  // rows past 16 elements x 128 work-items: no deep register form
   t.max_work_group_size = 1024;
-  t.row_bytes = 49152;
-  t.local_mem_bytes = 49152;
   t.row_column_bytes = 1;
   t.column_items = 32;
   t.column_rows = 8;

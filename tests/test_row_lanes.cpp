@@ -7,6 +7,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/device_rows.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -27,16 +28,8 @@ using namespace fusecl::test;
 
 namespace {
 
-// A CPU's row layout (launch.cpp), whatever the device: a work-item per row,
-// groups of 16, 64-byte vectors (16 floats), and the lanes form on or off.
 detail::DeviceTuning cpu_rows(detail::DeviceTuning t, bool lanes) {
-  t.local_size = 16;
-  t.max_work_group_size = 16;
-  t.vector_bytes = 64;
-  t.row_items_cap = 1;
-  t.row_group_cap = 1024;
-  t.row_lanes = lanes;
-  t.target_groups = 4;
+  cpu_row_layout(t, lanes);
   return t;
 }
 

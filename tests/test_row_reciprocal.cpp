@@ -11,7 +11,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
-#include "support/gpu_rows.hpp"
+#include "support/device_rows.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 

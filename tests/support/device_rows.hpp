@@ -1,5 +1,5 @@
-// An H200's row layout (src/launch.cpp's GPU defaults), set on any device's
-// tuning, for the tests that pin row kernels' GPU layouts wherever they run.
+// Row layouts of an H200 and of a CPU (src/launch.cpp's defaults), set on any
+// device's tuning, for the tests that pin row kernels' layouts wherever they run.
 #pragma once
 
 #include "src/scheduler.hpp"
@@ -21,6 +21,18 @@ inline void h200_row_layout(detail::DeviceTuning& t, std::size_t held) {
   t.row_bytes = 49152;
   t.local_mem_bytes = 49152;
   t.row_held_bytes = held;
+}
+
+/// A CPU's: a work-item per row in groups of 16, 64-byte vectors (16
+/// floats), few groups to fill the device, and the lanes form on or off.
+inline void cpu_row_layout(detail::DeviceTuning& t, bool lanes) {
+  t.local_size = 16;
+  t.max_work_group_size = 16;
+  t.vector_bytes = 64;
+  t.row_items_cap = 1;
+  t.row_group_cap = 1024;
+  t.row_lanes = lanes;
+  t.target_groups = 4;
 }
 
 }  // namespace fusecl::test
