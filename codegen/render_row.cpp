@@ -541,7 +541,6 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   const int local = plan.reduce.local_size, per_row = local / plan.reduce.rows_per_group;
   RowRender rr{plan, helpers, std::to_string(per_row), std::to_string(plan.reduce.row_chunks), {}, {}};
   const std::string L = std::to_string(local);
-  (void)per_row;
   std::string sig;
   const auto ps = params(plan);
   for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);

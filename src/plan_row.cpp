@@ -248,7 +248,7 @@ std::optional<ScheduledKernel> plan_row_lanes(BodyBuilder& b, const Shape& shape
     perm.push_back(i);
     group.push_back(i < first ? 0 : 1);
   }
-  if (rows < 2) return std::nullopt;
+  if (rows < 2 || m < 1) return std::nullopt;  // (empty rows launch nothing; a row kernel holds none)
   collapse(b, shape, perm, group);
   for (const auto& in : b.plan.instrs)
     if ((in.op == Op::Buffer && in.access != Access::Contiguous && in.access != Access::Uniform) ||
@@ -265,7 +265,7 @@ std::optional<ScheduledKernel> plan_row_lanes(BodyBuilder& b, const Shape& shape
   b.plan.ndim = 0;
   b.plan.reduce.row_columns = true;
   b.plan.reduce.row_lanes = true;
-  b.plan.reduce.row_lane_length = std::uint8_t(m);  // m < w <= 64
+  b.plan.reduce.row_lane_length = std::uint8_t(m);  // m < 2 * w <= 32
   b.plan.reduce.local_size = std::uint16_t(cols);
   b.plan.reduce.rows_per_group = std::uint16_t(cols);
   b.plan.reduce.row_chunks = 0;
