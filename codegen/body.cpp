@@ -21,14 +21,6 @@ std::string address(const KernelPlan& plan, std::size_t k, const std::string& po
   return off;
 }
 
-// Lane j of `addr` + ls_<j> (a row kernel's lanes, row_lanes: render_row.cpp
-// declares ls_0, ls_1, ..., each lane's offset from the vector's first row).
-std::string lane_gather(const std::string& type, const std::string& buf, const std::string& addr, int width) {
-  std::string e = "(" + type + ")(";
-  for (int j = 0; j < width; ++j) e += (j ? ", " : "") + buf + "[" + addr + " + ls_" + std::to_string(j) + "]";
-  return e + ")";
-}
-
 std::string generate(const Instr& in, std::size_t k, const std::string& ix) {
   const std::string g = "g" + std::to_string(k) + "_";
   const std::string T = cl_type(in.dtype);
@@ -117,19 +109,20 @@ std::string emit_vector_stores(const KernelPlan& plan, int width, const std::str
   return s;
 }
 
+// render_row.cpp declares ls_0, ls_1, ..., each lane's offset from the vector's first row.
 std::string emit_lane_load(const std::string& type, const std::string& buf, const std::string& pos, int width) {
-  return lane_gather(type, buf, pos, width);
+  std::string e = "(" + type + ")(";
+  for (int j = 0; j < width; ++j) e += (j ? ", " : "") + buf + "[" + pos + " + ls_" + std::to_string(j) + "]";
+  return e + ")";
 }
 
 std::string emit_lane_store(const std::string& v, const std::string& buf, const std::string& pos, int width, const std::string& indent) {
-  // Every lane of a whole vector; of the last, lanes past the last row store nothing.
-  std::string all, some;
+  std::string s;
   for (int j = 0; j < width; ++j) {
     const std::string at = buf + "[" + pos + " + ls_" + std::to_string(j) + "] = " + v + lane(j) + ";";
-    all += " " + at;
-    some += indent + "  " + (j == 0 ? at : "if (" + std::to_string(j) + " < nv_) " + at) + "\n";
+    s += indent + (j == 0 ? at : "if (" + std::to_string(j) + " < nv_) " + at) + "\n";
   }
-  return indent + "if (nv_ >= " + std::to_string(width) + ") {" + all + " } else {\n" + some + indent + "}\n";
+  return s;
 }
 
 std::string emit_lane_stores(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent) {
@@ -158,7 +151,7 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
           // output's innermost axis) and tc_ (along the load's own).
           e = "t" + std::to_string(k) + "[tr_ * " + std::to_string(plan.tile + 1) + " + tc_]";
         else if (width == 1) e = buf + "[" + addr + "]";
-        else if (in.access == Access::Contiguous && plan.reduce.row_lanes) e = lane_gather(T, buf, addr, width);
+        else if (in.access == Access::Contiguous && plan.reduce.row_lanes) e = emit_lane_load(T, buf, addr, width);
         else if ((in.access == Access::Contiguous || in.access == Access::StridedRow) && plan.aligned)
           // A vector pointer may be assumed aligned: one wide load (vloadN need not be).
           e = "*(__global const " + T + "*)(" + buf + " + " + addr + ")";

@@ -50,11 +50,12 @@ std::string emit_stores(const KernelPlan& plan, const std::string& pos, const st
 std::string emit_vector_stores(const KernelPlan& plan, int width, const std::string& pos, bool aligned,
                                const std::string& indent);
 
-/// A row kernel's lanes (ReduceSpec::row_lanes: lane j is its own row, at
-/// offset ls_<j> from the vector's first, and lanes from nv_ on are past
-/// the last row): `width` values of `type` gathered from buf[pos + ls_<j>];
-/// the lanes of v stored there, lane 0's always (every vector has it), the
-/// others while they are rows; and every output so.
+/// A row kernel's lanes in its last vector, part full (ReduceSpec::row_lanes:
+/// lane j is its own row, at offset ls_<j> from the vector's first, and lanes
+/// from nv_ on are past the last row; whole vectors are loaded and stored
+/// whole, render_row_lanes.cpp): `width` values of `type` gathered from
+/// buf[pos + ls_<j>]; the lanes of v stored there, lane 0's always (every
+/// vector has it), the others while they are rows; and every output so.
 std::string emit_lane_load(const std::string& type, const std::string& buf, const std::string& pos, int width);
 std::string emit_lane_store(const std::string& v, const std::string& buf, const std::string& pos, int width, const std::string& indent);
 std::string emit_lane_stores(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent);

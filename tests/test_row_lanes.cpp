@@ -1,6 +1,6 @@
 // Row kernels' lanes form (ReduceSpec::row_lanes): on a CPU, rows along the
-// last axes shorter than a vector are computed a lane a row, the lanes m
-// apart (gathered and scattered), each row's reductions in its own lane.
+// last axes shorter than two vectors (but for one) are computed a lane a
+// row, each row's reductions in its own lane.
 // Every row pattern against the long double host reference, with edge
 // values in some rows (so in some lanes and not in their neighbours), row
 // counts that fill whole vectors and that leave the last vector part full.
