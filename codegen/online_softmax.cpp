@@ -36,6 +36,26 @@ std::string online_step(DType t, const std::string& g, const std::string& x, int
          " = " + kahan_comp("t_", sm, "y_", T_) + "; " + sm + " = t_; }\n";
 }
 
+std::string online_block_step(DType t, const std::vector<std::string>& gs, const std::string& x, int w, const std::string& ind) {
+  const std::string T_ = cl_type(t, w), m = x + "m", r = x + "r", sm = x + "s", c = x + "c";
+  // The block's maximum: fmax passes over NaN (noted apart, as online_step does).
+  std::string b = gs[0];
+  for (std::size_t k = 1; k < gs.size(); ++k) b = "fmax(" + b + ", " + gs[k] + ")";
+  std::string out = ind + "{\n" + ind + "  const " + T_ + " b_ = " + b + ";\n" + ind + "  " + m + " = fmax(" + m + ", b_);";
+  for (const auto& g : gs) out += " " + x + "nan |= isnan(" + g + ");";
+  const std::string far = "(b_ > " + r + " + (" + T_ + ")(64))";
+  if (w == 1)
+    out += "\n" + ind + "  if " + far + " { const " + T_ + " f_ = exp(" + r + " - b_); " + sm + " *= f_; " + c + " *= f_; " + r + " = b_; }\n";
+  else
+    out += "\n" + ind + "  if (any" + far + ") {\n" + ind + "    const " + T_ + " f_ = select((" + T_ + ")(1), exp(" + r + " - b_), " + far +
+           ");\n" + ind + "    " + sm + " *= f_; " + c + " *= f_; " + r + " = select(" + r + ", b_, " + far + ");\n" + ind + "  }\n";
+  out += ind + "}\n";
+  for (const auto& g : gs)
+    out += ind + "{ const " + T_ + " y_ = exp(" + g + " - " + r + ") - " + c + "; const " + T_ + " t_ = " + sm + " + y_; " + c + " = " +
+           kahan_comp("t_", sm, "y_", T_) + "; " + sm + " = t_; }\n";
+  return out;
+}
+
 std::string online_finish(DType t, const std::string& x, int w, const std::string& ind) {
   const std::string T_ = cl_type(t, w);
   return nan_note_apply(t, x + "m", x + "nan", w, ind) + ind + x + "s = " + pick("(" + x + "s - " + x + "c) * exp(" + x + "r - " + x + "m)", "(" + T_ + ")(0)",

@@ -17,6 +17,7 @@
 #include "codegen/spelling.hpp"
 
 #include <string>
+#include <vector>
 
 namespace fusecl::codegen {
 
@@ -25,6 +26,13 @@ namespace fusecl::codegen {
 std::string online_declare(DType t, const std::string& x, int w, const std::string& ind);
 /// Folds g (an expression of width w) into state x.
 std::string online_step(DType t, const std::string& g, const std::string& x, int w, const std::string& ind);
+/// Folds the vectors gs (expressions of width w, loaded before) into state
+/// x as online_step does one by one, but with one test against the
+/// reference for the block: the reference moves to the block's maximum. A
+/// work-item's loads of a block are in flight together, where a test and
+/// branch after each load keeps one in flight (softmax over an H200's rows
+/// of 65536 floats: the pair kernel read at two thirds of a sum's rate).
+std::string online_block_step(DType t, const std::vector<std::string>& gs, const std::string& x, int w, const std::string& ind);
 /// Marks x's max NaN where it met one, then scales x's sum to that maximum
 /// (0 where it is -inf: no finite element).
 std::string online_finish(DType t, const std::string& x, int w, const std::string& ind);

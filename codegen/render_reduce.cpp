@@ -339,6 +339,12 @@ std::string online_columns(const Emitter& e) {
   return b + "  }\n";
 }
 
+// The vectors a work-item of online_groups loads before it folds them in
+// (online_block_step): on an H200, softmax over rows of 65536 floats (2^26)
+// took 213 us against 239 one vector at a time, its pair kernel about 74
+// against 100 (bench/RESULTS.md, twenty-eighth session).
+constexpr int kOnlineBlock = 4;
+
 // Softmax's pair over rows with a group per output (ReduceSpec::online,
 // GroupPerOutput: rows too long for a row kernel, along the last axes): each
 // work-item's states (one per lane over whole vectors, then its own over the
@@ -360,7 +366,23 @@ std::string online_groups(const Emitter& e) {
   b += "  long r_tail = r_begin;\n";
   if (W > 1) {
     b += "  {\n" + online_declare(t, "q", W, "    ") + "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
-    b += "    for (long qv = lid; qv < nvec; qv += " + L + ") {\n      const long p = o * m + r_begin + qv * " + Ws + ";\n";
+    // Blocks of kOnlineBlock vectors, their loads together (online_block_step), then the rest one by one.
+    const std::string K = std::to_string(kOnlineBlock), TW = cl_type(t, W);
+    std::vector<std::string> gs;
+    b += "    long qv = lid;\n    for (; qv + " + std::to_string(kOnlineBlock - 1) + " * " + L + " < nvec; qv += " + K + " * " + L + ") {\n      " +
+         TW;
+    for (int k = 0; k < kOnlineBlock; ++k) {
+      gs.push_back("g" + std::to_string(k) + "_");
+      b += std::string(k ? "," : "") + " " + gs.back();
+    }
+    b += ";\n";
+    for (int k = 0; k < kOnlineBlock; ++k) {
+      const std::string at = "(r_begin + (qv + " + std::to_string(k) + " * " + L + ") * " + Ws + ")";
+      b += "      {\n        const long p = o * m + " + at + ";\n" + emit_reduced_coordinates(plan, at, "        ") +
+           emit_body(plan, W, "p", "        ", e.helpers) + "        " + gs[std::size_t(k)] + " = " + g + ";\n      }\n";
+    }
+    b += online_block_step(t, gs, "q", W, "      ") + "    }\n";
+    b += "    for (; qv < nvec; qv += " + L + ") {\n      const long p = o * m + r_begin + qv * " + Ws + ";\n";
     b += emit_reduced_coordinates(plan, "r_begin + qv * " + Ws, "      ") + emit_body(plan, W, "p", "      ", e.helpers) +
          online_step(t, g, "q", W, "      ") + "    }\n" + online_finish(t, "q", W, "    ");
     for (int j = 0; j < W; ++j) b += "    " + merge + "(&pm, &ps, qm" + lane(j) + ", qs" + lane(j) + ");\n";
