@@ -367,6 +367,10 @@ class Scheduler {
 
   // Whether one kernel computes reduction n with its pair: `check`'s answer,
   // planned once per node and kept, so that evaluate and run decide alike.
+  bool was_decided(const Node& n) const {
+    return std::any_of(pair_ok_.begin(), pair_ok_.end(), [&](const auto& p) { return p.first == &n; });
+  }
+
   template <class Check>
   bool decided(const Node& n, Check&& check) {
     for (const auto& [node, ok] : pair_ok_)
@@ -390,16 +394,28 @@ class Scheduler {
   }
 
   // Softmax's sum `s` and its max where one kernel computes both in one
-  // pass (plan_softmax): their row kernel gave them to today's kernels (down
-  // the columns of a large array, or rows too long for it), the max is still
-  // to compute, and that kernel takes them. Decided the same way wherever it
-  // is asked (evaluate skips the max's kernel).
+  // pass (plan_softmax): the max is still to compute and that kernel takes
+  // them. A row kernel that takes them never asks; one that gave them to
+  // today's kernels (down the columns of a large array, or rows too long for
+  // it), or a sum no row kernel reads (a logsumexp, log(s) + max, whose
+  // consumers are the reduced shape's), asks here. Decided the same way
+  // wherever it is asked (evaluate skips the max's kernel).
   ReductionPair softmax_input(const Node& s) {
-    const auto why = today(s);
-    if (!tuning_.pair_kernels || (why != CutReason::ColumnReductions && why != CutReason::RowTooLong)) return {};
+    if (!tuning_.pair_kernels) return {};
     const ReductionPair pair = softmax_pair(s, &pending_);
     if (!pair.x || done(**pair.first)) return {};
-    const bool ok = decided(s, [&] { return plan_softmax(**pair.first, *pair.x, tuning_, &pending_) != std::nullopt; });
+    // x's own reductions first (a softmax of a layer-normed row: its mean and
+    // variance): its body cannot be planned before they are. Not decided
+    // yet, so a later ask may say yes; a yes is kept (the max is skipped).
+    if (!unevaluated_barriers_below(*pair.x, &pending_).empty() && !was_decided(s)) return {};
+    const bool ok = decided(s, [&] {
+      if (!today(s)) {  // no row kernel asked: where its rows are long enough (DeviceTuning::pair_sum_elements)
+        std::int64_t m = 1;
+        for (const int a : s.reduce().axes) m *= s.inputs[0]->shape[a];
+        if (m < tuning_.pair_sum_elements) return false;
+      }
+      return plan_softmax(**pair.first, *pair.x, tuning_, &pending_) != std::nullopt;
+    });
     return ok ? pair : ReductionPair{};
   }
 

@@ -121,12 +121,21 @@ struct DeviceTuning {
   int column_items = 32;
   int column_rows = 8;
   // Pairs of reductions in one kernel where a row kernel gave its reductions
-  // to today's kernels (CutReason::ColumnReductions, RowTooLong): softmax's
+  // to today's kernels (CutReason::ColumnReductions, RowTooLong, and below): softmax's
   // max and sum of exp(x - max) in one pass (plan_softmax); and wherever a
   // variance reads down columns in vectors, its mean and squared deviations
   // in one moment kernel (plan_moment in column blocks). FUSECL_PAIR_KERNELS=0:
   // a kernel per reduction, to compare.
   bool pair_kernels = true;
+  // Softmax's pair also for a sum of exp(x - max) no row kernel reads (a
+  // logsumexp, log(s) + max, whose consumers are of the reduced shape), where
+  // its rows are at least this long. An H200 (2^26 floats, µs): 97 against
+  // 134 in a kernel a reduction at rows of 1024, 72 against 144 at rows of
+  // 65536. A CPU's pair kernel merges each work-item's lanes, the trees' exp
+  // a merge: the 2-core PoCL machine at 2^22 took 7.2 / 2.7 / 1.6 / 1.4 ms
+  // against 2.6 / 1.5 / 1.5 / 1.5 at rows of 1024 / 4096 / 16384 / 32768
+  // (bench/RESULTS.md, twenty-eighth session). GPUs 1, CPUs 32768 (launch.cpp).
+  std::int64_t pair_sum_elements = 1;
   std::size_t max_work_group_size = 256;
   std::uint64_t local_mem_bytes = 32768;
   // var/std of float32 in one pass (moment kernels): the device has float64

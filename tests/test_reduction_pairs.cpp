@@ -167,6 +167,90 @@ TEST_CASE("pair kernels: softmax over rows too long for a row kernel, max and su
   check_rows(pat, h, y.to_host(), odd, 1);
 }
 
+TEST_CASE("pair kernels: a logsumexp, whose sum no row kernel reads, in one pass", "[reduce][pairs]") {
+  // log(sum(exp(x - m))) + m, m = max(x): the sum's consumers are of the
+  // reduced shape, so no row kernel asks for it. With the pair for any sum
+  // (DeviceTuning::pair_sum_elements 1, GPUs): the max and the sum in one
+  // pass (a group per row, split into parts for few rows; column blocks down
+  // a leading axis), then the log and the add; a CPU's 32768 takes it only
+  // for rows that long. Against the long double host, with edge values (a
+  // row with inf, one with -inf, one with NaN), a row whose reference moves
+  // at every third element, and one whose elements spread past exp's range.
+  const auto lse = [](const Array<float>& x, int a) {
+    const auto m = max(x, a, true);
+    return log(sum(exp(x - m), a, true)) + m;
+  };
+  struct Case {
+    Dims dims;
+    int axis;
+    codegen::ReduceStrategy strategy;
+  };
+  for (const Case& c : {Case{{50, 3000}, 1, codegen::ReduceStrategy::GroupPerOutput},
+                        Case{{3, 40000}, 1, codegen::ReduceStrategy::GroupPerOutput},
+                        Case{{2, 5, 3000}, 2, codegen::ReduceStrategy::GroupPerOutput},
+                        Case{{2000, 64}, 0, codegen::ReduceStrategy::ColumnBlock}}) {
+    for (const std::int64_t from : {std::int64_t(1), std::int64_t(32768)}) {
+      INFO("logsumexp over axis " << c.axis << " of " << Shape(c.dims).str() << ", pairs from rows of " << from);
+      auto h = inputs(c.dims, c.axis, test_seed(0x15e0 + std::uint64_t(c.dims[0])), -30, 30, true);
+      const auto rows = rows_of(c.dims, c.axis);
+      const std::size_t rising = rows.size() > 4 ? 4 : 0, wide = rows.size() > 5 ? 5 : 2;  // few rows: over edge rows' other elements
+      for (std::size_t k = 1; k < rows[rising].size(); k += 3) h[std::size_t(rows[rising][k])] = float(k) * 70.0f;
+      for (std::size_t k = 3; k < rows[wide].size(); ++k) h[std::size_t(rows[wide][k])] = (k % 2 ? -200.0f : 0.0f) - float(k % 7);
+      const auto y = lse(from_host(h, Shape(c.dims)), c.axis);
+      auto t = gpu_columns(detail::tuning_of(*y.node()->device), c.dims[0] == 3 ? 64 : 1);
+      t.local_size = 64, t.max_work_group_size = 256, t.row_bytes = 4096, t.local_mem_bytes = 4096;
+      t.pair_sum_elements = from;
+      const detail::Schedule s = run_with(y, t);
+      const bool pair = c.dims[std::size_t(c.axis)] >= from;
+      REQUIRE(s.kernel_count() == (pair ? 2 : 3));
+      if (pair) {
+        const auto& rs = s.steps[0].kernel.plan.reduce;
+        CHECK(s.steps[0].outputs.size() == 2);
+        CHECK(rs.online);
+        CHECK(rs.strategy == c.strategy);
+        CHECK(s.steps[1].kernel.plan.kind == codegen::KernelKind::Elementwise);
+      }
+      for (const auto& st : s.steps) CHECK(st.kernel.plan.kind != codegen::KernelKind::Row);
+      const auto got = y.to_host();
+      REQUIRE(got.size() == rows.size());
+      const LD eps = LD(FLT_EPSILON);
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        const LD m = row_max(h, rows[r]);
+        LD sum = 0;
+        for (const auto i : rows[r]) sum += std::exp(LD(h[std::size_t(i)]) - m);
+        const LD want = std::log(sum) + m;
+        // exp within 3 ulp and the sum within a few more: log(s) off by their
+        // relative error, the add rounding once more.
+        const LD tol = 32 * eps * (1 + std::fabs(std::log(sum))) + 2 * eps * std::fabs(want);
+        INFO("row " << r << ": got " << got[r] << ", want " << double(want) << " within " << double(tol));
+        // The output's element for row r: the reduced shape's order is the rows' order (rows_of).
+        REQUIRE(close(got[r], want, tol));
+      }
+    }
+  }
+}
+
+TEST_CASE("pair kernels: a sum whose x has reductions of its own waits for them", "[reduce][pairs]") {
+  // Softmax of a layer-normed row with no row kernels and the pair for any
+  // sum: the pair's body reads the layer norm's mean and variance, so it is
+  // not decided (its body not planned) before they are scheduled.
+  const auto all = patterns();
+  const Pattern& pat = all[5];
+  for (const Dims& d : {Dims{7, 1000}, Dims{40, 64}}) {
+    for (const int axis : {0, 1}) {
+      INFO(pat.name << " over axis " << axis << " of " << Shape(d).str());
+      const auto h = inputs(d, axis, test_seed(0x15e1), pat.lo, pat.hi, true);
+      const auto y = pat.device(from_host(h, Shape(d)), axis);
+      auto t = gpu_columns(detail::tuning_of(*y.node()->device), 4);
+      t.row_bytes = 0;
+      t.pair_sum_elements = 1;
+      const detail::Schedule s = run_with(y, t);
+      CHECK(s.kernel_count() >= 3);
+      check_rows(pat, h, y.to_host(), d, axis);
+    }
+  }
+}
+
 TEST_CASE("column pairs: off, and where they are not taken", "[reduce][columns][pairs]") {
   const auto all = patterns();
   const Dims d{2000, 64};
@@ -273,12 +357,22 @@ TEST_CASE("column pairs: off, and where they are not taken", "[reduce][columns][
         }
     }
   }
-  SECTION("softmax's sum alone, or with a max already computed: no pair") {
+  SECTION("softmax's sum alone: a pair from pair_sum_elements; with its max computed already: no pair") {
     const auto x = from_host(h, Shape(d));
-    const auto sm = sum(exp(x - max(x, 0, true)), 0);
-    const auto t = gpu_columns(detail::tuning_of(*x.node()->device), 16);
+    const auto m = max(x, 0, true);
+    const auto sm = sum(exp(x - m), 0);
+    auto t = gpu_columns(detail::tuning_of(*x.node()->device), 16);
+    {
+      const detail::GraphLock lock{sm.node().get()};
+      t.pair_sum_elements = d[0] + 1;  // rows shorter: a kernel a reduction (no row kernel asked)
+      CHECK(detail::make_schedule({sm.node()}, t).kernel_count() == 2);
+      t.pair_sum_elements = d[0];
+      CHECK(detail::make_schedule({sm.node()}, t).kernel_count() == 1);
+    }
+    eval(m);
     const detail::GraphLock lock{sm.node().get()};
-    CHECK(detail::make_schedule({sm.node()}, t).kernel_count() == 2);  // no row kernel gave it to today's kernels
+    CHECK(detail::make_schedule({sm.node()}, t).kernel_count() == 1);  // the sum, reading m
+    CHECK(!detail::make_schedule({sm.node()}, t).steps[0].kernel.plan.reduce.online);
   }
 }
 

@@ -513,7 +513,9 @@ TEST_CASE("schedule: the same reduction built twice runs once", "[schedule]") {
   auto x = reshape(random::uniform<float>({8, 64}, 7), {8, 64});
   auto e = exp(x - max(x, 1, true));
   auto softmax = e / sum(exp(x - max(x, 1, true)), 1, true);
-  const Schedule s = schedule_of({softmax.node()}, tuning());
+  auto t = tuning();
+  t.pair_kernels = false;
+  const Schedule s = schedule_of({softmax.node()}, t);
   // max (once, though built twice), sum, then the quotient.
   REQUIRE(s.kernel_count() == 3);
   CHECK(s.steps[0].reason == CutReason::Reduction);
@@ -521,6 +523,13 @@ TEST_CASE("schedule: the same reduction built twice runs once", "[schedule]") {
   CHECK(s.steps[1].reads == s.steps[0].outputs);  // the sum reads the max
   CHECK(s.outputs[std::size_t(s.steps[0].outputs[0])].nodes.size() == 2);
   CHECK(s.steps[2].reason == CutReason::Root);
+  // With pair kernels (row kernels are off in tuning()): the max and the sum
+  // in one pass, the max's output serving both nodes, then the quotient.
+  const Schedule p = schedule_of({softmax.node()}, tuning());
+  REQUIRE(p.kernel_count() == 2);
+  REQUIRE(p.steps[0].outputs.size() == 2);
+  CHECK(p.outputs[std::size_t(p.steps[0].outputs[0])].nodes.size() == 2);
+  CHECK(p.steps[1].reason == CutReason::Root);
 }
 
 TEST_CASE("schedule: a concatenation is one kernel per non-empty input, before its reader", "[schedule]") {
