@@ -95,6 +95,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("entries", nargs="+")
     ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--sass", metavar="DIR", help="also write each entry's whole SASS to DIR/<entry>.sass (loops: read them)")
     args = ap.parse_args()
     if not tool("ptxas") or not tool("cuobjdump"):
         sys.exit("sass_count.py: needs CUDA's ptxas and cuobjdump (set CUDA_HOME)")
@@ -106,6 +107,10 @@ def main():
                 continue
             regs = subprocess.run([tool("cuobjdump"), "-res-usage", cubin], capture_output=True, text=True).stdout
             sass = subprocess.run([tool("cuobjdump"), "-sass", cubin], capture_output=True, text=True, check=True).stdout
+            if args.sass:
+                os.makedirs(args.sass, exist_ok=True)
+                with open(os.path.join(args.sass, os.path.basename(entry) + ".sass"), "w") as f:
+                    f.write(sass)
             width = width_of(entry)
             for name, body in functions(sass):
                 fast = fast_path(body)

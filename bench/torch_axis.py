@@ -30,6 +30,13 @@ def expression(torch, name):
     elif name == "var":
         def f(x, a):
             return torch.var(x, a, unbiased=False, keepdim=True)
+    elif name == "logsumexp":
+        def f(x, a):
+            m = torch.amax(x, a, keepdim=True)
+            return torch.log(torch.sum(torch.exp(x - m), a, keepdim=True)) + m
+    elif name == "sum_exp":
+        def f(x, a):
+            return torch.sum(torch.exp(x), a, keepdim=True)
     else:
         raise SystemExit(f"unknown expression {name}")
     return f

@@ -6,8 +6,8 @@
 //   fusecl-axis-probe CASE...      CASE: expression:shape:axis, e.g. softmax:8192x8192:0
 //
 // Expressions: softmax (exp(x - max) / sum), layer_norm ((x - mean) /
-// sqrt(var + 1e-5)), max, sum, var (each over the axis, kept), and
-// softmax_out and scale (see expression()). x is uniform
+// sqrt(var + 1e-5)), max, sum, var (each over the axis, kept), logsumexp,
+// sum_exp, softmax_ln (softmax of a layer-normed row), softmax_out and scale (see expression()). x is uniform
 // in [-4, 4), generated on the device. Each case is built and evaluated 20
 // times, then the queue is finished; the median of 5 such rounds is the
 // time per call (wall clock, host work included), printed with the kernels
@@ -35,9 +35,23 @@ std::function<Array<float>(const Array<float>&, int)> expression(const std::stri
     };
   if (name == "layer_norm")
     return [](const Array<float>& x, int a) { return (x - mean(x, a, true)) / sqrt(var(x, a, true) + 1e-5f); };
+  if (name == "softmax_ln")  // softmax of a layer-normed row
+    return [](const Array<float>& x, int a) {
+      const auto n = (x - mean(x, a, true)) / sqrt(var(x, a, true) + 1e-5f);
+      const auto e = exp(n - max(n, a, true));
+      return e / sum(e, a, true);
+    };
   if (name == "max") return [](const Array<float>& x, int a) { return max(x, a, true); };
   if (name == "sum") return [](const Array<float>& x, int a) { return sum(x, a, true); };
   if (name == "var") return [](const Array<float>& x, int a) { return var(x, a, true); };
+  // softmax's statistics alone (its pair kernel where rows are too long for
+  // one kernel), and the same exp count without the running maximum.
+  if (name == "logsumexp")
+    return [](const Array<float>& x, int a) {
+      const auto m = max(x, a, true);
+      return log(sum(exp(x - m), a, true)) + m;
+    };
+  if (name == "sum_exp") return [](const Array<float>& x, int a) { return sum(exp(x), a, true); };
   // softmax's output kernel alone, from statistics evaluated once per case
   // (its two-kernel form's second), and x * 2 beside it (the copy rate).
   if (name == "scale") return [](const Array<float>& x, int) { return x * 2.0f; };
