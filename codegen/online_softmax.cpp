@@ -62,6 +62,17 @@ std::string online_finish(DType t, const std::string& x, int w, const std::strin
                                  x + "m == (" + T_ + ")(-INFINITY)", w) + ";\n";
 }
 
+std::string online_lanes(DType t, const std::string& x, const std::string& into, int w, HelperSet& helpers, const std::string& ind) {
+  const std::string T = cl_type(t, 1), TW = cl_type(t, w);
+  std::string mx = x + "m" + lane(0);
+  for (int j = 1; j < w; ++j) mx = vmax(t, mx, x + "m" + lane(j), 1, helpers);
+  std::string sum = "e_" + lane(0);
+  for (int j = 1; j < w; ++j) sum += " + e_" + lane(j);
+  return nan_note_apply(t, x + "m", x + "nan", w, ind) + ind + "{\n" + ind + "  const " + T + " mx_ = " + mx + ";\n" + ind + "  const " + TW +
+         " e_ = " + pick("(" + x + "s - " + x + "c) * exp(" + x + "r - (" + TW + ")(mx_))", "(" + TW + ")(0)", x + "m == (" + TW + ")(-INFINITY)", w) +
+         ";\n" + ind + "  " + into + "m = mx_; " + into + "s = " + sum + ";\n" + ind + "}\n";
+}
+
 std::string online_merge(DType t, int w, HelperSet& helpers) {
   const std::string T_ = cl_type(t, w), name = "fcl_online_" + T_, one = "(" + T_ + ")(1)";
   const std::string mm = vmax(t, "*m", "m2", w, helpers);

@@ -36,6 +36,11 @@ std::string online_block_step(DType t, const std::vector<std::string>& gs, const
 /// Marks x's max NaN where it met one, then scales x's sum to that maximum
 /// (0 where it is -inf: no finite element).
 std::string online_finish(DType t, const std::string& x, int w, const std::string& ind);
+/// Finishes vector state x (width w > 1) and merges its lanes into the
+/// fresh scalar state `into` (its max -inf, its sum 0), as online_finish then
+/// a merge a lane would, with one exp a lane where they take three: into's
+/// max is the lanes' (NaN where one met NaN) and its sum relative to it.
+std::string online_lanes(DType t, const std::string& x, const std::string& into, int w, HelperSet& helpers, const std::string& ind);
 /// The helper merging finished pairs at width w of dtype t,
 /// fcl_online_<type>(&m, &s, m2, s2): its name.
 std::string online_merge(DType t, int w, HelperSet& helpers);

@@ -384,8 +384,7 @@ std::string online_groups(const Emitter& e) {
     b += online_block_step(t, gs, "q", W, "      ") + "    }\n";
     b += "    for (; qv < nvec; qv += " + L + ") {\n      const long p = o * m + r_begin + qv * " + Ws + ";\n";
     b += emit_reduced_coordinates(plan, "r_begin + qv * " + Ws, "      ") + emit_body(plan, W, "p", "      ", e.helpers) +
-         online_step(t, g, "q", W, "      ") + "    }\n" + online_finish(t, "q", W, "    ");
-    for (int j = 0; j < W; ++j) b += "    " + merge + "(&pm, &ps, qm" + lane(j) + ", qs" + lane(j) + ");\n";
+         online_step(t, g, "q", W, "      ") + "    }\n" + online_lanes(t, "q", "p", W, e.helpers, "    ");
     b += online_rebase(t, "p", "    ") + "    r_tail = r_begin + nvec * " + Ws + ";\n  }\n";
   }
   b += "  for (long r = r_tail + lid; r < r_end; r += " + L + ") {\n    const long p = o * m + r;\n";

@@ -175,7 +175,8 @@ TEST_CASE("pair kernels: a logsumexp, whose sum no row kernel reads, in one pass
   // a leading axis), then the log and the add; a CPU's 32768 takes it only
   // for rows that long. Against the long double host, with edge values (a
   // row with inf, one with -inf, one with NaN), a row whose reference moves
-  // at every third element, and one whose elements spread past exp's range.
+  // at every third element, one whose elements spread past exp's range, and
+  // a masked one.
   const auto lse = [](const Array<float>& x, int a) {
     const auto m = max(x, a, true);
     return log(sum(exp(x - m), a, true)) + m;
@@ -188,6 +189,7 @@ TEST_CASE("pair kernels: a logsumexp, whose sum no row kernel reads, in one pass
   for (const Case& c : {Case{{50, 3000}, 1, codegen::ReduceStrategy::GroupPerOutput},
                         Case{{3, 40000}, 1, codegen::ReduceStrategy::GroupPerOutput},
                         Case{{2, 5, 3000}, 2, codegen::ReduceStrategy::GroupPerOutput},
+                        Case{{20, 3001}, 1, codegen::ReduceStrategy::GroupPerOutput},
                         Case{{2000, 64}, 0, codegen::ReduceStrategy::ColumnBlock}}) {
     for (const std::int64_t from : {std::int64_t(1), std::int64_t(32768)}) {
       INFO("logsumexp over axis " << c.axis << " of " << Shape(c.dims).str() << ", pairs from rows of " << from);
@@ -196,6 +198,12 @@ TEST_CASE("pair kernels: a logsumexp, whose sum no row kernel reads, in one pass
       const std::size_t rising = rows.size() > 4 ? 4 : 0, wide = rows.size() > 5 ? 5 : 2;  // few rows: over edge rows' other elements
       for (std::size_t k = 1; k < rows[rising].size(); k += 3) h[std::size_t(rows[rising][k])] = float(k) * 70.0f;
       for (std::size_t k = 3; k < rows[wide].size(); ++k) h[std::size_t(rows[wide][k])] = (k % 2 ? -200.0f : 0.0f) - float(k % 7);
+      // Masked, as attention's rows are: -inf but two elements, the fifth
+      // (the second work-item's) and the last (where rows are not whole
+      // vectors, the first work-item's tail, after lanes of -inf only).
+      if (rows.size() > 6)
+        for (std::size_t k = 0; k < rows[6].size(); ++k)
+          if (k != 4 && k + 1 != rows[6].size()) h[std::size_t(rows[6][k])] = -INFINITY;
       const auto y = lse(from_host(h, Shape(c.dims)), c.axis);
       auto t = gpu_columns(detail::tuning_of(*y.node()->device), c.dims[0] == 3 ? 64 : 1);
       t.local_size = 64, t.max_work_group_size = 256, t.row_bytes = 4096, t.local_mem_bytes = 4096;
