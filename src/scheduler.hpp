@@ -129,12 +129,13 @@ struct DeviceTuning {
   bool pair_kernels = true;
   // Softmax's pair also for a sum of exp(x - max) no row kernel reads (a
   // logsumexp, log(s) + max, whose consumers are of the reduced shape), where
-  // its rows are at least this long. An H200 (2^26 floats, µs): 97 against
-  // 134 in a kernel a reduction at rows of 1024, 72 against 144 at rows of
-  // 65536. A CPU's pair kernel merges each work-item's lanes, the trees' exp
-  // a merge: the 2-core PoCL machine at 2^22 took 7.2 / 2.7 / 1.6 / 1.4 ms
-  // against 2.6 / 1.5 / 1.5 / 1.5 at rows of 1024 / 4096 / 16384 / 32768
-  // (bench/RESULTS.md, twenty-eighth session). GPUs 1, CPUs 32768 (launch.cpp).
+  // its rows are at least this long. An H200 (2^26 floats, µs): 91 against
+  // 132 in a kernel a reduction at rows of 1024, 71 against 142 at rows of
+  // 65536. A CPU's pair kernel merges its 16 lanes and a tree of work-items,
+  // an exp a merge, over rows it reads in few vectors: the 2-core PoCL
+  // machine at 2^22 took 3.4 / 1.8 / 1.45 / 1.35 / 1.29 ms against 2.3 /
+  // 1.5 / 1.40 / 1.55 / 1.52 at rows of 1024 / 4096 / 8192 / 16384 / 32768
+  // (bench/RESULTS.md, twenty-eighth session). GPUs 1, CPUs 16384 (launch.cpp).
   std::int64_t pair_sum_elements = 1;
   std::size_t max_work_group_size = 256;
   std::uint64_t local_mem_bytes = 32768;
