@@ -367,10 +367,6 @@ class Scheduler {
 
   // Whether one kernel computes reduction n with its pair: `check`'s answer,
   // planned once per node and kept, so that evaluate and run decide alike.
-  bool was_decided(const Node& n) const {
-    return std::any_of(pair_ok_.begin(), pair_ok_.end(), [&](const auto& p) { return p.first == &n; });
-  }
-
   template <class Check>
   bool decided(const Node& n, Check&& check) {
     for (const auto& [node, ok] : pair_ok_)
@@ -378,6 +374,11 @@ class Scheduler {
     const bool ok = check();
     pair_ok_.emplace_back(&n, ok);
     return ok;
+  }
+
+  // Whether decided has answered for n.
+  bool was_decided(const Node& n) const {
+    return std::any_of(pair_ok_.begin(), pair_ok_.end(), [&](const auto& p) { return p.first == &n; });
   }
 
   // The float32 x of `v`, a var/std as make_moment builds it (the mean of
