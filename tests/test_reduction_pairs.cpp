@@ -424,6 +424,48 @@ TEST_CASE("column pairs: float64 softmax, and var over a leading axis in one pas
       }
     }
   }
+  SECTION("float64 logsumexp over rows, a group per row: blocks and lanes of double2, and of a CPU's double8") {
+    if (!device_has_fp64()) return;
+    const std::int64_t n = 6, m = 5003;  // a tail after the vectors
+    std::vector<double> h(std::size_t(n * m));
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = std::sin(double(i) * 0.37) * 40.0 + double(i % 7);
+    for (std::int64_t k = 1; k < m; k += 3) h[std::size_t(m + k)] = double(k) * 70.0;  // row 1: the reference moves
+    h[std::size_t(2 * m + 7)] = INFINITY;  // row 2: NaN
+    h[std::size_t(3 * m + 1)] = NAN;        // row 3: NaN
+    for (std::int64_t k = 0; k < m; ++k)    // row 4: masked, but the fifth and the last
+      if (k != 4 && k != m - 1) h[std::size_t(4 * m + k)] = -INFINITY;
+    for (const int bytes : {16, 64}) {
+      INFO("vectors of " << bytes << " bytes");
+      const auto x = from_host(h, {n, m});
+      const auto mx = max(x, 1, true);
+      const auto y = log(sum(exp(x - mx), 1, true)) + mx;
+      const auto node = y.node();
+      {
+        const detail::GraphLock lock{node.get()};
+        auto t = gpu_columns(detail::tuning_of(*node->device), 1);
+        t.vector_bytes = bytes;
+        t.local_size = 64, t.row_bytes = 4096, t.local_mem_bytes = 4096, t.pair_sum_elements = 1;
+        detail::Schedule s = detail::make_schedule({node}, t);
+        REQUIRE(s.kernel_count() == 2);
+        CHECK(s.steps[0].kernel.plan.reduce.online);
+        CHECK(s.steps[0].kernel.plan.width == bytes / 8);
+        detail::run_schedule(*node->device, s);
+      }
+      const auto got = y.to_host();
+      for (std::int64_t r = 0; r < n; ++r) {
+        INFO("row " << r << ": got " << got[std::size_t(r)]);
+        if (r == 2 || r == 3) {
+          CHECK(std::isnan(got[std::size_t(r)]));
+          continue;
+        }
+        long double big = -INFINITY, sum = 0;
+        for (std::int64_t k = 0; k < m; ++k) big = std::max(big, (long double)h[std::size_t(r * m + k)]);
+        for (std::int64_t k = 0; k < m; ++k) sum += std::exp((long double)(h[std::size_t(r * m + k)] - double(big)));
+        const long double want = std::log(sum) + big;
+        CHECK(std::fabs((long double)got[std::size_t(r)] - want) <= 64 * DBL_EPSILON * (1 + std::fabs(want)));
+      }
+    }
+  }
   SECTION("var over axis 0: one moment kernel in vectors, a GPU's and a CPU's layout, split and not") {
     if (!device_has_fp64()) return;
     const std::int64_t n = 256;
