@@ -147,6 +147,7 @@ TEST_CASE("long rows deep in registers, division through the row's reciprocal, a
 }
 
 TEST_CASE("child: long rows deep in registers, division through the reciprocal, short rows in lanes", "[.oclgrind-child-deep]") {
+  // (and softmax's pair in a group per row, below)
   REQUIRE(on_oclgrind());
   // Softmax against the host in double: rows of 2049 (128 work-items of 32
   // elements), 5000 (256 of 8 vectors) and 9000 (exp computed again), each
@@ -208,6 +209,34 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
     for (std::size_t i = 0; i < rows; ++i) {
       const float mx = *std::max_element(a.data.begin() + std::ptrdiff_t(i * m), a.data.begin() + std::ptrdiff_t(i * m + m));
       for (std::size_t j = 0; j < m; ++j) REQUIRE(got[i * m + j] == a.data[i * m + j] - mx);
+    }
+  }
+  // logsumexp: softmax's pair in a group per row (its sum read by no row
+  // kernel), four vectors a block, the blocks' last partly past the row (the
+  // rest one by one), a tail element, and a masked row (-inf but two).
+  {
+    const std::int64_t n = 4, m = 3001;
+    auto a = ints({n, m}, 35);
+    for (std::int64_t j = 0; j < m; ++j)
+      if (j != 4 && j != m - 1) a.data[std::size_t(2 * m + j)] = -INFINITY;
+    const auto x = to_device(a);
+    const auto mx = max(x, 1, true);
+    const auto y = log(sum(exp(x - mx), 1, true)) + mx;
+    {
+      const auto node = y.node();
+      const detail::GraphLock lock{node.get()};
+      detail::Schedule s = detail::make_schedule({node}, detail::tuning_of(*node->device));
+      REQUIRE(s.kernel_count() == 2);
+      REQUIRE(s.steps[0].kernel.plan.reduce.online);
+      REQUIRE(s.steps[0].kernel.plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput);
+      detail::run_schedule(*node->device, s);
+    }
+    const auto got = y.to_host();
+    for (std::int64_t i = 0; i < n; ++i) {
+      double big = -INFINITY, s = 0;
+      for (std::int64_t j = 0; j < m; ++j) big = std::max(big, double(a.data[std::size_t(i * m + j)]));
+      for (std::int64_t j = 0; j < m; ++j) s += std::exp(double(a.data[std::size_t(i * m + j)]) - big);
+      REQUIRE(std::fabs(got[std::size_t(i)] - (std::log(s) + big)) <= 1e-5 * (1 + std::fabs(std::log(s) + big)));
     }
   }
   // The whole array past a row kernel's reach: partials, then every group
