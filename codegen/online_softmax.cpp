@@ -73,6 +73,14 @@ std::string online_lanes(DType t, const std::string& x, const std::string& into,
          ";\n" + ind + "  " + into + "m = mx_; " + into + "s = " + sum + ";\n" + ind + "}\n";
 }
 
+std::string online_group_combine(DType t, const std::string& L, HelperSet& helpers) {
+  const std::string T = cl_type(t, 1), bar = "    barrier(CLK_LOCAL_MEM_FENCE);\n";
+  return "  shm[lid] = pm;\n  barrier(CLK_LOCAL_MEM_FENCE);\n  for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n    if (lid < s_) shm[lid] = " +
+         vmax(t, "shm[lid]", "shm[lid + s_]", 1, helpers) + ";\n" + bar + "  }\n  {\n    const " + T +
+         " mx_ = shm[0];\n    shs[lid] = pm == mx_ ? ps : ps * exp(pm - mx_);\n  }\n  barrier(CLK_LOCAL_MEM_FENCE);\n  for (int s_ = " + L +
+         " / 2; s_ > 0; s_ >>= 1) {\n    if (lid < s_) shs[lid] += shs[lid + s_];\n" + bar + "  }\n";
+}
+
 std::string online_merge(DType t, int w, HelperSet& helpers) {
   const std::string T_ = cl_type(t, w), name = "fcl_online_" + T_, one = "(" + T_ + ")(1)";
   const std::string mm = vmax(t, "*m", "m2", w, helpers);

@@ -41,6 +41,12 @@ std::string online_finish(DType t, const std::string& x, int w, const std::strin
 /// a merge a lane would, with one exp a lane where they take three: into's
 /// max is the lanes' (NaN where one met NaN) and its sum relative to it.
 std::string online_lanes(DType t, const std::string& x, const std::string& into, int w, HelperSet& helpers, const std::string& ind);
+/// A work-group's finished pairs (each work-item's pm, ps) merged into
+/// shm[0] (the maximum) and shs[0] (the sum relative to it), through
+/// __local shm and shs of L entries, work-item lid: the maximum's tree
+/// first, then each work-item's sum scaled to it (one exp each), then the
+/// sums' tree, where a tree of merges takes two exps a step.
+std::string online_group_combine(DType t, const std::string& L, HelperSet& helpers);
 /// The helper merging finished pairs at width w of dtype t,
 /// fcl_online_<type>(&m, &s, m2, s2): its name.
 std::string online_merge(DType t, int w, HelperSet& helpers);

@@ -349,7 +349,10 @@ constexpr int kOnlineBlock = 4;
 // GroupPerOutput: rows too long for a row kernel, along the last axes): each
 // work-item's states (one per lane over whole vectors, then its own over the
 // tail, online_softmax.hpp), finished and merged into one, then the group's
-// merged in a tree in local memory. Split rows store each part's pair at
+// merged in local memory (online_group_combine: the maximum's tree, then the
+// sums scaled to it; logsumexp over an H200's rows of 1024 / 2048 floats at
+// 2^26 took 84 / 82 us against 90 with a tree of merges, two exps a step;
+// bench/RESULTS.md, twenty-eighth session). Split rows store each part's pair at
 // part * n + o, as the column blocks do, for thread_combine's work-item per
 // output.
 std::string online_groups(const Emitter& e) {
@@ -358,7 +361,6 @@ std::string online_groups(const Emitter& e) {
   const DType t = rs.acc;
   const int W = plan.width;
   const std::string L = std::to_string(rs.local_size), Ws = std::to_string(W), T = cl_type(t), g = "v" + std::to_string(rs.input);
-  const std::string merge = online_merge(t, 1, e.helpers);
   std::string b = "  const int lid = (int)get_local_id(0);\n";
   b += group_prologue(plan);
   b += "  __local " + T + " shm[" + L + "], shs[" + L + "];\n";
@@ -390,10 +392,7 @@ std::string online_groups(const Emitter& e) {
   b += "  for (long r = r_tail + lid; r < r_end; r += " + L + ") {\n    const long p = o * m + r;\n";
   b += emit_reduced_coordinates(plan, "r", "    ") + emit_body(plan, 1, "p", "    ", e.helpers) + online_step(t, g, "p", 1, "    ");
   b += "  }\n" + online_finish(t, "p", 1, "  ");
-  b += "  shm[lid] = pm; shs[lid] = ps;\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
-  b += "  for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n";
-  b += "    if (lid < s_) { " + T + " m_ = shm[lid], s2_ = shs[lid]; " + merge + "(&m_, &s2_, shm[lid + s_], shs[lid + s_]); shm[lid] = m_; shs[lid] = s2_; }\n";
-  b += "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n  if (lid == 0) {\n";
+  b += online_group_combine(t, L, e.helpers) + "  if (lid == 0) {\n";
   if (!rs.two_stage)
     return b + "    out0[o] = shm[0];\n    out1[o] = " + online_sum(t, "shm[0]", "shs[0]", 1) + ";\n  }\n";
   b += "    __global " + T + "* pmax = (__global " + T + "*)scratch;\n";

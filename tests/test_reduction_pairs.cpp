@@ -198,6 +198,10 @@ TEST_CASE("pair kernels: a logsumexp, whose sum no row kernel reads, in one pass
       const std::size_t rising = rows.size() > 4 ? 4 : 0, wide = rows.size() > 5 ? 5 : 2;  // few rows: over edge rows' other elements
       for (std::size_t k = 1; k < rows[rising].size(); k += 3) h[std::size_t(rows[rising][k])] = float(k) * 70.0f;
       for (std::size_t k = 3; k < rows[wide].size(); ++k) h[std::size_t(rows[wide][k])] = (k % 2 ? -200.0f : 0.0f) - float(k % 7);
+      // Few rows, split into parts: the last row's first half -inf, so whole
+      // parts (their every work-item) hold -inf only beside finite parts.
+      if (rows.size() == 3)
+        for (std::size_t k = 0; k < rows[2].size() / 2; ++k) h[std::size_t(rows[2][k])] = -INFINITY;
       // Masked, as attention's rows are: -inf but two elements, the fifth
       // (the second work-item's) and the last (where rows are not whole
       // vectors, the first work-item's tail, after lanes of -inf only).
