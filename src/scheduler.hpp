@@ -129,8 +129,8 @@ struct DeviceTuning {
   bool pair_kernels = true;
   // Softmax's pair also for a sum of exp(x - max) no row kernel reads (a
   // logsumexp, log(s) + max, whose consumers are of the reduced shape), where
-  // its rows are at least this long. An H200 (2^26 floats, µs): 91 against
-  // 132 in a kernel a reduction at rows of 1024, 71 against 142 at rows of
+  // its rows are at least this long. An H200 (2^26 floats, µs): 85 against
+  // 135 in a kernel a reduction at rows of 1024, 72 against 145 at rows of
   // 65536. A CPU's pair kernel merges its 16 lanes and a tree of work-items,
   // an exp a merge, over rows it reads in few vectors: the 2-core PoCL
   // machine at 2^22 took 3.4 / 1.8 / 1.45 / 1.35 / 1.29 ms against 2.3 /
