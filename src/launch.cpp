@@ -107,7 +107,7 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // as a work-item per column (scalar loads a row apart), NumPy 0.1 ms.
   static const bool pair_kernels = rt::switch_setting("FUSECL_PAIR_KERNELS", true);
   d.pair_kernels = pair_kernels;
-  d.pair_sum_elements = cpu ? 16384 : 1;  // DeviceTuning says why
+  d.pair_sum_elements = cpu ? 8192 : 1;  // DeviceTuning says why
   d.column_items = cpu ? 1 : 32;
   d.column_rows = cpu ? 1 : 8;
   d.elements_per_item = int(rt::int_setting({"FUSECL_ROW_ELEMENTS", d.elements_per_item, 1, 64, /*power_of_two=*/true, "the default"}));

@@ -132,10 +132,13 @@ struct DeviceTuning {
   // its rows are at least this long. An H200 (2^26 floats, µs): 85 against
   // 135 in a kernel a reduction at rows of 1024, 72 against 145 at rows of
   // 65536. A CPU's pair kernel merges its 16 lanes and a tree of work-items,
-  // an exp a merge, over rows it reads in few vectors: the 2-core PoCL
-  // machine at 2^22 took 3.4 / 1.8 / 1.45 / 1.35 / 1.29 ms against 2.3 /
-  // 1.5 / 1.40 / 1.55 / 1.52 at rows of 1024 / 4096 / 8192 / 16384 / 32768
-  // (bench/RESULTS.md, twenty-eighth session). GPUs 1, CPUs 16384 (launch.cpp).
+  // an exp a merge, over rows it reads in few vectors. At 2^22, rows of
+  // 1024 / 4096 / 8192 / 16384 / 32768, ms: the 2-core PoCL 3.1 machine took
+  // 3.4 / 1.8 / 1.45 / 1.35 / 1.29 against 2.3 / 1.5 / 1.40 / 1.55 / 1.52;
+  // the H200 host's 16-core Xeon (PoCL 5.0) 0.72 / 0.46 / 0.40 / 0.37 / 0.35
+  // against 0.75 / 0.53 / 0.49 / 0.47 / 0.44 (bench/RESULTS.md, twenty-eighth
+  // session). GPUs 1; CPUs 8192, where the one gains a fifth and the other
+  // loses 3%.
   std::int64_t pair_sum_elements = 1;
   std::size_t max_work_group_size = 256;
   std::uint64_t local_mem_bytes = 32768;
