@@ -12,6 +12,24 @@ std::string vmax(DType t, const std::string& a, const std::string& b, int w, Hel
   return spell(reduce_info(Op::Max).combine, t, t, a, b, "", w, helpers);
 }
 
+// State x's reference moved to `to` where `to` passes it by more than 64, its
+// sum and compensation rescaled (lane by lane at width w > 1).
+std::string move_reference(const std::string& T_, const std::string& to, const std::string& x, int w, const std::string& ind) {
+  const std::string r = x + "r", sm = x + "s", c = x + "c", far = "(" + to + " > " + r + " + (" + T_ + ")(64))";
+  if (w == 1)
+    return ind + "if " + far + " { const " + T_ + " f_ = exp(" + r + " - " + to + "); " + sm + " *= f_; " + c + " *= f_; " + r + " = " + to +
+           "; }\n";
+  return ind + "if (any" + far + ") {\n" + ind + "  const " + T_ + " f_ = select((" + T_ + ")(1), exp(" + r + " - " + to + "), " + far + ");\n" +
+         ind + "  " + sm + " *= f_; " + c + " *= f_; " + r + " = select(" + r + ", " + to + ", " + far + ");\n" + ind + "}\n";
+}
+
+// exp(g - r) added to state x's sum, compensated.
+std::string add_exp(const std::string& T_, const std::string& g, const std::string& x, const std::string& ind) {
+  const std::string r = x + "r", sm = x + "s", c = x + "c";
+  return ind + "{ const " + T_ + " y_ = exp(" + g + " - " + r + ") - " + c + "; const " + T_ + " t_ = " + sm + " + y_; " + c + " = " +
+         kahan_comp("t_", sm, "y_", T_) + "; " + sm + " = t_; }\n";
+}
+
 }  // namespace
 
 std::string online_declare(DType t, const std::string& x, int w, const std::string& ind) {
@@ -21,38 +39,20 @@ std::string online_declare(DType t, const std::string& x, int w, const std::stri
 }
 
 std::string online_step(DType t, const std::string& g, const std::string& x, int w, const std::string& ind) {
-  const std::string T_ = cl_type(t, w), m = x + "m", r = x + "r", sm = x + "s", c = x + "c";
-  const std::string far = "(" + g + " > " + r + " + (" + T_ + ")(64))";
+  const std::string T_ = cl_type(t, w);
   // The max steps with fmax, NaN noted apart (body.hpp): online_finish marks it.
-  std::string out = ind + nan_note_step(Op::Maximum, m, x + "nan", g) + "\n";
-  if (w == 1)
-    out += ind + "if " + far + " { const " + T_ + " f_ = exp(" + r + " - " + g + "); " + sm + " *= f_; " + c + " *= f_; " + r + " = " +
-           g + "; }\n";
-  else
-    out += ind + "if (any" + far + ") {\n" + ind + "  const " + T_ + " f_ = select((" + T_ + ")(1), exp(" + r + " - " + g + "), " +
-           far + ");\n" + ind + "  " + sm + " *= f_; " + c + " *= f_; " + r + " = select(" + r + ", " + g + ", " + far + ");\n" + ind +
-           "}\n";
-  return out + ind + "{ const " + T_ + " y_ = exp(" + g + " - " + r + ") - " + c + "; const " + T_ + " t_ = " + sm + " + y_; " + c +
-         " = " + kahan_comp("t_", sm, "y_", T_) + "; " + sm + " = t_; }\n";
+  return ind + nan_note_step(Op::Maximum, x + "m", x + "nan", g) + "\n" + move_reference(T_, g, x, w, ind) + add_exp(T_, g, x, ind);
 }
 
 std::string online_block_step(DType t, const std::vector<std::string>& gs, const std::string& x, int w, const std::string& ind) {
-  const std::string T_ = cl_type(t, w), m = x + "m", r = x + "r", sm = x + "s", c = x + "c";
+  const std::string T_ = cl_type(t, w), m = x + "m";
   // The block's maximum: fmax passes over NaN (noted apart, as online_step does).
   std::string b = gs[0];
   for (std::size_t k = 1; k < gs.size(); ++k) b = "fmax(" + b + ", " + gs[k] + ")";
   std::string out = ind + "{\n" + ind + "  const " + T_ + " b_ = " + b + ";\n" + ind + "  " + m + " = fmax(" + m + ", b_);";
   for (const auto& g : gs) out += " " + x + "nan |= isnan(" + g + ");";
-  const std::string far = "(b_ > " + r + " + (" + T_ + ")(64))";
-  if (w == 1)
-    out += "\n" + ind + "  if " + far + " { const " + T_ + " f_ = exp(" + r + " - b_); " + sm + " *= f_; " + c + " *= f_; " + r + " = b_; }\n";
-  else
-    out += "\n" + ind + "  if (any" + far + ") {\n" + ind + "    const " + T_ + " f_ = select((" + T_ + ")(1), exp(" + r + " - b_), " + far +
-           ");\n" + ind + "    " + sm + " *= f_; " + c + " *= f_; " + r + " = select(" + r + ", b_, " + far + ");\n" + ind + "  }\n";
-  out += ind + "}\n";
-  for (const auto& g : gs)
-    out += ind + "{ const " + T_ + " y_ = exp(" + g + " - " + r + ") - " + c + "; const " + T_ + " t_ = " + sm + " + y_; " + c + " = " +
-           kahan_comp("t_", sm, "y_", T_) + "; " + sm + " = t_; }\n";
+  out += "\n" + move_reference(T_, "b_", x, w, ind + "  ") + ind + "}\n";
+  for (const auto& g : gs) out += add_exp(T_, g, x, ind);
   return out;
 }
 

@@ -368,6 +368,10 @@ std::string online_groups(const Emitter& e) {
   b += "  long r_tail = r_begin;\n";
   if (W > 1) {
     b += "  {\n" + online_declare(t, "q", W, "    ") + "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
+    // The vector of the row at r (its body's value g): p, its coordinates and its loads.
+    const auto vector_at = [&](const std::string& r, const std::string& ind) {
+      return ind + "const long p = o * m + " + r + ";\n" + emit_reduced_coordinates(plan, r, ind) + emit_body(plan, W, "p", ind, e.helpers);
+    };
     // Blocks of kOnlineBlock vectors, their loads together (online_block_step), then the rest one by one.
     const std::string K = std::to_string(kOnlineBlock), TW = cl_type(t, W);
     std::vector<std::string> gs;
@@ -378,15 +382,12 @@ std::string online_groups(const Emitter& e) {
       b += std::string(k ? "," : "") + " " + gs.back();
     }
     b += ";\n";
-    for (int k = 0; k < kOnlineBlock; ++k) {
-      const std::string at = "(r_begin + (qv + " + std::to_string(k) + " * " + L + ") * " + Ws + ")";
-      b += "      {\n        const long p = o * m + " + at + ";\n" + emit_reduced_coordinates(plan, at, "        ") +
-           emit_body(plan, W, "p", "        ", e.helpers) + "        " + gs[std::size_t(k)] + " = " + g + ";\n      }\n";
-    }
+    for (int k = 0; k < kOnlineBlock; ++k)
+      b += "      {\n" + vector_at("(r_begin + (qv + " + std::to_string(k) + " * " + L + ") * " + Ws + ")", "        ") + "        " +
+           gs[std::size_t(k)] + " = " + g + ";\n      }\n";
     b += online_block_step(t, gs, "q", W, "      ") + "    }\n";
-    b += "    for (; qv < nvec; qv += " + L + ") {\n      const long p = o * m + r_begin + qv * " + Ws + ";\n";
-    b += emit_reduced_coordinates(plan, "r_begin + qv * " + Ws, "      ") + emit_body(plan, W, "p", "      ", e.helpers) +
-         online_step(t, g, "q", W, "      ") + "    }\n" + online_lanes(t, "q", "p", W, e.helpers, "    ");
+    b += "    for (; qv < nvec; qv += " + L + ") {\n" + vector_at("r_begin + qv * " + Ws, "      ") + online_step(t, g, "q", W, "      ") +
+         "    }\n" + online_lanes(t, "q", "p", W, e.helpers, "    ");
     b += online_rebase(t, "p", "    ") + "    r_tail = r_begin + nvec * " + Ws + ";\n  }\n";
   }
   b += "  for (long r = r_tail + lid; r < r_end; r += " + L + ") {\n    const long p = o * m + r;\n";

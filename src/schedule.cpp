@@ -369,16 +369,17 @@ class Scheduler {
   // planned once per node and kept, so that evaluate and run decide alike.
   template <class Check>
   bool decided(const Node& n, Check&& check) {
-    for (const auto& [node, ok] : pair_ok_)
-      if (node == &n) return ok;
+    if (const auto kept = decision(n)) return *kept;
     const bool ok = check();
     pair_ok_.emplace_back(&n, ok);
     return ok;
   }
 
-  // Whether decided has answered for n.
-  bool was_decided(const Node& n) const {
-    return std::any_of(pair_ok_.begin(), pair_ok_.end(), [&](const auto& p) { return p.first == &n; });
+  // decided's answer for n, if it has given one.
+  std::optional<bool> decision(const Node& n) const {
+    for (const auto& [node, ok] : pair_ok_)
+      if (node == &n) return ok;
+    return std::nullopt;
   }
 
   // The float32 x of `v`, a var/std as make_moment builds it (the mean of
@@ -408,7 +409,7 @@ class Scheduler {
     // x's own reductions first (a softmax of a layer-normed row: its mean and
     // variance): its body cannot be planned before they are. Not decided
     // yet, so a later ask may say yes; a yes is kept (the max is skipped).
-    if (!unevaluated_barriers_below(*pair.x, &pending_).empty() && !was_decided(s)) return {};
+    if (!decision(s) && !unevaluated_barriers_below(*pair.x, &pending_).empty()) return {};
     const bool ok = decided(s, [&] {
       if (!today(s)) {  // no row kernel asked: where its rows are long enough (DeviceTuning::pair_sum_elements)
         std::int64_t m = 1;
