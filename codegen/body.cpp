@@ -62,6 +62,25 @@ std::string generate_vector(const Instr& in, std::size_t k, const std::string& i
   }
 }
 
+// A load broadcast along rows in a vector that may cross into the next row
+// (KernelPlan::cross_rows): the first row's value, and where the vector
+// reaches the next row (k_ < W: lanes k_ and up), that row's value in those
+// lanes. render_elementwise declares k_ and the next row's coordinates x<d>_.
+std::string cross_row_load(const KernelPlan& plan, std::size_t k, const std::string& T, const std::string& buf,
+                           const std::string& addr, int width) {
+  const Instr& in = plan.instrs[k];
+  std::string next = "off" + std::to_string(k);
+  for (int d = 0; d + 1 < plan.ndim; ++d)
+    next += " + x" + std::to_string(d) + "_ * st" + std::to_string(k) + "_" + std::to_string(d);
+  const DType flag = detail::signed_of_size(size_of(in.dtype));
+  const std::string IT = cl_type(flag, width), ET = cl_type(flag);
+  std::string lanes;
+  for (int j = 0; j < width; ++j) lanes += (j ? ", " : "") + std::to_string(j);
+  const std::string first = "(" + T + ")(" + buf + "[" + addr + "])";
+  return "(k_ < " + std::to_string(width) + ") ? select(" + first + ", (" + T + ")(" + buf + "[" + next + "]), (" + IT + ")(" +
+         lanes + ") >= (" + IT + ")((" + ET + ")k_)) : " + first;
+}
+
 }  // namespace
 
 std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, const std::string& indent, int first, int last) {
@@ -157,6 +176,8 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
           e = "*(__global const " + T + "*)(" + buf + " + " + addr + ")";
         else if (in.access == Access::Contiguous || in.access == Access::StridedRow)
           e = "vload" + W + "(0, " + buf + " + " + addr + ")";
+        else if (in.access == Access::StridedRowBroadcast && plan.cross_rows)
+          e = cross_row_load(plan, k, T, buf, addr, width);
         else e = "(" + T + ")(" + buf + "[" + addr + "])";  // uniform across the vector
         break;
       }

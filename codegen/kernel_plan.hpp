@@ -242,6 +242,12 @@ struct KernelPlan {
   std::uint8_t width = 1;             // vector width of the contiguous path
   bool out_strided = false;           // elementwise: the output is stored through offset + strides (concatenate)
   bool aligned = false;               // every vector load starts at a multiple of the width: load through vector pointers
+  // Elementwise, strided, width > 1, where the innermost dimension (a row) is
+  // not a multiple of the width: a vector may run past its row's end into the
+  // next row. Its loads that broadcast along rows (StridedRowBroadcast: a
+  // softmax's statistics) take the next row's value in the lanes past the
+  // end (render_elementwise); no load reads a row in place (StridedRow).
+  bool cross_rows = false;
   // Elementwise, tiled (src/tiling.cpp decides): square tiles of `tile` x `tile`
   // elements over index dimensions ndim-1 (the output's innermost) and
   // `tile_axis` (the Tiled loads' innermost); 0: not tiled.
@@ -328,7 +334,7 @@ BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, diviso
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, row_lanes, row_lane_length, row_online,
                         row_recompute, row_reciprocal, row_split, moment, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
-                        out_strided, aligned, tile, tile_axis, reduce);
+                        out_strided, aligned, cross_rows, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),
               "BOOST_HANA_ADAPT_STRUCT(Instr, ...) must list every field of Instr");
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::ReduceSpec>(),

@@ -59,6 +59,28 @@ std::string program_prelude(const KernelPlan& plan) {
   return s;
 }
 
+namespace {
+// KernelPlan::cross_rows: k_, the lanes of the vector at `pos` left in its
+// first lane's row, and x<d>_, the coordinates of the next row (all but the
+// innermost), computed only where the vector reaches it (k_ < W), which
+// happens at most once a row.
+std::string emit_next_row(const KernelPlan& plan, const std::string& pos, int W, const std::string& indent) {
+  const int L = plan.ndim - 1;
+  const std::string w = std::to_string(W);
+  std::string s = indent + "const long k_ = d" + std::to_string(L) + " - c" + std::to_string(L) + ";\n";
+  if (L == 0) return s;
+  s += indent + "long";
+  for (int d = 0; d < L; ++d) s += std::string(d ? "," : "") + " x" + std::to_string(d) + "_ = 0";
+  s += ";\n" + indent + "if (k_ < " + w + ") {\n";
+  s += indent + "  long rx_ = (" + pos + " + " + std::to_string(W - 1) + ") / d" + std::to_string(L) + ";\n";
+  for (int d = L - 1; d > 0; --d) {
+    const auto ds = std::to_string(d);
+    s += indent + "  x" + ds + "_ = rx_ % d" + ds + "; rx_ /= d" + ds + ";\n";
+  }
+  return s + indent + "  x0_ = rx_;\n" + indent + "}\n";
+}
+}  // namespace
+
 std::string render_elementwise(const KernelPlan& plan, const std::string& name) {
   HelperSet helpers;
   const int W = plan.width;
@@ -72,6 +94,7 @@ std::string render_elementwise(const KernelPlan& plan, const std::string& name) 
   if (W > 1) {
     body += "  if (i0 + " + std::to_string(W) + " <= n) {\n";
     body += emit_coordinates(plan, "i0", "    ");
+    if (plan.cross_rows) body += emit_next_row(plan, "i0", W, "    ");
     body += emit_body(plan, W, "i0", "    ", helpers);
     // Outputs are whole buffers (aligned for any vector type) and i0 is a
     // multiple of W: store through vector pointers.

@@ -124,7 +124,7 @@ IndexSpace collapse(BodyBuilder& b, const Shape& logical, const std::vector<int>
   return sp;
 }
 
-int choose_width(const codegen::KernelPlan& plan, int vector_bytes, std::int64_t inner_dim) {
+int widest_width(const codegen::KernelPlan& plan, int vector_bytes) {
   if (plan.out_strided) return 1;
   int widest = 1;
   for (const auto& in : plan.instrs) {
@@ -142,9 +142,25 @@ int choose_width(const codegen::KernelPlan& plan, int vector_bytes, std::int64_t
   int w = std::clamp(vector_bytes / widest, 1, 16);
   int p = 1;
   while (p * 2 <= w) p *= 2;
+  return p;
+}
+
+int choose_width(const codegen::KernelPlan& plan, int vector_bytes, std::int64_t inner_dim) {
+  int p = widest_width(plan, vector_bytes);
   if (plan.ndim != 0)
     while (p > 1 && inner_dim % p != 0) p /= 2;
   return p;
+}
+
+bool can_cross_rows(const codegen::KernelPlan& plan) {
+  if (plan.kind != codegen::KernelKind::Elementwise || plan.ndim == 0 || plan.out_strided) return false;
+  bool broadcast = false;
+  for (const auto& in : plan.instrs) {
+    if (in.op != Op::Buffer && in.op != Op::Generate) continue;
+    if (in.access == Access::StridedRowBroadcast && in.op == Op::Buffer) broadcast = true;
+    else if (in.access != Access::Contiguous && in.access != Access::Uniform) return false;
+  }
+  return broadcast;
 }
 
 bool vector_loads_aligned(const codegen::KernelPlan& plan, const KernelArgs& args) {

@@ -223,6 +223,15 @@ IndexSpace collapse(BodyBuilder& b, const Shape& logical, const std::vector<int>
 /// broadcasts along it, and the innermost dimension is a multiple of the width.
 int choose_width(const codegen::KernelPlan& plan, int vector_bytes, std::int64_t inner_dim);
 
+/// choose_width's width before it fits the rows: the widest any row allows.
+int widest_width(const codegen::KernelPlan& plan, int vector_bytes);
+
+/// Whether an elementwise plan's vectors may cross from one row into the
+/// next (KernelPlan::cross_rows): it is strided, its output is contiguous,
+/// and every load that follows the rows broadcasts along them (the others
+/// are contiguous over the whole index space, or uniform).
+bool can_cross_rows(const codegen::KernelPlan& plan);
+
 /// Whether every vector load of a width-W kernel starts at a multiple of W
 /// elements, given that vectors start at positions that are multiples of W.
 bool vector_loads_aligned(const codegen::KernelPlan& plan, const KernelArgs& args);

@@ -107,6 +107,11 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // as a work-item per column (scalar loads a row apart), NumPy 0.1 ms.
   static const bool pair_kernels = rt::switch_setting("FUSECL_PAIR_KERNELS", true);
   d.pair_kernels = pair_kernels;
+  static const bool cross_rows = rt::switch_setting("FUSECL_CROSS_ROWS", true);
+  d.cross_rows = cross_rows;
+  d.row_odd_elements = cpu ? 0 : 4096;  // DeviceTuning says why
+  d.row_odd_elements = std::int64_t(
+      rt::int_setting({"FUSECL_ROW_ODD_ELEMENTS", (long long)d.row_odd_elements, 0, 1LL << 40, /*power_of_two=*/false, "the default"}));
   d.pair_sum_elements = cpu ? 8192 : 1;  // DeviceTuning says why
   d.column_items = cpu ? 1 : 32;
   d.column_rows = cpu ? 1 : 8;

@@ -106,6 +106,7 @@ class Scheduler {
   bool columns_today(const NodePtr& root, const RowFusion& rf, const codegen::KernelPlan& one) const;
   bool schedule_split(const NodePtr& root, const RowFusion& rf, CutReason cut);
   bool schedule_grid(const NodePtr& root, const RowFusion& rf, CutReason cut);
+  bool odd_rows_today(const NodePtr& root, const RowFusion& rf) const;
 
   // ---- schedule_pairs.cpp: two reductions of one array in one kernel ----
   template <class Check>

@@ -25,17 +25,25 @@ bool Scheduler::schedule_row(const NodePtr& root, CutReason cut, std::span<const
     // floats at 2^26: 268 and 188 us, against 295 and 225 in today's three
     // kernels). Rows longer still lost in a loop (rows of 32768: 511
     // against 299; bench/RESULTS.md, twenty-first session).
+    if (odd_rows_today(root, *rf)) {
+      for (const Node* r : rf->reductions) today_.emplace_back(r, CutReason::RowTooLong);
+      return false;
+    }
     if (schedule_in_registers(root, *rf, cut)) return true;
     if (schedule_grid(root, *rf, cut)) return true;
-    // Split where today's kernels read rows that are not whole vectors
-    // (their output kernel's reads of the reductions lose their vector
-    // form): an H200's softmax / layer norm over rows of 50257, 2^26 floats,
-    // 252 / 257 us split against 495 / 296. Where rows are whole vectors
+    // Split where today's kernels read rows that are not whole vectors and
+    // their output kernel's vectors may not cross rows (FUSECL_CROSS_ROWS=0;
+    // its reads of the reductions then lose their vector form): an H200's
+    // softmax / layer norm over rows of 50257, 2^26 floats, 252 / 257 us
+    // split against 495 / 296. With vectors across rows today's kernels win:
+    // 176 / 192 against 240 / 240 split (twenty-ninth session). Where rows are whole vectors
     // today's kernels won (rows of 32768: 298 / 228 against 307 / 274;
     // columns of 16384: 399 / 304 against 424 / 386): the layer norm's one-
     // pass moment kernel, and column reductions in blocks, read as well.
     const auto lanes = std::uint64_t(std::max(1, tuning_.vector_bytes / size_of(body_root(root)->dtype)));
-    if (tuning_.row_split > 0 && std::uint64_t(rf->row_elements) % lanes != 0 && schedule_split(root, *rf, cut)) return true;
+    if (tuning_.row_split > 0 && !tuning_.cross_rows && std::uint64_t(rf->row_elements) % lanes != 0 &&
+        schedule_split(root, *rf, cut))
+      return true;
     // Today's kernels: each reduction first; the log says why.
     for (const Node* r : rf->reductions) today_.emplace_back(r, CutReason::RowTooLong);
     return false;
@@ -172,6 +180,25 @@ bool Scheduler::schedule_grid(const NodePtr& root, const RowFusion& rf, CutReaso
   add_kernel(std::move(red), r->inputs[0]->shape, {partials.output}, CutReason::Partials);
   add_roots_kernel(std::move(k), Nodes{root}, cut);
   return true;
+}
+
+// Whether `root`'s rows, along its last axis, too long for a row kernel's
+// registers at 16 elements a work-item and no multiple of the vector width,
+// take today's kernels (DeviceTuning::row_odd_elements): the register forms
+// load such rows an element at a time. An H200, softmax over 2^26 floats
+// (us): rows of 12289 292 in registers against 179 (torch.compile 193),
+// 20001 915 against 148 (149), 50257 split 240 against 176 (221); rows of
+// 3001 148 in registers against 180 (163) (bench/RESULTS.md, twenty-ninth
+// session).
+bool Scheduler::odd_rows_today(const NodePtr& root, const RowFusion& rf) const {
+  if (!tuning_.cross_rows || tuning_.row_odd_elements == 0 || rf.row_elements <= tuning_.row_odd_elements) return false;
+  const Node& body = *body_root(root);
+  const int last = body.shape.ndim() - 1;
+  // Not a whole array's reduction (x - mean(x)): the grid form's two kernels.
+  if (last < 0 || int(rf.axes.size()) == body.shape.ndim()) return false;
+  if (std::find(rf.axes.begin(), rf.axes.end(), last) == rf.axes.end()) return false;
+  const auto lanes = std::int64_t(std::max(1, tuning_.vector_bytes / size_of(body.dtype)));
+  return body.shape.dims()[std::size_t(last)] % lanes != 0;
 }
 
 }  // namespace fusecl::detail

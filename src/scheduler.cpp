@@ -49,7 +49,18 @@ ScheduledKernel plan_elementwise(std::span<const NodePtr> roots, const DeviceTun
     b.args.out_offset = out_layout->offset;
     b.args.out_strides = std::move(ost);
   }
-  b.plan.width = std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
+  const std::int64_t inner = sp.dims.empty() ? 1 : sp.dims.back();
+  b.plan.width = std::uint8_t(choose_width(b.plan, tuning.vector_bytes, inner));
+  // Rows that are no multiple of the width: vectors that may cross into the
+  // next row, where no load reads rows in place, rather than a work-item an
+  // element. Rows at least a vector long, so a vector meets two rows at most.
+  if (tuning.cross_rows && can_cross_rows(b.plan)) {
+    const int full = widest_width(b.plan, tuning.vector_bytes);
+    if (full > b.plan.width && inner >= full) {
+      b.plan.width = std::uint8_t(full);
+      b.plan.cross_rows = true;
+    }
+  }
   b.plan.aligned = vector_loads_aligned(b.plan, b.args);
   b.args.count = shape.size();
   const char* tiling = choose_tiling(b.plan, b.args, tuning);

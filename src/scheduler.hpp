@@ -127,6 +127,19 @@ struct DeviceTuning {
   // in one moment kernel (plan_moment in column blocks). FUSECL_PAIR_KERNELS=0:
   // a kernel per reduction, to compare.
   bool pair_kernels = true;
+  // Elementwise kernels in vectors over rows that are not a multiple of the
+  // vector width, where their only loads that follow rows broadcast along
+  // them (codegen KernelPlan::cross_rows): softmax's or a layer norm's output
+  // over rows of 50257 floats, which took a work-item an element.
+  // FUSECL_CROSS_ROWS=0: a vector never leaves its row, to compare.
+  bool cross_rows = true;
+  // GPUs, with cross_rows: rows along the last axis that are no multiple of
+  // the vector width and longer than this many elements take today's
+  // kernels (a pair or moment kernel, then the outputs in vectors across
+  // rows) instead of a row kernel holding them in registers, whose loads of
+  // such rows are scalar (schedule_rows.cpp says what was measured); 0:
+  // never (FUSECL_ROW_ODD_ELEMENTS).
+  std::int64_t row_odd_elements = 0;
   // Softmax's pair also for a sum of exp(x - max) no row kernel reads (a
   // logsumexp, log(s) + max, whose consumers are of the reduced shape), where
   // its rows are at least this long. An H200 (2^26 floats, µs): 85 against

@@ -373,9 +373,10 @@ TEST_CASE("schedule: a GPU's rows split over segments", "[schedule][row][split]"
                         Case{{1024, 16384}, 0, false, 1},        // 64 MiB: one kernel
                         Case{{256, 1024, 256}, 1, false, 2, 2},  // columns of 1024 of a 3-d array
                         Case{{512, 131072}, 0, false, 1},        // held in registers: one kernel
-                        Case{{1024, 50257}, 1, true, 2, 25},     // too long, not whole vectors: split
+                        Case{{1024, 50257}, 1, true, 2},         // too long, not whole vectors: today's kernels, the
+                                                                 // outputs in vectors across rows (below: split without)
                         Case{{2048, 32768}, 1, true, 2},         // too long, whole vectors: today's kernels, max and sum in one
-                        Case{{3, 50257}, 1, false, 2, 25}}) {    // small, but too long: split
+                        Case{{3, 50257}, 1, false, 2}}) {        // small, but too long: today's kernels
     INFO(Shape(c.shape).str() << " along axis " << c.axis << (c.softmax ? ", softmax" : ", x - max"));
     std::int64_t n = 1;
     for (const auto d : c.shape) n *= d;
@@ -398,6 +399,53 @@ TEST_CASE("schedule: a GPU's rows split over segments", "[schedule][row][split]"
     CHECK(s.steps[1].kernel.args.groups == c.segments);
     CHECK(s.steps[0].kernel.plan.reduce.row_columns == (c.axis == 0 || c.shape.size() == 3));
     CHECK(codegen::row_splittable(s.steps[0].kernel.plan));
+  }
+  // Rows too long and not whole vectors, where an elementwise kernel's
+  // vectors may not cross rows (FUSECL_CROSS_ROWS=0): split, 25 segments a
+  // row, so that the outputs are computed in vectors; with them, the pair
+  // and an output kernel in vectors across rows.
+  for (const bool cross : {false, true}) {
+    INFO("vectors across rows: " << cross);
+    auto tc = t;
+    tc.cross_rows = cross;
+    auto x = reshape(arange<float>(1024 * 50257) * 1e-6f, {1024, 50257});
+    const auto e = exp(x - max(x, 1, true));
+    const auto y = e / sum(e, 1, true);
+    const Schedule s = schedule_of({y.node()}, tc);
+    REQUIRE(s.kernel_count() == 2);
+    CHECK(s.steps[0].kernel.plan.reduce.row_split == (cross ? 0 : 1));
+    CHECK(s.steps[0].kernel.plan.reduce.online == cross);
+    CHECK(s.steps[1].kernel.plan.cross_rows == cross);
+    if (!cross) CHECK(s.steps[0].kernel.args.groups == 25);
+  }
+  // Rows a row kernel would hold in registers, no multiple of the vector
+  // width: past DeviceTuning::row_odd_elements, today's kernels (the pair,
+  // then the outputs in vectors across rows); whole vectors keep the row kernel.
+  for (const std::int64_t cols : {12289, 12288}) {
+    for (const std::int64_t odd : {0, 4096}) {
+      INFO("rows of " << cols << ", row_odd_elements " << odd);
+      auto to = t;
+      to.row_odd_elements = odd;
+      auto x = reshape(arange<float>(64 * cols) * 1e-6f, {64, cols});
+      const auto e = exp(x - max(x, 1, true));
+      const auto y = e / sum(e, 1, true);
+      const Schedule s = schedule_of({y.node()}, to);
+      const bool today = odd > 0 && cols % 4 != 0;
+      REQUIRE(s.kernel_count() == (today ? 2u : 1u));
+      if (today) {
+        CHECK(s.steps[0].reason == CutReason::RowTooLong);
+        CHECK(s.steps[0].kernel.plan.reduce.online);
+        CHECK(s.steps[1].kernel.plan.cross_rows);
+      }
+    }
+  }
+  // A whole array of that length read with its mean keeps the grid form's two kernels.
+  {
+    auto to = t;
+    to.row_odd_elements = 4096;
+    auto x = arange<float>(64 * 12289) * 1e-6f;
+    const auto y = x - mean(x);
+    CHECK(schedule_of({y.node()}, to).kernel_count() == 2);
   }
   // A layer norm of a softmax: its reductions read each other's; the one
   // kernel, looping.
