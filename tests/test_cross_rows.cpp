@@ -128,7 +128,7 @@ TEST_CASE("vectors across rows: values broadcast along rows, each lane its own r
   }
 }
 
-TEST_CASE("vectors across rows: not where a load reads rows in place or the output is strided", "[fusion][cross_rows]") {
+TEST_CASE("vectors across rows: not where a load reads its rows in place", "[fusion][cross_rows]") {
   // x read through a slice of every other column: its rows are read in place
   // (StridedRow), so a vector must stay within one row.
   const std::int64_t rows = 6, cols = 74;  // 37 columns taken
