@@ -11,6 +11,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/random_inputs.hpp"
+#include "support/schedule_run.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -31,17 +32,6 @@ namespace {
 using Dims = std::vector<std::int64_t>;
 
 bool device_has_fp64() { return default_device().info().fp64; }
-
-// The schedule of y under tuning t, run; the schedule is returned.
-template <class T>
-detail::Schedule run_with(const Array<T>& y, const detail::DeviceTuning& t) {
-  const auto node = y.node();
-  const detail::GraphLock lock{node.get()};
-  detail::Schedule s = detail::make_schedule({node}, t);
-  detail::Schedule copy = s;
-  detail::run_schedule(*node->device, s);
-  return copy;
-}
 
 template <class T>
 std::vector<T> values(std::size_t n, std::uint64_t seed, double scale) {

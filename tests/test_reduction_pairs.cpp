@@ -14,6 +14,7 @@
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
+#include "support/schedule_run.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -47,15 +48,6 @@ detail::DeviceTuning gpu_columns(detail::DeviceTuning t, int target_groups) {
   return t;
 }
 
-// Runs y's schedule under `t`; returns it (for its plans) after running it.
-detail::Schedule run_with(const Array<float>& y, const detail::DeviceTuning& t) {
-  const auto node = y.node();
-  const detail::GraphLock lock{node.get()};
-  detail::Schedule s = detail::make_schedule({node}, t);
-  detail::Schedule copy = s;
-  detail::run_schedule(*node->device, s);
-  return copy;
-}
 
 }  // namespace
 
@@ -156,45 +148,33 @@ TEST_CASE("pair kernels: softmax over rows too long for a row kernel, max and su
     CHECK(s.steps[0].kernel.plan.width == 4);
     check_rows(pat, h, y.to_host(), d, axis);
   }
-  // Rows that are not whole vectors: the pair, then the outputs in vectors
-  // that cross from one row into the next (KernelPlan::cross_rows); without
-  // those, split over segments instead (two row kernels).
-  for (const bool cross : {true, false}) {
-    INFO("softmax, vectors across rows: " << cross);
-    const Dims odd{50, 3001};
-    const auto h = inputs(odd, 1, test_seed(0xc01d), pat.lo, pat.hi, true);
-    const auto y = pat.device(from_host(h, Shape(odd)), 1);
-    auto t = gpu_columns(detail::tuning_of(*y.node()->device), 64);
-    t.local_size = 64, t.max_work_group_size = 64, t.row_bytes = 4096, t.local_mem_bytes = 4096;
-    t.cross_rows = cross;
-    const detail::Schedule s = run_with(y, t);
-    REQUIRE(s.kernel_count() == 2);
-    if (cross) {
-      CHECK(s.steps[0].kernel.plan.reduce.online);
-      CHECK(s.steps[1].kernel.plan.cross_rows);
-      CHECK(s.steps[1].kernel.plan.width == 4);
-    } else {
-      for (const auto& st : s.steps) CHECK(!st.kernel.plan.reduce.online);
+  // Rows that are not whole vectors: softmax's pair or the layer norm's
+  // moment kernel, then the outputs in vectors that cross from one row into
+  // the next (KernelPlan::cross_rows); without those, split over segments
+  // instead (two row kernels).
+  for (const bool softmax : {true, false}) {
+    if (!softmax && !device_has_fp64()) continue;  // the moment kernel's accumulators are float64
+    const Pattern& p = all[softmax ? 3 : 4];
+    for (const bool cross : {true, false}) {
+      INFO(p.name << ", vectors across rows: " << cross);
+      const Dims odd{50, 3001};
+      const auto h = inputs(odd, 1, test_seed(softmax ? 0xc01d : 0xc01e), p.lo, p.hi, true);
+      const auto y = p.device(from_host(h, Shape(odd)), 1);
+      auto t = gpu_columns(detail::tuning_of(*y.node()->device), 64);
+      t.local_size = 64, t.max_work_group_size = 64, t.row_bytes = 4096, t.local_mem_bytes = 4096;
+      t.cross_rows = cross;
+      const detail::Schedule s = run_with(y, t);
+      REQUIRE(s.kernel_count() == 2);
+      CHECK(s.steps[1].kernel.plan.cross_rows == cross);
+      if (cross) {
+        if (softmax) CHECK(s.steps[0].kernel.plan.reduce.online);
+        else CHECK(s.steps[0].kernel.plan.reduce.moment != 0);
+        CHECK(s.steps[1].kernel.plan.width == 4);
+      } else if (softmax) {
+        for (const auto& st : s.steps) CHECK(!st.kernel.plan.reduce.online);
+      }
+      check_rows(p, h, y.to_host(), odd, 1);
     }
-    check_rows(pat, h, y.to_host(), odd, 1);
-  }
-  // The layer norm over the same rows: its moment kernel, then the outputs in
-  // vectors across rows; without those, split.
-  if (!device_has_fp64()) return;  // the moment kernel's accumulators are float64
-  const Pattern& norm = all[4];
-  for (const bool cross : {true, false}) {
-    INFO("layer norm, vectors across rows: " << cross);
-    const Dims odd{50, 3001};
-    const auto h = inputs(odd, 1, test_seed(0xc01e), norm.lo, norm.hi, true);
-    const auto y = norm.device(from_host(h, Shape(odd)), 1);
-    auto t = gpu_columns(detail::tuning_of(*y.node()->device), 64);
-    t.local_size = 64, t.max_work_group_size = 64, t.row_bytes = 4096, t.local_mem_bytes = 4096;
-    t.cross_rows = cross;
-    const detail::Schedule s = run_with(y, t);
-    REQUIRE(s.kernel_count() == 2);
-    CHECK(s.steps[1].kernel.plan.cross_rows == cross);
-    if (cross) CHECK(s.steps[0].kernel.plan.reduce.moment != 0);
-    check_rows(norm, h, y.to_host(), odd, 1);
   }
 }
 

@@ -1,0 +1,25 @@
+// Runs an array's schedule under a tuning the test sets (a GPU's layouts on
+// any device), and hands the schedule back for the test to inspect.
+#pragma once
+
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/schedule.hpp"
+
+#include <fusecl/fusecl.hpp>
+
+namespace fusecl::test {
+
+/// The schedule of y under tuning t, made and run (y then holds its value);
+/// a copy of the schedule as made is returned.
+template <class T>
+detail::Schedule run_with(const Array<T>& y, const detail::DeviceTuning& t) {
+  const auto node = y.node();
+  const detail::GraphLock lock{node.get()};
+  detail::Schedule s = detail::make_schedule({node}, t);
+  detail::Schedule copy = s;
+  detail::run_schedule(*node->device, s);
+  return copy;
+}
+
+}  // namespace fusecl::test
