@@ -75,7 +75,8 @@ def fast_path(body):
     skipped = set()
     for k, (_, pred, op, args) in enumerate(head):
         if op == "BRA" and pred.startswith("@!P"):
-            target = int(args.split()[0], 16)
+            # "0x0330" or, for a branch on a second predicate, "!P1, 0x0330"
+            target = int(re.search(r"0x[0-9a-f]+", args).group(0), 16)
             for addr, *_ in head[k + 1:]:
                 if addr >= target:
                     break
