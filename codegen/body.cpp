@@ -198,7 +198,7 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
         // Where's first operand is the bool condition; its data type is the second's.
         const DType operand = in.op == Op::Where ? plan.instrs[std::size_t(in.b)].dtype : plan.instrs[std::size_t(in.a)].dtype;
         if (reciprocals && (*reciprocals->marked)[k])
-          e = reciprocal_divide(helpers, width, v(in.a), v(in.b), reciprocals->range);
+          e = reciprocal_divide(helpers, width, v(in.a), v(in.b), reciprocals->range, reciprocals->lanes);
         else
           e = spell(in.op, in.dtype, operand, v(in.a), v(in.b), v(in.c), width, helpers);
       }

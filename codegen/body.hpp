@@ -36,6 +36,7 @@ std::string emit_reduced_coordinates(const KernelPlan& plan, const std::string& 
 struct Reciprocals {
   const std::vector<char>* marked = nullptr;
   std::string range;
+  std::string lanes;  // a mask of the lanes whose quotients count in the range (empty: all)
 };
 std::string emit_body(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent,
                       HelperSet& helpers, const std::vector<char>* only = nullptr, const Reciprocals* reciprocals = nullptr);

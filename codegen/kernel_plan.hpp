@@ -164,6 +164,13 @@ struct ReduceSpec {
   // many elements, keeping them would leave too few groups resident (the
   // scheduler's deep register form says when).
   bool row_recompute = false;
+  // The register form in vectors over rows that are no multiple of the
+  // width (render_row.cpp): a row's vectors start at the multiple of the
+  // width at or below its first element (a_ lanes before it), so every
+  // vector is aligned, and the lanes of its first and last vectors outside
+  // the row (another row's elements) are left out of its reductions and
+  // stores. Without it such rows are held an element at a time.
+  bool row_skew = false;
   // Row kernels: float32 divisions by a value of the row's (softmax's sum, a
   // layer norm's deviation) multiply by its reciprocal, corrected to the
   // IEEE quotient, and the outputs are computed again with IEEE division
@@ -332,7 +339,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, row_lanes, row_lane_length, row_online,
-                        row_recompute, row_reciprocal, row_split, moment, kept_dims, kept_inner, column_rows, online);
+                        row_recompute, row_skew, row_reciprocal, row_split, moment, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, cross_rows, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

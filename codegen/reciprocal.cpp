@@ -38,14 +38,19 @@ std::string hex(std::uint32_t v) {
 
 }  // namespace
 
-std::string reciprocal_divide(HelperSet& h, int width, const std::string& a, const std::string& b, const std::string& range) {
-  const std::string T = cl_type(DType::Float32, width), U = cl_type(DType::UInt32, width), name = "fcl_rdiv_" + T;
-  std::string d = "inline " + T + " " + name + "(const " + T + " a, const " + T + " b, uint* range) {\n";
+std::string reciprocal_divide(HelperSet& h, int width, const std::string& a, const std::string& b, const std::string& range,
+                              const std::string& lanes) {
+  const bool masked = !lanes.empty() && width > 1;
+  const std::string T = cl_type(DType::Float32, width), U = cl_type(DType::UInt32, width),
+                    name = "fcl_rdiv_" + T + (masked ? "_m" : "");
+  std::string d = "inline " + T + " " + name + "(const " + T + " a, const " + T + " b, uint* range" +
+                  (masked ? ", const " + cl_type(DType::Int32, width) + " keep" : std::string()) + ") {\n";
   d += "  const " + T + " z = select((" + T + ")(NAN), (" + T + ")(1.0f) / b, isgreaterequal(fabs(b), (" + T + ")(0x1p" +
        std::to_string(kReciprocalDivisorLow) + "f)) & islessequal(fabs(b), (" + T + ")(0x1p" + std::to_string(kReciprocalDivisorHigh) +
        "f)));\n";
   d += "  const " + T + " q = a * z, q1 = fma(fma(-q, b, a), z, q);\n";
-  d += "  const " + U + " t = (as_" + U + "(q1) << 1) - " + hex(kReciprocalLow) + ";\n";
+  d += "  const " + U + " t = " + (masked ? "select((" + U + ")(0), " : std::string()) + "(as_" + U + "(q1) << 1) - " + hex(kReciprocalLow) +
+       (masked ? ", keep)" : "") + ";\n";
   // The largest lane, in halves (a vector's max is one instruction a lane).
   std::string cur = "t";
   for (int w = width; w > 1; w /= 2) {
@@ -55,7 +60,7 @@ std::string reciprocal_divide(HelperSet& h, int width, const std::string& a, con
     cur = next;
   }
   d += "  *range = max(*range, " + cur + ");\n  return q1;\n}\n";
-  return h.use(name, d) + "(" + a + ", " + b + ", &" + range + ")";
+  return h.use(name, d) + "(" + a + ", " + b + ", &" + range + (masked ? ", " + lanes : std::string()) + ")";
 }
 
 std::string reciprocal_redo(const std::string& range) { return range + " > " + hex(kReciprocalSpan); }

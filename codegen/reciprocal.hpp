@@ -54,8 +54,11 @@ std::vector<char> reciprocal_divisions(const KernelPlan& plan);
 bool has_reciprocal_divisions(const KernelPlan& plan);
 
 /// The quotient a / b (float32 expressions of `width` lanes) through b's
-/// reciprocal, folding its range test into the uint `range` (a variable).
-std::string reciprocal_divide(HelperSet& h, int width, const std::string& a, const std::string& b, const std::string& range);
+/// reciprocal, folding its range test into the uint `range` (a variable);
+/// with `lanes` (an int mask of `width` lanes), only the lanes it sets
+/// (the skewed row form's others are no row's: render_row_skew.cpp).
+std::string reciprocal_divide(HelperSet& h, int width, const std::string& a, const std::string& b, const std::string& range,
+                              const std::string& lanes = "");
 
 /// The condition, on `range`, under which the outputs are computed again
 /// with IEEE division: some quotient (or divisor) was outside the range.

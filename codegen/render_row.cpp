@@ -76,7 +76,6 @@ std::vector<char> per_element(const KernelPlan& plan, const std::vector<std::int
   return need;
 }
 
-
 // The stashed value at p (w elements) into its output, or from it as v<k>.
 std::string stash_store(const RowRender& rr, int w, const std::string& ind) {
   const std::string v = "v" + std::to_string(rr.stash), out = "out" + std::to_string(rr.stash_out);
@@ -165,7 +164,8 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   const ReduceInfo& info = reduce_info(red.op);
   const DType acc_t = red.dtype;  // the accumulator: the input's dtype (the graph casts it)
   const std::string A = cl_type(acc_t), ks = std::to_string(k);
-  const std::string sh = "sh" + ks, v = "v" + std::to_string(red.a);
+  const std::string sh = "sh" + ks;
+  std::string v = "v" + std::to_string(red.a);  // what accumulates (the skewed form: masked)
   const bool kahan = is_float(acc_t) && info.summation == Summation::Kahan;
   // A float max or min notes NaN apart (body.hpp's nan_note_*): a
   // work-item's partial is NaN where it met one; the partials then merge
@@ -227,7 +227,15 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
       s += "    {\n      " + AW + " accv = (" + AW + ")(" + reduce_identity(info.identity, acc_t) + ");\n";
       if (kahan) s += "      " + AW + " compv = (" + AW + ")(0);\n";
       s += nan_declare("accv", W, "      ");
-      s += rr.head("      ", W) + rr.body(need, "        ", W) + accumulate("accv", "compv", AW, W, "        ");
+      s += rr.head("      ", W) + rr.body(need, "        ", W);
+      if (rr.skew()) {
+        // Lanes outside the row (other rows' elements) add the identity.
+        s += "        const " + AW + " vm_ = lo_ == 0 && hi_ == " + std::to_string(W) + " ? " + v + " : select((" + AW + ")(" +
+             reduce_identity(info.identity, acc_t) + "), " + v + ", " + skew_mask(acc_t, W) + ");\n";
+        v = "vm_";
+      }
+      s += accumulate("accv", "compv", AW, W, "        ");
+      v = "v" + std::to_string(red.a);
       if (rr.stash_phase == int(k)) s += stash_store(rr, W, "        ");
       s += "      }\n" + nan_apply("accv", W, "      ");
       for (int j = 0; j < W; ++j)
@@ -407,6 +415,7 @@ std::string row_prologue(const RowRender& rr) {
     b += "  const int sl = lid % " + rr.T + ";\n";
     b += "  const long o = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) + " + lid / " + rr.T + ";\n";
     b += "  const long mo = o < n ? m : 0;\n";
+    if (rr.skew()) b += skew_prologue(rr);
   }
   return b;
 }
@@ -455,7 +464,11 @@ std::string row_rest(RowRender& rr) {
         b += "  " + cl_type(plan.instrs[k].dtype, W) + " rc" + std::to_string(k) + "[" + rr.K + "];\n";
   if (rr.lanes() && rr.registers()) {
     b += lanes_loads(rr, first);
-  } else if (std::find(first.begin(), first.end(), 1) != first.end()) {
+  } else if (std::find(first.begin(), first.end(), 1) == first.end()) {
+    // nothing varies along the row (generators only): no loads first
+  } else if (rr.skew()) {
+    b += skew_loads(rr, first);
+  } else {
     // Every position loaded exists: rows past the last (the last group's)
     // read the last row, and positions past a row's end its last element (or
     // vector); the phases skip them.
@@ -497,7 +510,9 @@ std::string row_rest(RowRender& rr) {
     std::string s;
     if (W > 1) {
       s += rr.head(ind, W) + output_body(rr, needs.back(), W, ind + "  ");
-      s += rr.lanes() ? emit_lane_stores(plan, W, "p", ind + "  ") : emit_vector_stores(plan, W, "p", plan.aligned, ind + "  ");  // p is a multiple of W
+      s += rr.lanes()                      ? emit_lane_stores(plan, W, "p", ind + "  ")
+           : rr.skew() ? skew_stores(plan, W, ind + "  ")
+                                         : emit_vector_stores(plan, W, "p", plan.aligned, ind + "  ");  // p is a multiple of W
       s += ind + "}\n";
     }
     // The elements after the whole vectors; the column form has none (its
@@ -516,7 +531,8 @@ std::string row_rest(RowRender& rr) {
     // Divisions through the divisor's reciprocal, then, where a quotient fell
     // outside their range, the outputs again with IEEE division over them
     // (reciprocal.hpp).
-    const Reciprocals rec{&marked, "rq_"};
+    // The skewed form's lanes outside the row are other rows': their quotients do not count.
+    const Reciprocals rec{&marked, "rq_", rr.skew() ? skew_mask(DType::Float32, W) : std::string()};
     const std::vector<char> held = rr.held;
     b += "  uint rq_ = 0;\n";
     rr.reciprocals = &rec;

@@ -51,6 +51,7 @@ struct RowRender {
   bool lanes() const { return plan.reduce.row_lanes; }
   int width() const { return plan.width; }
   int split() const { return plan.reduce.row_split; }
+  bool skew() const { return plan.reduce.row_skew && registers(); }
 
   // Where this work-item's positions of its row start: split rows start at
   // their segment's sg0_, a multiple of 16 (so of any width); in vectors of
@@ -86,7 +87,14 @@ struct RowRender {
       return ind + "for (long r = " + from + start + "; r < m; r += " + step + ") {\n" + ind + "  const long p = r;\n" +
              emit_coordinates(plan, "p", ind + "  ");
     }
-    if (registers() && w > 1)  // whole vectors only: the scheduler asks that rows be a multiple of w
+    if (registers() && w > 1 && skew())
+      // Vector q of the row's nv_ from its aligned start (a_ lanes before
+      // its first element); lanes lo_ to hi_ - 1 are the row's (skew_mask;
+      // kf_, kl_ and tl_: render_row.cpp's prologue).
+      return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long q = sl + (long)k * " + T + ";\n" + ind +
+             "  if (q >= nv_) break;\n" + ind + "  const long p = o * m - a_ + q * " + W + ";\n" + ind +
+             "  const int lo_ = k == kf_ ? (int)a_ : 0, hi_ = k == kl_ ? tl_ : " + W + ";\n";
+    if (registers() && w > 1)  // whole vectors only: the scheduler asks that rows be a multiple of w (or row_skew)
       return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long q = " + start(true) + " + (long)k * " + T + ";\n" + ind +
              "  if (q >= mo / " + W + ") break;\n" + ind + "  const long p = o * m + q * " + W + ";\n";
     if (w > 1)
@@ -128,6 +136,20 @@ struct RowRender {
     return pre + emit_body(plan, w, "p", ind, helpers, &need, reciprocals) + post;
   }
 };
+
+// The skewed register form (ReduceSpec::row_skew; render_row_skew.cpp).
+/// Its prologue's lines: where the work-item's row starts in its first
+/// vector (a_), its vectors (nv_), and which of the work-item's are part full.
+std::string skew_prologue(const RowRender& rr);
+/// Whether each lane of the vector at hand, as a mask for values of t's
+/// size, is its row's (lo_ <= j < hi_, set by RowRender::head).
+std::string skew_mask(DType t, int w);
+/// The outputs at p: whole vectors where every lane is the row's, else lane
+/// by lane, the row's only (the rest are other rows').
+std::string skew_stores(const KernelPlan& plan, int w, const std::string& indent);
+/// The loads `first` marks, into rc<k>[k], each work-item's vectors of its
+/// row from the row's aligned start.
+std::string skew_loads(const RowRender& rr, const std::vector<char>& first);
 
 // How the partial results of a row's (in the column form, a vector's) work-
 // items meet in local memory, as statements on a partial named x: `put`

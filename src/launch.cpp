@@ -112,6 +112,8 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   d.row_odd_elements = cpu ? 0 : 4096;  // DeviceTuning says why
   d.row_odd_elements = std::int64_t(
       rt::int_setting({"FUSECL_ROW_ODD_ELEMENTS", (long long)d.row_odd_elements, 0, 1LL << 40, /*power_of_two=*/false, "the default"}));
+  static const bool row_skew = rt::switch_setting("FUSECL_ROW_SKEW", true);
+  d.row_skew = row_skew;
   d.pair_sum_elements = cpu ? 8192 : 1;  // DeviceTuning says why
   d.column_items = cpu ? 1 : 32;
   d.column_rows = cpu ? 1 : 8;

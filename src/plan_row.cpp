@@ -455,9 +455,30 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     // multiple of w, and every load.
     const int w = row_width(b.plan, tuning.vector_bytes);
     b.plan.width = std::uint8_t(w);
+    // Rows that are no multiple of w in vectors from the multiple of w at
+    // or below each row's start (ReduceSpec::row_skew): a row of m takes
+    // at most (m + 2w - 2) / w of them, so a work-item may hold one vector
+    // more than k elements. Where that gains: the deep form's work-items,
+    // which held 32 or 64 elements one by one, and short rows, of up to 4
+    // work-items each with more than a vector; in between, a row's scalar
+    // loads are coalesced over its many work-items, and the masks of its
+    // first and last vectors cost more than the vectors gain. An H200, 2^26
+    // floats, softmax (us, in vectors / element by element / torch.compile):
+    // rows of 5001 171 / 247 / 257, 8191 159 / 196 / 205, 12289 235 / 233
+    // (then today's two kernels) / 235; rows of 5 295 / 353 / 249, 17 241 /
+    // 409 / 296, 33 251 / 303 / 374; but rows of 3 487 / 197, 65 268 / 204,
+    // 511 207 / 169, 1001 170 / 157, 2047 176 / 162 (bench/RESULTS.md,
+    // thirtieth session).
+    const std::int64_t skewed = (row_length + 2 * w - 2) / w, skewed_chunks = (skewed + per_row - 1) / per_row;
+    const bool skew_gains = deep.group > 0 || (per_row <= 4 && k > w);
     if (w > 1 && k >= w && row_length % w == 0 && vector_loads_aligned(b.plan, b.args)) {
       b.plan.aligned = true;
       b.plan.reduce.row_chunks = std::uint8_t(k / w);
+    } else if (w > 1 && k >= w && tuning.row_skew && skew_gains && !split && skewed_chunks * w <= std::max(k, holds) + w &&
+               vector_loads_aligned(b.plan, b.args)) {
+      b.plan.aligned = true;
+      b.plan.reduce.row_skew = true;
+      b.plan.reduce.row_chunks = std::uint8_t(skewed_chunks);
     } else {
       b.plan.width = 1;
     }

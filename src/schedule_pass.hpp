@@ -101,7 +101,7 @@ class Scheduler {
 
   // ---- schedule_rows.cpp: a reduction and its readers in one row kernel ----
   bool schedule_row(const NodePtr& root, CutReason cut, std::span<const NodePtr> later = {});
-  bool schedule_in_registers(const NodePtr& root, const RowFusion& rf, CutReason cut);
+  bool schedule_in_registers(const NodePtr& root, const RowFusion& rf, CutReason cut, bool vectors = false);
   bool split_wanted(const NodePtr& root, const RowFusion& rf, const codegen::KernelPlan& one) const;
   bool columns_today(const NodePtr& root, const RowFusion& rf, const codegen::KernelPlan& one) const;
   bool schedule_split(const NodePtr& root, const RowFusion& rf, CutReason cut);

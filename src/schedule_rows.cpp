@@ -25,11 +25,14 @@ bool Scheduler::schedule_row(const NodePtr& root, CutReason cut, std::span<const
     // floats at 2^26: 268 and 188 us, against 295 and 225 in today's three
     // kernels). Rows longer still lost in a loop (rows of 32768: 511
     // against 299; bench/RESULTS.md, twenty-first session).
-    if (odd_rows_today(root, *rf)) {
+    // Odd rows (odd_rows_today) stay in registers only where those hold
+    // them in vectors (ReduceSpec::row_skew).
+    const bool odd = odd_rows_today(root, *rf);
+    if (schedule_in_registers(root, *rf, cut, odd)) return true;
+    if (odd) {
       for (const Node* r : rf->reductions) today_.emplace_back(r, CutReason::RowTooLong);
       return false;
     }
-    if (schedule_in_registers(root, *rf, cut)) return true;
     if (schedule_grid(root, *rf, cut)) return true;
     // Split where today's kernels read rows that are not whole vectors and
     // their output kernel's vectors may not cross rows (FUSECL_CROSS_ROWS=0;
@@ -81,10 +84,11 @@ bool Scheduler::schedule_row(const NodePtr& root, CutReason cut, std::span<const
 }
 
 // `root`, whose rows pass row_bytes, in one row kernel where that holds its
-// rows in registers (the register form); true if it did.
-bool Scheduler::schedule_in_registers(const NodePtr& root, const RowFusion& rf, CutReason cut) {
+// rows in registers (the register form; with `vectors`, in vectors only);
+// true if it did.
+bool Scheduler::schedule_in_registers(const NodePtr& root, const RowFusion& rf, CutReason cut, bool vectors) {
   auto k = plan_row({&root, 1}, rf.reductions, rf.axes, tuning_, &pending_);
-  if (k.plan.reduce.row_chunks == 0 || !fits(k) || k.plan.instrs.size() > kMaxBodyInstructions ||
+  if (k.plan.reduce.row_chunks == 0 || (vectors && k.plan.width == 1) || !fits(k) || k.plan.instrs.size() > kMaxBodyInstructions ||
       codegen::row_local_bytes(k.plan) > tuning_.local_mem_bytes)
     return false;
   add_roots_kernel(std::move(k), Nodes{root}, cut);
@@ -184,8 +188,9 @@ bool Scheduler::schedule_grid(const NodePtr& root, const RowFusion& rf, CutReaso
 
 // Whether `root`'s rows, along its last axis, too long for a row kernel's
 // registers at 16 elements a work-item and no multiple of the vector width,
-// take today's kernels (DeviceTuning::row_odd_elements): the register forms
-// load such rows an element at a time. An H200, softmax over 2^26 floats
+// take today's kernels (DeviceTuning::row_odd_elements) unless a register
+// form holds them in vectors (row_skew): otherwise it loads them an element
+// at a time. An H200, softmax over 2^26 floats
 // (us): rows of 12289 292 in registers against 179 (torch.compile 193),
 // 20001 915 against 148 (149), 50257 split 240 against 176 (221); rows of
 // 3001 148 in registers against 180 (163) (bench/RESULTS.md, twenty-ninth

@@ -136,10 +136,15 @@ struct DeviceTuning {
   // GPUs, with cross_rows: rows along the last axis that are no multiple of
   // the vector width and longer than this many elements take today's
   // kernels (a pair or moment kernel, then the outputs in vectors across
-  // rows) instead of a row kernel holding them in registers, whose loads of
-  // such rows are scalar (schedule_rows.cpp says what was measured); 0:
-  // never (FUSECL_ROW_ODD_ELEMENTS).
+  // rows) instead of a row kernel holding them in registers an element at a
+  // time, where row_skew does not hold them in vectors (schedule_rows.cpp
+  // says what was measured); 0: never (FUSECL_ROW_ODD_ELEMENTS).
   std::int64_t row_odd_elements = 0;
+  // Row kernels holding rows in registers in vectors where rows are no
+  // multiple of the vector width (codegen ReduceSpec::row_skew); such rows
+  // then stay in their row kernels past row_odd_elements too.
+  // FUSECL_ROW_SKEW=0: an element at a time, to compare.
+  bool row_skew = true;
   // Softmax's pair also for a sum of exp(x - max) no row kernel reads (a
   // logsumexp, log(s) + max, whose consumers are of the reduced shape), where
   // its rows are at least this long. An H200 (2^26 floats, µs): 85 against

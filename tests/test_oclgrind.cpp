@@ -150,10 +150,13 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
   // (and softmax's pair in a group per row, below)
   REQUIRE(on_oclgrind());
   // Softmax against the host in double: rows of 2049 (128 work-items of 32
-  // elements), 5000 (256 of 8 vectors) and 9000 (exp computed again), each
-  // with a row scaled down (every quotient in the reciprocal's range: its
-  // first pass alone) and a row with -inf (zeros: the second pass).
-  for (const std::int64_t m : {2049, 5000, 9000}) {
+  // elements, in vectors from each row's aligned start: row_skew; 3 x 2049
+  // is no multiple of 4, so the last row's last vector passes the array's
+  // end), 5000 (256 of 8 vectors) and 9000 (exp computed again), and short
+  // rows of 17 (2 work-items, row_skew), each with a row scaled down (every
+  // quotient in the reciprocal's range: its first pass alone) and a row
+  // with -inf (zeros: the second pass).
+  for (const std::int64_t m : {2049, 5000, 9000, 17}) {
     INFO("softmax over rows of " << m);
     auto a = ints({3, m}, 30 + std::uint64_t(m));
     for (std::int64_t j = 0; j < m; ++j) a.data[std::size_t(m + j)] *= 0.01f;
@@ -170,6 +173,7 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
       REQUIRE(s.kernel_count() == 1);
       const auto& plan = s.steps[0].kernel.plan;
       REQUIRE(plan.reduce.row_chunks > 0);
+      REQUIRE(plan.reduce.row_skew == (m % 4 != 0));
       REQUIRE(codegen::render(plan, codegen::kernel_name(plan)).find("fcl_rdiv_") != std::string::npos);
       detail::run_schedule(*node->device, s);
     }
