@@ -107,6 +107,10 @@ class Scheduler {
   bool schedule_split(const NodePtr& root, const RowFusion& rf, CutReason cut);
   bool schedule_grid(const NodePtr& root, const RowFusion& rf, CutReason cut);
   bool odd_rows_today(const NodePtr& root, const RowFusion& rf) const;
+  // Whether `root`'s rows (of rf.row_elements) are a multiple of the vector width of its dtype.
+  bool whole_vectors(const NodePtr& root, std::int64_t row_elements) const {
+    return row_elements % std::max(1, tuning_.vector_bytes / size_of(body_root(root)->dtype)) == 0;
+  }
 
   // ---- schedule_pairs.cpp: two reductions of one array in one kernel ----
   template <class Check>

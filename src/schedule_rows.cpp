@@ -43,9 +43,7 @@ bool Scheduler::schedule_row(const NodePtr& root, CutReason cut, std::span<const
     // today's kernels won (rows of 32768: 298 / 228 against 307 / 274;
     // columns of 16384: 399 / 304 against 424 / 386): the layer norm's one-
     // pass moment kernel, and column reductions in blocks, read as well.
-    const auto lanes = std::uint64_t(std::max(1, tuning_.vector_bytes / size_of(body_root(root)->dtype)));
-    if (tuning_.row_split > 0 && !tuning_.cross_rows && std::uint64_t(rf->row_elements) % lanes != 0 &&
-        schedule_split(root, *rf, cut))
+    if (tuning_.row_split > 0 && !tuning_.cross_rows && !whole_vectors(root, rf->row_elements) && schedule_split(root, *rf, cut))
       return true;
     // Today's kernels: each reduction first; the log says why.
     for (const Node* r : rf->reductions) today_.emplace_back(r, CutReason::RowTooLong);
@@ -202,8 +200,7 @@ bool Scheduler::odd_rows_today(const NodePtr& root, const RowFusion& rf) const {
   // Not a whole array's reduction (x - mean(x)): the grid form's two kernels.
   if (last < 0 || int(rf.axes.size()) == body.shape.ndim()) return false;
   if (std::find(rf.axes.begin(), rf.axes.end(), last) == rf.axes.end()) return false;
-  const auto lanes = std::int64_t(std::max(1, tuning_.vector_bytes / size_of(body.dtype)));
-  return body.shape.dims()[std::size_t(last)] % lanes != 0;
+  return !whole_vectors(root, body.shape.dims()[std::size_t(last)]);
 }
 
 }  // namespace fusecl::detail
