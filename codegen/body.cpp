@@ -68,17 +68,12 @@ std::string generate_vector(const Instr& in, std::size_t k, const std::string& i
 // lanes. render_elementwise declares k_ and the next row's coordinates x<d>_.
 std::string cross_row_load(const KernelPlan& plan, std::size_t k, const std::string& T, const std::string& buf,
                            const std::string& addr, int width) {
-  const Instr& in = plan.instrs[k];
   std::string next = "off" + std::to_string(k);
   for (int d = 0; d + 1 < plan.ndim; ++d)
     next += " + x" + std::to_string(d) + "_ * st" + std::to_string(k) + "_" + std::to_string(d);
-  const DType flag = detail::signed_of_size(size_of(in.dtype));
-  const std::string IT = cl_type(flag, width), ET = cl_type(flag);
-  std::string lanes;
-  for (int j = 0; j < width; ++j) lanes += (j ? ", " : "") + std::to_string(j);
   const std::string first = "(" + T + ")(" + buf + "[" + addr + "])";
-  return "(k_ < " + std::to_string(width) + ") ? select(" + first + ", (" + T + ")(" + buf + "[" + next + "]), (" + IT + ")(" +
-         lanes + ") >= (" + IT + ")((" + ET + ")k_)) : " + first;
+  return "(k_ < " + std::to_string(width) + ") ? select(" + first + ", (" + T + ")(" + buf + "[" + next + "]), " +
+         lane_test(plan.instrs[k].dtype, width, ">=", "k_") + ") : " + first;
 }
 
 }  // namespace
@@ -211,6 +206,14 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
 std::string lane(int j) {
   static const char* hex = "0123456789abcdef";
   return std::string(".s") + hex[j];
+}
+
+std::string lane_test(DType t, int w, const std::string& op, const std::string& bound) {
+  const DType flag = detail::signed_of_size(size_of(t));
+  const std::string IT = cl_type(flag, w);
+  std::string lanes;
+  for (int j = 0; j < w; ++j) lanes += (j ? ", " : "") + std::to_string(j);
+  return "(" + IT + ")(" + lanes + ") " + op + " (" + IT + ")((" + cl_type(flag) + ")" + bound + ")";
 }
 
 std::string pick(const std::string& a, const std::string& b, const std::string& cond, int w) {

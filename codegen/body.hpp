@@ -64,6 +64,10 @@ std::string emit_lane_stores(const KernelPlan& plan, int width, const std::strin
 std::string param_declaration(const KernelPlan& plan, const Param& p);
 /// ".s<j>": lane j of a vector.
 std::string lane(int j);
+/// Each lane's index, 0 to w - 1, compared (`op`) with the int expression
+/// `bound`, as a select() mask for values of t's size: whether lane j
+/// satisfies j op bound.
+std::string lane_test(DType t, int w, const std::string& op, const std::string& bound);
 /// b where cond, else a: select() on vectors; on scalars the conditional
 /// operator (a scalar comparison is an int, which a double's select() takes
 /// ambiguously).

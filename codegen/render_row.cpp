@@ -164,8 +164,7 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   const ReduceInfo& info = reduce_info(red.op);
   const DType acc_t = red.dtype;  // the accumulator: the input's dtype (the graph casts it)
   const std::string A = cl_type(acc_t), ks = std::to_string(k);
-  const std::string sh = "sh" + ks;
-  std::string v = "v" + std::to_string(red.a);  // what accumulates (the skewed form: masked)
+  const std::string sh = "sh" + ks, v = "v" + std::to_string(red.a);
   const bool kahan = is_float(acc_t) && info.summation == Summation::Kahan;
   // A float max or min notes NaN apart (body.hpp's nan_note_*): a
   // work-item's partial is NaN where it met one; the partials then merge
@@ -174,12 +173,14 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   auto combine = [&](const std::string& a, const std::string& b, int w) {
     return spell(info.combine, acc_t, acc_t, a, b, "", w, rr.helpers);
   };
-  auto accumulate = [&](const std::string& acc, const std::string& comp, const std::string& type, int w, const std::string& ind) {
+  // Accumulates x (v, or in the skewed form a masked copy) into acc.
+  auto accumulate = [&](const std::string& acc, const std::string& comp, const std::string& type, int w, const std::string& ind,
+                        const std::string& x) {
     if (kahan)
-      return ind + "{ const " + type + " y_ = " + v + " - " + comp + "; const " + type + " t_ = " + acc + " + y_; " + comp +
+      return ind + "{ const " + type + " y_ = " + x + " - " + comp + "; const " + type + " t_ = " + acc + " + y_; " + comp +
              " = " + kahan_comp("t_", acc, "y_", type) + "; " + acc + " = t_; }\n";
-    if (nan_apart) return ind + nan_note_step(info.combine, acc, acc + "_nan", v) + "\n";
-    return ind + acc + " = " + combine(acc, v, w) + ";\n";
+    if (nan_apart) return ind + nan_note_step(info.combine, acc, acc + "_nan", x) + "\n";
+    return ind + acc + " = " + combine(acc, x, w) + ";\n";
   };
   auto nan_declare = [&](const std::string& acc, int w, const std::string& ind) {
     return nan_apart ? nan_note_declare(acc_t, acc + "_nan", acc, w, ind) : std::string();
@@ -205,7 +206,7 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
                     reduce_identity(info.identity, acc_t) + ");\n";
     if (kahan) s += "    " + AW + " comp = (" + AW + ")(0);\n";
     s += nan_declare("acc", W, "    ");
-    s += rr.head("    ", W) + rr.body(per_element(plan, {red.a}), "      ", W) + accumulate("acc", "comp", AW, W, "      ");
+    s += rr.head("    ", W) + rr.body(per_element(plan, {red.a}), "      ", W) + accumulate("acc", "comp", AW, W, "      ", v);
     if (rr.stash_phase == int(k)) s += stash_store(rr, W, "      ");
     s += "    }\n" + nan_apply("acc", W, "    ");
     if (kahan) s += "    acc = acc - comp;\n";
@@ -228,14 +229,10 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
       if (kahan) s += "      " + AW + " compv = (" + AW + ")(0);\n";
       s += nan_declare("accv", W, "      ");
       s += rr.head("      ", W) + rr.body(need, "        ", W);
-      if (rr.skew()) {
-        // Lanes outside the row (other rows' elements) add the identity.
+      if (rr.skew())  // lanes outside the row (other rows' elements) add the identity
         s += "        const " + AW + " vm_ = lo_ == 0 && hi_ == " + std::to_string(W) + " ? " + v + " : select((" + AW + ")(" +
              reduce_identity(info.identity, acc_t) + "), " + v + ", " + skew_mask(acc_t, W) + ");\n";
-        v = "vm_";
-      }
-      s += accumulate("accv", "compv", AW, W, "        ");
-      v = "v" + std::to_string(red.a);
+      s += accumulate("accv", "compv", AW, W, "        ", rr.skew() ? "vm_" : v);
       if (rr.stash_phase == int(k)) s += stash_store(rr, W, "        ");
       s += "      }\n" + nan_apply("accv", W, "      ");
       for (int j = 0; j < W; ++j)
@@ -243,7 +240,7 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
       s += "    }\n";
     }
     if (!(rr.registers() && W > 1))  // the tail after the whole vectors
-      s += nan_declare("acc", 1, "    ") + rr.head("    ", 1) + rr.body(need, "      ", 1) + accumulate("acc", "comp", A, 1, "      ") +
+      s += nan_declare("acc", 1, "    ") + rr.head("    ", 1) + rr.body(need, "      ", 1) + accumulate("acc", "comp", A, 1, "      ", v) +
            (rr.stash_phase == int(k) ? stash_store(rr, 1, "      ") : std::string()) + "    }\n" + nan_apply("acc", 1, "    ");
     if (kahan) s += "    acc = acc - comp;\n";
   }

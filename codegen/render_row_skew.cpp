@@ -14,14 +14,7 @@
 
 namespace fusecl::codegen::row {
 
-std::string skew_mask(DType t, int w) {
-  const DType flag = detail::signed_of_size(size_of(t));
-  const std::string IT = cl_type(flag, w), ET = cl_type(flag);
-  std::string lanes;
-  for (int j = 0; j < w; ++j) lanes += (j ? ", " : "") + std::to_string(j);
-  const std::string at = "(" + IT + ")(" + lanes + ")";
-  return "((" + at + " >= (" + IT + ")((" + ET + ")lo_)) & (" + at + " < (" + IT + ")((" + ET + ")hi_)))";
-}
+std::string skew_mask(DType t, int w) { return "((" + lane_test(t, w, ">=", "lo_") + ") & (" + lane_test(t, w, "<", "hi_") + "))"; }
 
 std::string skew_prologue(const RowRender& rr) {
   // The row's first element is lane a_ of its first vector, and it takes

@@ -87,7 +87,7 @@ struct RowRender {
       return ind + "for (long r = " + from + start + "; r < m; r += " + step + ") {\n" + ind + "  const long p = r;\n" +
              emit_coordinates(plan, "p", ind + "  ");
     }
-    if (registers() && w > 1 && skew())
+    if (w > 1 && skew())
       // Vector q of the row's nv_ from its aligned start (a_ lanes before
       // its first element); lanes lo_ to hi_ - 1 are the row's (skew_mask;
       // kf_, kl_ and tl_: render_row.cpp's prologue).
