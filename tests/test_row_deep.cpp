@@ -32,9 +32,7 @@ namespace {
 // groups of 128 for short rows, and `held` bytes of loads a work-item for
 // long ones.
 detail::DeviceTuning gpu_layout(detail::DeviceState& dev, std::size_t held, std::size_t most = 1024) {
-  auto t = detail::tuning_of(dev);
-  h200_row_layout(t, held);
-  t.max_work_group_size = most;
+  auto t = h200_tuning(dev, held, most);
   t.row_reciprocal = false;  // one output phase, whose exp the test counts (reciprocal.hpp's second pass has its own)
   return t;
 }

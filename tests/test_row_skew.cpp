@@ -18,6 +18,7 @@
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
+#include "support/schedule_run.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -39,21 +40,18 @@ namespace {
 // An H200's row layout (launch.cpp), whatever this device is, with its
 // reciprocal divisions on or off.
 detail::DeviceTuning gpu_layout(detail::DeviceState& dev, bool reciprocal) {
-  auto t = detail::tuning_of(dev);
-  h200_row_layout(t, 256);
-  t.max_work_group_size = 1024;
+  auto t = h200_tuning(dev, 256);
   t.row_reciprocal = reciprocal && t.row_reciprocal;  // where the device's division allows it (launch.cpp)
   return t;
 }
 
-// y's schedule under `t`: one row kernel, run; its plan through `plan`.
-void run_one(const detail::NodePtr& node, const detail::DeviceTuning& t, codegen::KernelPlan* plan) {
-  const detail::GraphLock lock{node.get()};
-  detail::Schedule s = detail::make_schedule({node}, t);
+// y computed under `t` (schedule_run.hpp), which must be one row kernel: its plan.
+template <class T>
+codegen::KernelPlan run_one(const Array<T>& y, const detail::DeviceTuning& t) {
+  const detail::Schedule s = run_with(y, t);
   REQUIRE(s.kernel_count() == 1);
   REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
-  if (plan) *plan = s.steps[0].kernel.plan;
-  detail::run_schedule(*node->device, s);
+  return s.steps[0].kernel.plan;
 }
 
 template <class T>
@@ -82,8 +80,7 @@ TEST_CASE("row fusion: rows that are no whole vectors, in vectors from their ali
           INFO(pat.name << " over " << rows << " rows of " << m << (reciprocal ? ", reciprocal divisions" : ""));
           const auto h = inputs(d, 1, test_seed(0x5e3 + std::uint64_t(m * 8 + rows) + which), pat.lo, pat.hi, m >= 3);
           const auto y = pat.device(from_host(h, Shape(d)), 1);
-          codegen::KernelPlan plan;
-          run_one(y.node(), gpu_layout(*y.node()->device, reciprocal), &plan);
+          const auto plan = run_one(y, gpu_layout(*y.node()->device, reciprocal));
           CHECK(plan.reduce.row_skew);
           CHECK(plan.width == 4);
           check_rows(pat, h, y.to_host(), d, 1);
@@ -114,8 +111,7 @@ TEST_CASE("row fusion: rows of other types in vectors from their aligned start",
     for (const bool is_max : {true, false}) {
       INFO((is_max ? "x - max" : "x - min") << " over " << rows << " rows of " << m << ", " << sizeof(T) << "-byte elements");
       const auto y = is_max ? x - max(x, 1, true) : x - min(x, 1, true);
-      codegen::KernelPlan plan;
-      run_one(y.node(), gpu_layout(*y.node()->device, false), &plan);
+      const auto plan = run_one(y, gpu_layout(*y.node()->device, false));
       CHECK(plan.reduce.row_skew);
       CHECK(int(plan.width) == width);
       const auto got = y.to_host();
@@ -186,8 +182,7 @@ TEST_CASE("row fusion: where rows stay element by element", "[row]") {
   for (std::size_t i = 0; i < h.size(); ++i) h[i] = float(int(i * 7919 % 1000) - 500);
   const auto x = reshape(slice(from_host(h, {3 * m + 1}), 0, 1, std::nullopt), {3, m});
   const auto y = x - max(x, 1, true);
-  codegen::KernelPlan plan;
-  run_one(y.node(), gpu_layout(*y.node()->device, false), &plan);
+  const auto plan = run_one(y, gpu_layout(*y.node()->device, false));
   CHECK_FALSE(plan.reduce.row_skew);
   const auto got = y.to_host();
   for (std::int64_t r = 0; r < 3; ++r) {

@@ -2,6 +2,7 @@
 // device's tuning, for the tests that pin row kernels' layouts wherever they run.
 #pragma once
 
+#include "src/device_state.hpp"
 #include "src/scheduler.hpp"
 
 #include <cstddef>
@@ -21,6 +22,15 @@ inline void h200_row_layout(detail::DeviceTuning& t, std::size_t held) {
   t.row_bytes = 49152;
   t.local_mem_bytes = 49152;
   t.row_held_bytes = held;
+}
+
+/// `dev`'s tuning with an H200's row layout (h200_row_layout, `held` bytes
+/// a work-item for long rows) and groups of up to `most` work-items.
+inline detail::DeviceTuning h200_tuning(detail::DeviceState& dev, std::size_t held, std::size_t most = 1024) {
+  auto t = detail::tuning_of(dev);
+  h200_row_layout(t, held);
+  t.max_work_group_size = most;
+  return t;
 }
 
 /// A CPU's: a work-item per row in groups of 16, 64-byte vectors (16
