@@ -231,13 +231,14 @@ TEST_CASE("schedule: a row kernel's group layout follows the row length", "[sche
     int elements = 4, group_cap = 1024, registers = 8, items_cap = 1024;
   };
   // chunks: what a work-item holds in registers (vectors of `width` where
-  // width > 1), 0 for a loop over the row. Vectors of 16 bytes here: 4 floats.
+  // width > 1; element by element its share of the row, not the power of
+  // two above it), 0 for a loop over the row. Vectors of 16 bytes here: 4 floats.
   for (const Case c : {Case{4096, 1024, 256, 1, 1, 4},  // 256 work-items per row, 4 elements each: one vector
                        Case{64, 2048, 256, 1, 2, 4},     // 8 elements each: two vectors
                        Case{64, 4099, 256, 1, 0, 4},     // too many per work-item: a loop over the row, in vectors
-                       Case{1000, 17, 256, 32, 4, 1},    // 8 per row, 32 rows per group; rows not whole vectors
-                       Case{5, 17, 64, 8, 4, 1},         // no more rows per group than there are rows
-                       Case{1000, 3, 256, 256, 4, 1},    // a work-item per row
+                       Case{1000, 17, 256, 32, 3, 1},    // 8 per row, 32 rows per group; rows not whole vectors: 3 each
+                       Case{5, 17, 64, 8, 3, 1},         // no more rows per group than there are rows
+                       Case{1000, 3, 256, 256, 3, 1},    // a work-item per row, its 3 elements
                        Case{1000, 1, 256, 256, 1, 1},
                        Case{1000, 16, 256, 64, 1, 4},    // 4 per row, one vector each
                        // A GPU's layout (launch.cpp): groups of at most 128, 16 elements in registers.
@@ -253,7 +254,7 @@ TEST_CASE("schedule: a row kernel's group layout follows the row length", "[sche
                        Case{4096, 1024, 256, 256, 0, 4, 4, 1024, 8, 1},
                        Case{64, 1024, 8, 8, 0, 4, 4, 1024, 8, 1},
                        Case{5, 4099, 1, 1, 0, 4, 4, 1024, 8, 1},
-                       Case{1000, 3, 128, 128, 4, 1, 4, 1024, 8, 1}}) {
+                       Case{1000, 3, 128, 128, 3, 1, 4, 1024, 8, 1}}) {
     INFO(c.rows << " rows of " << c.m << ", " << c.elements << " elements per work-item");
     t.elements_per_item = c.elements;
     t.row_group_cap = c.group_cap;
