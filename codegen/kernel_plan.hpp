@@ -135,7 +135,14 @@ struct ReduceSpec {
   // first F work-items of the row each combining every F-th partial, then
   // every work-item all F of them (or all of the row's, where it has at most
   // 2F work-items): two barriers or one, whatever the row's work-items.
+  // plan_row takes F near the square root of the row's work-items.
   std::uint8_t row_fanin = 0;
+  // Row kernels on NVIDIA GPUs: the lanes of a warp (32) whose work-items'
+  // partials meet through shfl.sync (inline PTX) instead of local memory
+  // (render_row.cpp's meet_partials): a row of at most that many
+  // work-items needs no barrier, a longer one a barrier and one partial a
+  // warp. 0: local memory only. Set where every group is whole warps.
+  std::uint8_t row_warp = 0;
   // Row kernels, column form (render_row.cpp): rows along leading axes of a
   // C-order index space [outer, row, inner] (a softmax over axis 0). A
   // "row" of the group is then a vector of `width` neighbouring columns,
@@ -338,7 +345,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 // field can never be left out of the key and silently reuse a stale kernel.
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
-                        finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_columns, row_lanes, row_lane_length, row_online,
+                        finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_warp, row_columns, row_lanes, row_lane_length, row_online,
                         row_recompute, row_skew, row_reciprocal, row_split, moment, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, cross_rows, tile, tile_axis, reduce);

@@ -112,10 +112,15 @@ Meet plain_meet(RowRender& rr, std::size_t k, int w) {
   const Op op = reduce_info(red.op).combine;
   HelperSet* helpers = &rr.helpers;
   const DType t = red.dtype;
-  return {[sh](const std::string& i, const std::string& x) { return sh + "[" + i + "] = " + x + ";"; },
+  Meet mt{[sh](const std::string& i, const std::string& x) { return sh + "[" + i + "] = " + x + ";"; },
           [sh](const std::string& x, const std::string& i) { return x + " = " + sh + "[" + i + "];"; },
           [=](const std::string& x, const std::string& i) { return x + " = " + spell(op, t, t, x, sh + "[" + i + "]", "", w, *helpers) + ";"; },
-          [T_](const std::string& x) { return T_ + " " + x + ";"; }};
+          [T_](const std::string& x) { return T_ + " " + x + ";"; },
+          {},
+          {}};
+  if (w == 1) mt.parts = {{"", t}};
+  mt.combine = [=](const std::string& x, const std::string& y) { return x + " = " + spell(op, t, t, x, y, "", w, *helpers) + ";"; };
+  return mt;
 }
 
 // Combines the work-items' partials (this one's named x) so that every
@@ -132,6 +137,8 @@ Meet plain_meet(RowRender& rr, std::size_t k, int w) {
 std::string meet_partials(const RowRender& rr, const Meet& mt, const std::string& x) {
   const int T = std::stoi(rr.T), F = rr.plan.reduce.row_fanin;
   if (T == 1) return "";  // a work-item per row: nothing to combine
+  if (rr.plan.reduce.row_warp && !rr.columns())
+    if (std::string s = warp_meet(rr, mt, x); !s.empty()) return s;
   const std::string bar = "    barrier(CLK_LOCAL_MEM_FENCE);\n";
   std::string s = "    " + mt.put("lid", x) + "\n" + bar;
   if (F == 0 && !rr.columns()) {
@@ -270,12 +277,17 @@ std::vector<int> online_pairs(const KernelPlan& plan) {
 Meet pair_meet(RowRender& rr, std::size_t k1, std::size_t k2, int w) {
   const std::string fn = online_merge(rr.plan.instrs[k2].dtype, w, rr.helpers), m1 = "sh" + std::to_string(k1), m2 = "sh" + std::to_string(k2);
   const std::string TL = cl_type(rr.plan.instrs[k2].dtype, w);
-  return {[=](const std::string& i, const std::string& x) { return m1 + "[" + i + "] = " + x + "m; " + m2 + "[" + i + "] = " + x + "s;"; },
+  Meet mt{[=](const std::string& i, const std::string& x) { return m1 + "[" + i + "] = " + x + "m; " + m2 + "[" + i + "] = " + x + "s;"; },
           [=](const std::string& x, const std::string& i) { return x + "m = " + m1 + "[" + i + "]; " + x + "s = " + m2 + "[" + i + "];"; },
           [=](const std::string& x, const std::string& i) {
             return fn + "(&" + x + "m, &" + x + "s, " + m1 + "[" + i + "], " + m2 + "[" + i + "]);";
           },
-          [=](const std::string& x) { return TL + " " + x + "m, " + x + "s;"; }};
+          [=](const std::string& x) { return TL + " " + x + "m, " + x + "s;"; },
+          {},
+          {}};
+  if (w == 1) mt.parts = {{"m", rr.plan.instrs[k2].dtype}, {"s", rr.plan.instrs[k2].dtype}};
+  mt.combine = [=](const std::string& x, const std::string& y) { return fn + "(&" + x + "m, &" + x + "s, " + y + "m, " + y + "s);"; };
+  return mt;
 }
 
 // Softmax's max k1 and its sum k2 in one pass over the row (ReduceSpec::

@@ -159,6 +159,11 @@ struct Meet {
   std::function<std::string(const std::string& i, const std::string& x)> put;
   std::function<std::string(const std::string& x, const std::string& i)> get, merge;
   std::function<std::string(const std::string& x)> declare;
+  // For shuffles within a warp (warp_meet): the partial's scalar parts, as
+  // (suffix of x, dtype), none where it cannot shuffle; `combine` merges the
+  // partial named y into x.
+  std::vector<std::pair<std::string, DType>> parts;
+  std::function<std::string(const std::string& x, const std::string& y)> combine;
 };
 
 /// Reduction k's partials, one value each in sh<k>, at width w.
@@ -167,6 +172,9 @@ Meet plain_meet(RowRender& rr, std::size_t k, int w);
 /// work-item of a row (a vector of columns) ends with the row's in x, each
 /// in the same order (render_row.cpp).
 std::string meet_partials(const RowRender& rr, const Meet& mt, const std::string& x);
+/// meet_partials through a warp's shuffles (ReduceSpec::row_warp,
+/// render_row_warp.cpp); empty where the partial's parts cannot shuffle.
+std::string warp_meet(const RowRender& rr, const Meet& mt, const std::string& x);
 /// By instruction: the other reduction of softmax's pair (max k1, then sum
 /// k2 of exp(g - r<k1>), over the same float g), -1 elsewhere.
 std::vector<int> online_pairs(const KernelPlan& plan);

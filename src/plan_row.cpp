@@ -514,6 +514,15 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     b.args.groups = partials->groups;
     b.args.count = std::clamp<std::int64_t>((m + L - 1) / L, m == 0 ? 0 : 1, std::int64_t(tuning.target_groups) * 4);
   }
+  // A row's work-items combine their partials within warps through
+  // shuffles where every group is whole warps (a few short rows are not).
+  // An H200, 2^26 floats, softmax (us, shuffles / local memory): rows of 257
+  // (32 work-items each) 159 / 173, 511 139 / 149, 2047 148 / 163, 4099 175
+  // / 190; layer norm over rows of 17 215 / 230 (bench/RESULTS.md,
+  // thirty-first session).
+  const auto& rs = b.plan.reduce;
+  if (tuning.row_warp > 0 && rs.local_size % tuning.row_warp == 0 && rs.local_size / rs.rows_per_group > 1)
+    b.plan.reduce.row_warp = std::uint8_t(tuning.row_warp);
   // A row that loops steps through it in vectors where every load is
   // contiguous or uniform (CPUs gain most from explicit vectors).
   if (b.plan.reduce.row_chunks == 0 && b.plan.ndim == 0) b.plan.width = std::uint8_t(row_width(b.plan, tuning.vector_bytes));

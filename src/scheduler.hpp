@@ -145,6 +145,12 @@ struct DeviceTuning {
   // then stay in their row kernels past row_odd_elements too.
   // FUSECL_ROW_SKEW=0: an element at a time, to compare.
   bool row_skew = true;
+  // NVIDIA GPUs (DeviceInfo::warp_size 32): a row kernel's work-items
+  // combine their partials within a warp through shfl.sync (codegen
+  // ReduceSpec::row_warp); 0: in local memory (FUSECL_ROW_SHUFFLE=0, and
+  // every other device: OpenCL's sub-group functions are an extension
+  // NVIDIA's driver does not offer).
+  int row_warp = 0;
   // Softmax's pair also for a sum of exp(x - max) no row kernel reads (a
   // logsumexp, log(s) + max, whose consumers are of the reduced shape), where
   // its rows are at least this long. An H200 (2^26 floats, µs): 85 against
