@@ -36,8 +36,7 @@ bool device_has_fp64() { return default_device().info().fp64; }
 // device is; `columns_from`: the bytes from which an array's rows down its
 // columns take today's kernels (1: every array here).
 detail::DeviceTuning gpu_columns(detail::DeviceTuning t, int target_groups) {
-  h200_row_layout(t, 0);  // rows past 16 elements x 128 work-items: no deep register form
-  t.max_work_group_size = 1024;
+  h200_row_layout(t, 0, 1024);  // rows past 16 elements x 128 work-items: no deep register form
   t.row_column_bytes = 1;
   t.column_items = 32;
   t.column_rows = 8;

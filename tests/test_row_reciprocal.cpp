@@ -45,8 +45,7 @@ struct Layout {
 
 std::vector<Layout> layouts() {
   auto gpu = [](detail::DeviceTuning& t) {  // an H200's, not split
-    h200_row_layout(t, 0);
-    t.max_work_group_size = 1024;
+    h200_row_layout(t, 0, 1024);
     t.row_split = 0;
   };
   return {

@@ -28,7 +28,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -52,15 +51,6 @@ codegen::KernelPlan run_one(const Array<T>& y, const detail::DeviceTuning& t) {
   REQUIRE(s.kernel_count() == 1);
   REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
   return s.steps[0].kernel.plan;
-}
-
-template <class T>
-std::vector<T> values(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> u(-100000, 100000);
-  std::vector<T> v(n);
-  for (auto& e : v) e = T(u(rng)) / T(std::is_floating_point_v<T> ? 64 : 1);
-  return v;
 }
 
 }  // namespace
@@ -96,7 +86,7 @@ TEST_CASE("row fusion: rows of other types in vectors from their aligned start",
   auto check = [](auto zero, std::int64_t rows, std::int64_t m, int width) {
     using T = decltype(zero);
     const Dims d{rows, m};
-    auto h = values<T>(std::size_t(rows * m), std::uint64_t(rows * 131 + m));
+    auto h = spread_values<T>(std::size_t(rows * m), std::uint64_t(rows * 131 + m));
     for (std::int64_t r = 0; r < rows; ++r) {
       const auto at = [&](std::int64_t k) -> T& { return h[std::size_t(r * m + k)]; };
       at(r % 2 == 0 ? 0 : m - 1) = T(1e6);  // the row's largest at its first or last element

@@ -27,7 +27,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -56,15 +55,6 @@ codegen::KernelPlan plan_of(const Array<T>& y, const detail::DeviceTuning& t) {
 int per_row(const codegen::KernelPlan& p) { return p.reduce.local_size / p.reduce.rows_per_group; }
 
 bool has(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
-
-template <class T>
-std::vector<T> values(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> u(-100000, 100000);
-  std::vector<T> v(n);
-  for (auto& e : v) e = T(u(rng)) / T(std::is_floating_point_v<T> ? 64 : 1);
-  return v;
-}
 
 bool device_has_warps() { return detail::tuning_of(*from_host(std::vector<float>{0.f}, {1}).node()->device).row_warp > 0; }
 
@@ -157,7 +147,7 @@ TEST_CASE("row fusion: partials meeting within warps, on a device with warps", "
   auto check = [](auto zero, std::int64_t rows, std::int64_t m) {
     using T = decltype(zero);
     const Dims d{rows, m};
-    const auto h = values<T>(std::size_t(rows * m), std::uint64_t(rows * 977 + m));
+    const auto h = spread_values<T>(std::size_t(rows * m), std::uint64_t(rows * 977 + m));
     const auto x = from_host(h, Shape(d));
     for (const int which : {0, 1, 2}) {
       // x - sum of int64 only: other types' sums are of another type (and a float sum's order is its rounding).

@@ -11,8 +11,9 @@ namespace fusecl::test {
 
 /// Groups of up to 256 for reductions, 16-byte vectors, 16 elements a
 /// work-item in groups of up to 128 for short rows, 48 KiB of local memory,
-/// and `held` bytes of loads a work-item for long rows (0: none).
-inline void h200_row_layout(detail::DeviceTuning& t, std::size_t held) {
+/// `held` bytes of loads a work-item for long rows (0: none), and groups of
+/// up to `most` work-items (0: the device's).
+inline void h200_row_layout(detail::DeviceTuning& t, std::size_t held, std::size_t most = 0) {
   t.local_size = 256;
   t.vector_bytes = 16;
   t.elements_per_item = 16;
@@ -22,14 +23,14 @@ inline void h200_row_layout(detail::DeviceTuning& t, std::size_t held) {
   t.row_bytes = 49152;
   t.local_mem_bytes = 49152;
   t.row_held_bytes = held;
+  if (most > 0) t.max_work_group_size = most;
 }
 
 /// `dev`'s tuning with an H200's row layout (h200_row_layout, `held` bytes
 /// a work-item for long rows) and groups of up to `most` work-items.
 inline detail::DeviceTuning h200_tuning(detail::DeviceState& dev, std::size_t held, std::size_t most = 1024) {
   auto t = detail::tuning_of(dev);
-  h200_row_layout(t, held);
-  t.max_work_group_size = most;
+  h200_row_layout(t, held, most);
   return t;
 }
 

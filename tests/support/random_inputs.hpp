@@ -17,6 +17,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -61,5 +62,21 @@ std::uint64_t test_seed(std::uint64_t fallback);
 /// "inputs from seed 0x1234; rerun with FUSECL_TEST_SEED=0x1234". Use it in a
 /// Catch2 INFO() next to the checks, so a failure prints how to reproduce it.
 std::string seed_message(std::uint64_t seed);
+
+/// n values of T from the raw generator: integers from -100000 to 100000
+/// (divided by 64 for floats, exactly), nearly all different, so that a
+/// row's extremes and integer sums are known exactly (the row kernels'
+/// tests; integers narrower than that wrap, as NumPy's casts do).
+template <class T>
+std::vector<T> spread_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> v(n);
+  for (auto& e : v) {
+    const auto k = std::int64_t(rng() % 200001) - 100000;
+    if constexpr (std::is_floating_point_v<T>) e = T(k) / T(64);
+    else e = T(k);
+  }
+  return v;
+}
 
 }  // namespace fusecl::test
