@@ -501,6 +501,26 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   // 9 loads, where 16 loaded the row's last element 7 times).
   // An H200, 2^26 floats, softmax over rows of 257: 233 us against 264.
   if (in_registers && b.plan.width == 1) b.plan.reduce.row_chunks = std::uint8_t(chunks);
+  // A row just past a power of two of work-items' elements_per_item (rows of
+  // 257: 32 work-items of 8 or 9) takes half the work-items, each with up to
+  // a quarter more than it holds otherwise, where at least kFewestItems are
+  // left: fewer partials meet. An H200, 2^26 floats, softmax / layer norm
+  // (us): rows of 257 150 / 150 against 159 / 156 (16 work-items, not 32),
+  // 1025 148 / 145 against 171 / 164 (64, not 128); but rows of 129 163 / 172
+  // against 162 / 161 (8, not 16), 65 312 / 322 against 168 / 174 (4, not 8)
+  // (bench/RESULTS.md, thirty-first session).
+  constexpr std::int64_t kFewestItems = 16;
+  if (in_registers && b.plan.width == 1 && deep.group == 0 && per_row >= 2 * kFewestItems && !split && !partials) {
+    const std::int64_t half = per_row / 2, more = (m + half - 1) / half;
+    if (more <= holds + holds / 4) {
+      per_row = half;
+      rows = L / per_row;
+      while (rows > 1 && rows / 2 >= n) rows /= 2;
+      b.plan.reduce.local_size = std::uint16_t(per_row * rows);
+      b.plan.reduce.rows_per_group = std::uint16_t(rows);
+      b.plan.reduce.row_chunks = std::uint8_t(more);
+    }
+  }
   b.plan.reduce.row_fanin = std::uint8_t(meet_fanin(per_row, tuning.row_fanin));
   b.args.count = row_length == 0 ? 0 : n / segments;  // rows; empty rows have no elements to store
   b.args.reduce_count = row_length;

@@ -108,7 +108,7 @@ TEST_CASE("row fusion: where a row's partials meet within warps", "[row]") {
     std::int64_t m;
     int T, fanin;
   };
-  for (const Fanin f : {Fanin{65, 8, 4}, Fanin{129, 16, 4}, Fanin{257, 32, 8}, Fanin{1001, 64, 8}}) {
+  for (const Fanin f : {Fanin{65, 8, 4}, Fanin{129, 16, 4}, Fanin{257, 16, 4}, Fanin{511, 32, 8}, Fanin{1001, 64, 8}}) {
     INFO("rows of " << f.m);
     auto t = warp_layout(dev, 0);
     const auto p = plan_of(softmax(x_of(300, f.m)), t);

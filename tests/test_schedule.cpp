@@ -245,6 +245,11 @@ TEST_CASE("schedule: a row kernel's group layout follows the row length", "[sche
                        Case{4096, 1024, 128, 2, 4, 4, 16, 128, 16},
                        Case{4096, 1000, 128, 2, 4, 4, 16, 128, 16},   // the last vectors of each work-item past the row
                        Case{4096, 1001, 128, 2, 16, 1, 16, 128, 16},  // rows not whole vectors: element by element
+                       // Element by element just past a power of two of work-items' 16: half
+                       // the work-items, each with up to 20, where 16 or more are left.
+                       Case{4096, 257, 128, 8, 17, 1, 16, 128, 16},   // 16 a row, not 32 of 9
+                       Case{4096, 1025, 128, 2, 17, 1, 16, 128, 16},  // 64 a row, not 128 of 9
+                       Case{4096, 129, 128, 8, 9, 1, 16, 128, 16},    // 16 a row: 8 would be too few
                        // Long rows: a larger group (up to the device's largest, 256 here) where
                        // that keeps 16 elements each in registers, else a loop.
                        Case{64, 4096, 256, 1, 4, 4, 16, 128, 16},
