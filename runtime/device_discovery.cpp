@@ -80,9 +80,10 @@ std::string type_name(cl_device_type t) {
   return "other";
 }
 
-// CL_DEVICE_WARP_SIZE_NV of cl_nv_device_attribute_query, spelled out as
-// kPlatformNotFound below is (cl_ext.h stays out).
-constexpr cl_device_info kWarpSizeNV = 0x4003;
+// CL_DEVICE_WARP_SIZE_NV and CL_DEVICE_COMPUTE_CAPABILITY_MAJOR/MINOR_NV of
+// cl_nv_device_attribute_query, spelled out as kPlatformNotFound below is
+// (cl_ext.h stays out).
+constexpr cl_device_info kWarpSizeNV = 0x4003, kComputeMajorNV = 0x4000, kComputeMinorNV = 0x4001;
 
 DeviceInfo query_device(cl_device_id d) {
   DeviceInfo info;
@@ -116,13 +117,18 @@ DeviceInfo query_device(cl_device_id d) {
   cl_bool unified = CL_FALSE;
   if (clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, nullptr) != CL_SUCCESS) unified = CL_FALSE;
   info.host_unified_memory = unified == CL_TRUE;
-  // NVIDIA's warp: its row kernels combine partials through shfl.sync (PTX),
-  // which only NVIDIA's compiler takes; no other device answers the query.
-  cl_uint warp = 0;
-  if (has_extension(FUSECL_STRING(d, CL_DEVICE_EXTENSIONS), "cl_nv_device_attribute_query") &&
-      clGetDeviceInfo(d, kWarpSizeNV, sizeof warp, &warp, nullptr) != CL_SUCCESS)
-    warp = 0;
-  info.warp_size = warp;
+  // NVIDIA's warp and compute capability: its row kernels combine partials
+  // through shfl.sync (PTX), which only NVIDIA's compiler takes, and only
+  // for GPUs of compute capability 3.0 or later; no other device answers.
+  if (has_extension(FUSECL_STRING(d, CL_DEVICE_EXTENSIONS), "cl_nv_device_attribute_query")) {
+    cl_uint warp = 0, major = 0, minor = 0;
+    if (clGetDeviceInfo(d, kWarpSizeNV, sizeof warp, &warp, nullptr) == CL_SUCCESS &&
+        clGetDeviceInfo(d, kComputeMajorNV, sizeof major, &major, nullptr) == CL_SUCCESS &&
+        clGetDeviceInfo(d, kComputeMinorNV, sizeof minor, &minor, nullptr) == CL_SUCCESS) {
+      info.warp_size = warp;
+      info.nv_compute_capability = major * 10 + minor;
+    }
+  }
 
   info.preferred = {FUSECL_VALUE(cl_uint, d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR),
                     FUSECL_VALUE(cl_uint, d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT),

@@ -115,10 +115,11 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   static const bool row_skew = rt::switch_setting("FUSECL_ROW_SKEW", true);
   d.row_skew = row_skew;
   // A row's work-items combine their partials within a warp through
-  // shfl.sync, not local memory (DeviceTuning::row_warp says where);
+  // shfl.sync, not local memory (DeviceTuning::row_warp says where): NVIDIA
+  // GPUs of compute capability 3.0 (Kepler) or later, which have shuffles;
   // FUSECL_ROW_SHUFFLE=0 keeps local memory, to compare.
   static const bool row_shuffle = rt::switch_setting("FUSECL_ROW_SHUFFLE", true);
-  d.row_warp = row_shuffle && info.warp_size == 32 ? 32 : 0;
+  d.row_warp = row_shuffle && info.warp_size == 32 && info.nv_compute_capability >= 30 ? 32 : 0;
   d.pair_sum_elements = cpu ? 8192 : 1;  // DeviceTuning says why
   d.column_items = cpu ? 1 : 32;
   d.column_rows = cpu ? 1 : 8;

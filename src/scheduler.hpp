@@ -145,7 +145,8 @@ struct DeviceTuning {
   // then stay in their row kernels past row_odd_elements too.
   // FUSECL_ROW_SKEW=0: an element at a time, to compare.
   bool row_skew = true;
-  // NVIDIA GPUs (DeviceInfo::warp_size 32): a row kernel's work-items
+  // NVIDIA GPUs (DeviceInfo::warp_size 32, compute capability 3.0 or
+  // later, which has shuffles): a row kernel's work-items
   // combine their partials within a warp through shfl.sync (codegen
   // ReduceSpec::row_warp); 0: in local memory (FUSECL_ROW_SHUFFLE=0, and
   // every other device: OpenCL's sub-group functions are an extension

@@ -25,9 +25,11 @@
 #include <fusecl/fusecl.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace fusecl;
@@ -118,6 +120,26 @@ TEST_CASE("row fusion: where a row's partials meet within warps", "[row]") {
     CHECK(int(plan_of(softmax(x_of(300, f.m)), t).reduce.row_fanin) == 4);
     t.row_fanin = 0;  // a binary tree
     CHECK(plan_of(softmax(x_of(300, f.m)), t).reduce.row_fanin == 0);
+  }
+}
+
+TEST_CASE("row fusion: which devices' row kernels shuffle within warps", "[row]") {
+  // NVIDIA's (the warp and compute capability of cl_nv_device_attribute_query):
+  // shuffles from compute capability 3.0 (Kepler); no other device answers.
+  const DeviceInfo& here = default_device().info();
+  if (here.warp_size == 0) CHECK(here.nv_compute_capability == 0);
+  if (std::getenv("FUSECL_ROW_SHUFFLE")) {
+    WARN("FUSECL_ROW_SHUFFLE is set: which devices shuffle by default is not checked");
+    return;
+  }
+  DeviceInfo info = here;
+  info.type = "GPU";
+  for (const auto& [warp, capability, shuffles] : {std::tuple{0u, 0u, 0}, std::tuple{32u, 20u, 0}, std::tuple{32u, 30u, 32},
+                                                   std::tuple{32u, 90u, 32}, std::tuple{64u, 90u, 0}}) {
+    INFO("a warp of " << warp << ", compute capability " << capability);
+    info.warp_size = warp;
+    info.nv_compute_capability = capability;
+    CHECK(detail::default_tuning(info).row_warp == shuffles);
   }
 }
 

@@ -76,6 +76,10 @@ void print_device(const DeviceInfo& d, bool chosen) {
   field("denormals", std::string(yes_no(d.denormals)) + " (float)");
   field("host unified memory", std::string(yes_no(d.host_unified_memory)) +
                                    (d.host_unified_memory ? " (transfers copy directly)" : " (transfers go through pinned staging)"));
+  // NVIDIA's (cl_nv_device_attribute_query): whether row kernels' partials meet through warp shuffles.
+  if (d.warp_size > 0)
+    field("warp", std::to_string(d.warp_size) + " lanes, compute capability " + std::to_string(d.nv_compute_capability / 10) + "." +
+                      std::to_string(d.nv_compute_capability % 10));
   std::printf("      %-24s%6s%6s%6s%6s%6s%7s\n", "vector widths", "char", "short", "int", "long", "float", "double");
   widths_row("preferred", d.preferred);
   widths_row("native", d.native);

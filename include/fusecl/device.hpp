@@ -32,6 +32,7 @@ struct DeviceInfo {
   bool denormals = false;               // CL_FP_DENORM for float
   bool host_unified_memory = false;     // CL_DEVICE_HOST_UNIFIED_MEMORY: a CPU or an integrated GPU
   unsigned warp_size = 0;               // CL_DEVICE_WARP_SIZE_NV (cl_nv_device_attribute_query): NVIDIA's; 0 elsewhere
+  unsigned nv_compute_capability = 0;   // the same extension's compute capability, major * 10 + minor (90: Hopper); 0 elsewhere
   VectorWidths preferred, native;
 
   /// "P:D" — the spelling FUSECL_DEVICE accepts for this device.
