@@ -112,15 +112,13 @@ Meet plain_meet(RowRender& rr, std::size_t k, int w) {
   const Op op = reduce_info(red.op).combine;
   HelperSet* helpers = &rr.helpers;
   const DType t = red.dtype;
-  Meet mt{[sh](const std::string& i, const std::string& x) { return sh + "[" + i + "] = " + x + ";"; },
+  auto combine = [=](const std::string& x, const std::string& y) { return x + " = " + spell(op, t, t, x, y, "", w, *helpers) + ";"; };
+  return {[sh](const std::string& i, const std::string& x) { return sh + "[" + i + "] = " + x + ";"; },
           [sh](const std::string& x, const std::string& i) { return x + " = " + sh + "[" + i + "];"; },
-          [=](const std::string& x, const std::string& i) { return x + " = " + spell(op, t, t, x, sh + "[" + i + "]", "", w, *helpers) + ";"; },
+          [=](const std::string& x, const std::string& i) { return combine(x, sh + "[" + i + "]"); },
           [T_](const std::string& x) { return T_ + " " + x + ";"; },
-          {},
-          {}};
-  if (w == 1) mt.parts = {{"", t}};
-  mt.combine = [=](const std::string& x, const std::string& y) { return x + " = " + spell(op, t, t, x, y, "", w, *helpers) + ";"; };
-  return mt;
+          w == 1 ? std::vector<std::pair<std::string, DType>>{{"", t}} : std::vector<std::pair<std::string, DType>>{},
+          combine};
 }
 
 // Combines the work-items' partials (this one's named x) so that every

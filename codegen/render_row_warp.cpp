@@ -15,6 +15,8 @@
 // 2047 (128 work-items) 148 against 163.
 #include "codegen/row_render.hpp"
 
+#include <algorithm>
+
 namespace fusecl::codegen::row {
 
 namespace {
@@ -35,26 +37,21 @@ constexpr const char* kShuffleIdx =
     "  return r;\n"
     "}\n";
 
-// Value x of dtype t from lane `arg` (fn: fcl_shfl_down or fcl_shfl_idx),
-// in 32-bit words; "" where t is no 4- or 8-byte type.
+// Values of 4 and 8 bytes shuffle, as one or two 32-bit words.
+bool shufflable(DType t) { return size_of(t) == 4 || size_of(t) == 8; }
+
+// Value x of a shufflable dtype t from lane `arg` (fn: fcl_shfl_down or fcl_shfl_idx).
 std::string shuffled(DType t, const std::string& fn, const std::string& x, const std::string& arg) {
   const std::string T = cl_type(t);
-  switch (size_of(t)) {
-    case 4:
-      return "as_" + T + "(" + fn + "(as_uint(" + x + "), " + arg + "))";
-    case 8:
-      return "as_" + T + "((uint2)(" + fn + "(as_uint2(" + x + ").x, " + arg + "), " + fn + "(as_uint2(" + x + ").y, " + arg + ")))";
-    default:
-      return "";
-  }
+  if (size_of(t) == 4) return "as_" + T + "(" + fn + "(as_uint(" + x + "), " + arg + "))";
+  return "as_" + T + "((uint2)(" + fn + "(as_uint2(" + x + ").x, " + arg + "), " + fn + "(as_uint2(" + x + ").y, " + arg + ")))";
 }
 
 }  // namespace
 
 std::string warp_meet(const RowRender& rr, const Meet& mt, const std::string& x) {
-  if (mt.parts.empty()) return "";
-  for (const auto& [suffix, t] : mt.parts)
-    if (shuffled(t, "f", "x", "0").empty()) return "";
+  if (mt.parts.empty() || !std::all_of(mt.parts.begin(), mt.parts.end(), [](const auto& p) { return shufflable(p.second); }))
+    return "";
   const int T = std::stoi(rr.T), W = rr.plan.reduce.row_warp;
   const int lanes = std::min(T, W);  // of the row in each warp
   const std::string down = rr.helpers.use("fcl_shfl_down", kShuffleDown);

@@ -103,10 +103,11 @@ DeviceInfo query_device(cl_device_id d) {
   // Before OpenCL 1.2 a device without doubles may reject the
   // CL_DEVICE_DOUBLE_FP_CONFIG query outright; that means "no fp64", not a
   // broken device, so the code is deliberately not checked.
+  const std::string extensions = FUSECL_STRING(d, CL_DEVICE_EXTENSIONS);
   cl_device_fp_config double_config = 0;
   if (clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof double_config, &double_config, nullptr) != CL_SUCCESS)
     double_config = 0;
-  info.fp64 = double_config != 0 || has_extension(FUSECL_STRING(d, CL_DEVICE_EXTENSIONS), "cl_khr_fp64");
+  info.fp64 = double_config != 0 || has_extension(extensions, "cl_khr_fp64");
 
   const auto single_config = FUSECL_VALUE(cl_device_fp_config, d, CL_DEVICE_SINGLE_FP_CONFIG);
   info.correctly_rounded_sqrt = (single_config & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
@@ -120,7 +121,7 @@ DeviceInfo query_device(cl_device_id d) {
   // NVIDIA's warp and compute capability: its row kernels combine partials
   // through shfl.sync (PTX), which only NVIDIA's compiler takes, and only
   // for GPUs of compute capability 3.0 or later; no other device answers.
-  if (has_extension(FUSECL_STRING(d, CL_DEVICE_EXTENSIONS), "cl_nv_device_attribute_query")) {
+  if (has_extension(extensions, "cl_nv_device_attribute_query")) {
     cl_uint warp = 0, major = 0, minor = 0;
     if (clGetDeviceInfo(d, kWarpSizeNV, sizeof warp, &warp, nullptr) == CL_SUCCESS &&
         clGetDeviceInfo(d, kComputeMajorNV, sizeof major, &major, nullptr) == CL_SUCCESS &&

@@ -447,8 +447,13 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   std::int64_t per_row = 1;
   while (per_row < std::min<std::int64_t>(L, tuning.row_items_cap) && per_row * tuning.elements_per_item < m) per_row *= 2;
   if (deep.group > 0) per_row = L;  // a row a group
-  std::int64_t rows = L / per_row;
-  while (rows > 1 && rows / 2 >= n) rows /= 2;  // no group larger than the rows there are
+  // Rows a group of L takes at T work-items each: no more than there are.
+  auto group_rows = [L, n](std::int64_t T) {
+    std::int64_t r = L / T;
+    while (r > 1 && r / 2 >= n) r /= 2;
+    return r;
+  };
+  std::int64_t rows = group_rows(per_row);
   // A work-item per row (CPUs): groups enough for every compute unit.
   if (per_row == 1 && tuning.row_items_cap == 1)
     while (rows > 1 && (n + rows - 1) / rows < tuning.target_groups) rows /= 2;
@@ -514,8 +519,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     const std::int64_t half = per_row / 2, more = (m + half - 1) / half;
     if (more <= holds + holds / 4) {
       per_row = half;
-      rows = L / per_row;
-      while (rows > 1 && rows / 2 >= n) rows /= 2;
+      rows = group_rows(per_row);
       b.plan.reduce.local_size = std::uint16_t(per_row * rows);
       b.plan.reduce.rows_per_group = std::uint16_t(rows);
       b.plan.reduce.row_chunks = std::uint8_t(more);

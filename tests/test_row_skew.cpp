@@ -139,11 +139,9 @@ TEST_CASE("row fusion: rows of other types in vectors from their aligned start",
 
 TEST_CASE("row fusion: where rows stay element by element", "[row]") {
   auto plan_of = [](const Array<float>& y, bool skew) {
-    const auto node = y.node();
-    const detail::GraphLock lock{node.get()};
-    auto t = gpu_layout(*node->device, false);
+    auto t = gpu_layout(*y.node()->device, false);
     t.row_skew = skew;
-    const detail::Schedule s = detail::make_schedule({node}, t);
+    const detail::Schedule s = schedule_with(y, t);
     REQUIRE(s.kernel_count() == 1);
     return s.steps[0].kernel.plan;
   };

@@ -46,9 +46,7 @@ detail::DeviceTuning warp_layout(detail::DeviceState& dev, int warp) {
 
 template <class T>
 codegen::KernelPlan plan_of(const Array<T>& y, const detail::DeviceTuning& t) {
-  const auto node = y.node();
-  const detail::GraphLock lock{node.get()};
-  const detail::Schedule s = detail::make_schedule({node}, t);
+  const detail::Schedule s = schedule_with(y, t);
   REQUIRE(s.kernel_count() == 1);
   REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
   return s.steps[0].kernel.plan;

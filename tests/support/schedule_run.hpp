@@ -1,4 +1,4 @@
-// Runs an array's schedule under a tuning the test sets (a GPU's layouts on
+// Makes (and runs) an array's schedule under a tuning the test sets (a GPU's layouts on
 // any device), and hands the schedule back for the test to inspect.
 #pragma once
 
@@ -9,6 +9,14 @@
 #include <fusecl/fusecl.hpp>
 
 namespace fusecl::test {
+
+/// The schedule of y under tuning t, made but not run.
+template <class T>
+detail::Schedule schedule_with(const Array<T>& y, const detail::DeviceTuning& t) {
+  const auto node = y.node();
+  const detail::GraphLock lock{node.get()};
+  return detail::make_schedule({node}, t);
+}
 
 /// The schedule of y under tuning t, made and run (y then holds its value);
 /// a copy of the schedule as made is returned.
