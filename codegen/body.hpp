@@ -101,8 +101,9 @@ std::string column_block_prologue(const KernelPlan& plan);
 /// A reduction plan with reduce.moment (render_moment.cpp).
 std::string render_moment(const KernelPlan& plan, const std::string& name);
 std::string render_row(const KernelPlan& plan, const std::string& name);
-/// The local memory a row kernel's combine declares: a value (in the column
-/// form a vector) per work-item and reduction, where a row has several work-items.
+/// The local memory a row kernel declares: its combine's, a value (in the
+/// column form a vector) per work-item and reduction where a row has several
+/// work-items, and with ReduceSpec::row_staged its staging arrays'.
 std::size_t row_local_bytes(const KernelPlan& plan);
 /// Bytes per element of the loads a row plan's register form holds (those
 /// varying along the row that some phase reads).

@@ -357,8 +357,14 @@ using namespace row;
 
 std::size_t row_local_bytes(const KernelPlan& plan) {
   const int local = plan.reduce.local_size, per_row = local / std::max<int>(1, plan.reduce.rows_per_group);
-  if (per_row <= 1) return 0;
   std::size_t bytes = 0;
+  if (plan.reduce.row_staged > 0) {
+    const std::vector<int> phases = phases_of(plan, phase_needs(plan));
+    std::vector<char> first(plan.instrs.size(), 0);
+    for (std::size_t k = 0; k < plan.instrs.size(); ++k) first[k] = held_load(plan, phases, k);
+    bytes += stage_local_bytes(plan, first);
+  }
+  if (per_row <= 1) return bytes;
   for (const auto& in : plan.instrs)
     if (is_row_reduction(in)) bytes += std::size_t(local) * std::size_t(size_of(in.dtype) * (plan.reduce.row_columns ? plan.width : 1));
   return bytes;
@@ -469,6 +475,7 @@ std::string row_rest(RowRender& rr) {
     for (std::size_t k = 0; k < plan.instrs.size(); ++k)
       if (first[k] || (kept(plan.instrs[k], plan) && rr.phases_of[k] > 1))
         b += "  " + cl_type(plan.instrs[k].dtype, W) + " rc" + std::to_string(k) + "[" + rr.K + "];\n";
+  if (rr.staged()) b += stage_loads(rr, first);  // the span's loads and the outputs' staging arrays
   if (rr.lanes() && rr.registers()) {
     b += lanes_loads(rr, first);
   } else if (std::find(first.begin(), first.end(), 1) == first.end()) {
@@ -494,7 +501,14 @@ std::string row_rest(RowRender& rr) {
     else
       b += "      const long p = oc * m + r" + (W > 1 ? " * " + Ws : std::string()) + ";\n";
     if (W == 1) b += emit_coordinates(plan, "p", "      ");
-    b += emit_body(plan, W, "p", "      ", helpers, &first);
+    // Staged loads from their staging arrays (render_row_stage.cpp), the rest from memory.
+    std::vector<char> direct = first;
+    for (std::size_t k = 0; k < first.size(); ++k)
+      if (first[k] && rr.staged() && staged_load(plan, k)) {
+        direct[k] = 0;
+        b += "      " + stage_read(plan, k);
+      }
+    b += emit_body(plan, W, "p", "      ", helpers, &direct);
     for (std::size_t k = 0; k < first.size(); ++k)
       if (first[k]) b += "      rc" + std::to_string(k) + "[k] = v" + std::to_string(k) + ";\n";
     b += "    }\n  }\n";
@@ -526,7 +540,7 @@ std::string row_rest(RowRender& rr) {
     // width divides the inner extent).
     if (W == 1 || !(rr.registers() || rr.columns())) {
       s += rr.head(ind, 1) + output_body(rr, needs.back(), 1, ind + "  ");
-      s += emit_stores(plan, "p", ind + "  ");
+      s += rr.staged() ? stage_stores(plan, ind + "  ") : emit_stores(plan, "p", ind + "  ");
       s += ind + "}\n";
     }
     return s;
@@ -554,6 +568,7 @@ std::string row_rest(RowRender& rr) {
     rr.stash = stash;
     b += stash >= 0 ? "#ifndef FCL_CPU\n" + again + "#endif\n" : again;
   }
+  if (rr.staged()) b += stage_flush(plan);
   return b;
 }
 

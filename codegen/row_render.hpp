@@ -52,6 +52,7 @@ struct RowRender {
   int width() const { return plan.width; }
   int split() const { return plan.reduce.row_split; }
   bool skew() const { return plan.reduce.row_skew && registers(); }
+  bool staged() const { return plan.reduce.row_staged > 0 && registers(); }
 
   // Where this work-item's positions of its row start: split rows start at
   // their segment's sg0_, a multiple of 16 (so of any width); in vectors of
@@ -150,6 +151,22 @@ std::string skew_stores(const KernelPlan& plan, int w, const std::string& indent
 /// The loads `first` marks, into rc<k>[k], each work-item's vectors of its
 /// row from the row's aligned start.
 std::string skew_loads(const RowRender& rr, const std::vector<char>& first);
+
+// Rows staged through local memory (ReduceSpec::row_staged; render_row_stage.cpp).
+/// Whether load k is staged: a contiguous load of a staged plan.
+bool staged_load(const KernelPlan& plan, std::size_t k);
+/// The local memory of the staging arrays: the loads `first` marks that are
+/// staged, and every output.
+std::size_t stage_local_bytes(const KernelPlan& plan, const std::vector<char>& first);
+/// The kernel's staging: its span, the staging arrays, and the staged loads
+/// `first` marks read into theirs, then a barrier.
+std::string stage_loads(const RowRender& rr, const std::vector<char>& first);
+/// Staged load k's element r of this work-item's row, as v<k>.
+std::string stage_read(const KernelPlan& plan, std::size_t k);
+/// The outputs at element r, into their staging arrays.
+std::string stage_stores(const KernelPlan& plan, const std::string& indent);
+/// A barrier, then each output's span from its staging array.
+std::string stage_flush(const KernelPlan& plan);
 
 // How the partial results of a row's (in the column form, a vector's) work-
 // items meet in local memory, as statements on a partial named x: `put`

@@ -120,6 +120,10 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // FUSECL_ROW_SHUFFLE=0 keeps local memory, to compare.
   static const bool row_shuffle = rt::switch_setting("FUSECL_ROW_SHUFFLE", true);
   d.row_warp = row_shuffle && info.warp_size == 32 && info.nv_compute_capability >= 30 ? 32 : 0;
+  // Short rows of a GPU's row kernels through local memory (DeviceTuning::
+  // row_stage); a CPU's work-group is a loop on one core, which reads its
+  // rows in place.
+  d.row_stage = cpu ? 0 : int(rt::int_setting({"FUSECL_ROW_STAGE", 1, 0, 2, /*power_of_two=*/false, "the default (0: never, 2: wherever it can)"}));
   d.pair_sum_elements = cpu ? 8192 : 1;  // DeviceTuning says why
   d.column_items = cpu ? 1 : 32;
   d.column_rows = cpu ? 1 : 8;

@@ -14,6 +14,7 @@
 #include "src/row_fusion.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <string>
 
@@ -351,6 +352,31 @@ namespace {
 // Whether a row kernel divides by its rows' values through their reciprocal
 // (codegen ReduceSpec::row_reciprocal): where it has such a division and
 // outputs to compute (a split row's partials kernel has none).
+// Rows staged through local memory (ReduceSpec::row_staged), on GPUs: rows
+// of up to kStageLongest elements that are no multiple of the vector width
+// w, which the register form held in skewed vectors (more than a vector a
+// work-item, up to 4 work-items a row); with DeviceTuning::row_stage 2 every
+// row held in registers but the deep form's, to compare. An H200, 2^26
+// floats, softmax / layer norm (us, staged / in skewed vectors /
+// torch.compile): rows of 5 189 / 194 against 296 / 270 (244 / 252), 9 168
+// / 168 against 321 / 336 (302 / 238), 17 173 / 166 against 238 / 216 (304
+// / 246), 31 201 / 195 against 203 / 219 (181 / 171), 33 210 / 210 against
+// 247 / 220 (375 / 335); but rows of 45 185 / 186 against 184 / 172. Not
+// rows of 3 (a vector or less a work-item: 210 / 217 against 179 / 190,
+// element by element), nor those whose many work-items' loads are coalesced
+// as they are (65: 213 / 215 against 166 / 175; 257: 211 / 209 against 150
+// / 148), nor whole vectors (1024: 198 / 191 against 132 / 134)
+// (bench/RESULTS.md, thirty-second session).
+constexpr std::int64_t kStageLongest = 40;
+bool stage_rows(const DeviceTuning& tuning, const DeepRows& deep, const RowSplit* split, std::int64_t m, int w, std::int64_t per_row,
+                std::int64_t k) {
+  if (tuning.row_stage == 0 || tuning.row_items_cap <= 1 || deep.group > 0 || split) return false;
+  return tuning.row_stage == 2 || (m % w != 0 && m <= kStageLongest && per_row <= 4 && k > w);
+}
+// The most local memory a group's staging arrays and combine take: 24 KiB
+// leaves an H200's SM nine groups.
+constexpr std::uint64_t kStageBytes = 24 * 1024;
+
 bool row_reciprocal(const codegen::KernelPlan& plan, const DeviceTuning& tuning) {
   return tuning.row_reciprocal && plan.reduce.row_split != 1 && codegen::has_reciprocal_divisions(plan);
 }
@@ -453,6 +479,16 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     while (r > 1 && r / 2 >= n) r /= 2;
     return r;
   };
+  // Short rows staged through local memory (stage_rows) take a work-item
+  // each below twice elements_per_item: it holds all of its row, and no
+  // partials meet. An H200, 2^26 floats, softmax / layer norm (us, a work-
+  // item a row / the work-items elements_per_item gives): rows of 17 173 /
+  // 166 against 195 / 195 (2); of 25 189 / 188 against 195 / 187 (2); but
+  // of 33 212 / 205 against 210 / 210 (4) (bench/RESULTS.md, thirty-second
+  // session).
+  const bool one_staged = !partials && b.plan.ndim == 0 && m < 2 * std::int64_t(tuning.elements_per_item) &&
+                          stage_rows(tuning, deep, split, m, row_width(b.plan, tuning.vector_bytes), 1, std::int64_t(std::bit_ceil(std::uint64_t(m))));
+  if (one_staged) per_row = 1;
   std::int64_t rows = group_rows(per_row);
   // A work-item per row (CPUs): groups enough for every compute unit.
   if (per_row == 1 && tuning.row_items_cap == 1)
@@ -460,7 +496,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   const std::int64_t chunks = (m + per_row - 1) / per_row;
   std::int64_t k = 1;
   while (k < chunks) k *= 2;
-  const bool in_registers = k <= holds;
+  const bool in_registers = k <= holds || one_staged;
   b.plan.reduce.local_size = std::uint16_t(per_row * rows);
   b.plan.reduce.rows_per_group = std::uint16_t(rows);
   b.plan.reduce.row_chunks = std::uint8_t(in_registers ? k : 0);
@@ -489,7 +525,11 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     // thirtieth session).
     const std::int64_t skewed = (row_length + 2 * w - 2) / w, skewed_chunks = (skewed + per_row - 1) / per_row;
     const bool skew_gains = deep.group > 0 || (per_row <= 4 && k > w);
-    if (w > 1 && k >= w && row_length % w == 0 && vector_loads_aligned(b.plan, b.args)) {
+    if (stage_rows(tuning, deep, split, row_length, w, per_row, k)) {
+      // Element by element, through local memory (ReduceSpec::row_staged).
+      b.plan.width = 1;
+      b.plan.reduce.row_staged = std::uint8_t(std::clamp(tuning.vector_bytes, 1, 128));
+    } else if (w > 1 && k >= w && row_length % w == 0 && vector_loads_aligned(b.plan, b.args)) {
       b.plan.aligned = true;
       b.plan.reduce.row_chunks = std::uint8_t(k / w);
     } else if (w > 1 && k >= w && tuning.row_skew && skew_gains && !split && skewed_chunks * w <= std::max(k, holds) + w &&
@@ -525,6 +565,15 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
       b.plan.reduce.row_chunks = std::uint8_t(more);
     }
   }
+  // Staging arrays that would leave too few groups resident, or not fit:
+  // fewer rows to a group where they are a work-item's each (down to a warp
+  // of them), else none.
+  auto stage_fits = [&] { return codegen::row_local_bytes(b.plan) <= std::min<std::uint64_t>(tuning.local_mem_bytes, kStageBytes); };
+  while (b.plan.reduce.row_staged > 0 && per_row == 1 && rows > 32 && !stage_fits()) {
+    rows /= 2;
+    b.plan.reduce.local_size = b.plan.reduce.rows_per_group = std::uint16_t(rows);
+  }
+  if (b.plan.reduce.row_staged > 0 && !stage_fits()) b.plan.reduce.row_staged = 0;
   b.plan.reduce.row_fanin = std::uint8_t(meet_fanin(per_row, tuning.row_fanin));
   b.args.count = row_length == 0 ? 0 : n / segments;  // rows; empty rows have no elements to store
   b.args.reduce_count = row_length;

@@ -152,6 +152,11 @@ struct DeviceTuning {
   // every other device: OpenCL's sub-group functions are an extension
   // NVIDIA's driver does not offer).
   int row_warp = 0;
+  // GPUs: row kernels held element by element stage their rows' loads and
+  // outputs through local memory in vectors (codegen ReduceSpec::row_staged,
+  // plan_row.cpp says where): 0 never; 1 where plan_row's rule says it gains;
+  // 2 wherever it can (FUSECL_ROW_STAGE, to compare).
+  int row_stage = 0;
   // Softmax's pair also for a sum of exp(x - max) no row kernel reads (a
   // logsumexp, log(s) + max, whose consumers are of the reduced shape), where
   // its rows are at least this long. An H200 (2^26 floats, µs): 85 against

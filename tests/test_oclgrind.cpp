@@ -153,11 +153,13 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
   // elements, in vectors from each row's aligned start: row_skew; 3 x 2049
   // is no multiple of 4, so the last row's last vector passes the array's
   // end), 5000 (256 of 8 vectors) and 9000 (exp computed again), and short
-  // rows of 17 (2 work-items, row_skew), each with a row scaled down (every
-  // quotient in the reciprocal's range: its first pass alone) and a row
-  // with -inf (zeros: the second pass).
-  for (const std::int64_t m : {2049, 5000, 9000, 17}) {
-    INFO("softmax over rows of " << m);
+  // rows of 17 (a work-item each, staged through local memory: row_staged,
+  // the span's last vector part full; and without staging, 2 work-items,
+  // row_skew), each with a row scaled down (every quotient in the
+  // reciprocal's range: its first pass alone) and a row with -inf (zeros:
+  // the second pass).
+  for (const auto& [m, stage] : {std::pair<std::int64_t, int>{2049, 1}, {5000, 1}, {9000, 1}, {17, 1}, {17, 0}}) {
+    INFO("softmax over rows of " << m << (stage ? "" : ", not staged"));
     auto a = ints({3, m}, 30 + std::uint64_t(m));
     for (std::int64_t j = 0; j < m; ++j) a.data[std::size_t(m + j)] *= 0.01f;
     a.data[std::size_t(2 * m + 7)] = -INFINITY;
@@ -169,11 +171,13 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
       const detail::GraphLock lock{node.get()};
       auto t = detail::tuning_of(*node->device);
       t.row_reciprocal = true;
+      t.row_stage = stage;
       detail::Schedule s = detail::make_schedule({node}, t);
       REQUIRE(s.kernel_count() == 1);
       const auto& plan = s.steps[0].kernel.plan;
       REQUIRE(plan.reduce.row_chunks > 0);
-      REQUIRE(plan.reduce.row_skew == (m % 4 != 0));
+      REQUIRE(int(plan.reduce.row_staged) == (m == 17 && stage ? 16 : 0));
+      REQUIRE(plan.reduce.row_skew == (m % 4 != 0 && plan.reduce.row_staged == 0));
       REQUIRE(codegen::render(plan, codegen::kernel_name(plan)).find("fcl_rdiv_") != std::string::npos);
       detail::run_schedule(*node->device, s);
     }

@@ -37,9 +37,11 @@ using namespace fusecl::test;
 namespace {
 
 // An H200's row layout (launch.cpp), whatever this device is, with its
-// reciprocal divisions on or off.
+// reciprocal divisions on or off, and short rows not staged through local
+// memory (which takes them instead: test_row_stage.cpp).
 detail::DeviceTuning gpu_layout(detail::DeviceState& dev, bool reciprocal) {
   auto t = h200_tuning(dev, 256);
+  t.row_stage = 0;
   t.row_reciprocal = reciprocal && t.row_reciprocal;  // where the device's division allows it (launch.cpp)
   return t;
 }

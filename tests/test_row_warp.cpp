@@ -37,9 +37,11 @@ using namespace fusecl::test;
 
 namespace {
 
-// An H200's row layout (device_rows.hpp) with `warp` lanes shuffling (0: none).
+// An H200's row layout (device_rows.hpp) with `warp` lanes shuffling (0:
+// none), and short rows not staged (a work-item a row there, no partials).
 detail::DeviceTuning warp_layout(detail::DeviceState& dev, int warp) {
   auto t = h200_tuning(dev, 256);
+  t.row_stage = 0;
   t.row_warp = warp;
   return t;
 }
