@@ -49,10 +49,7 @@ detail::DeviceTuning gpu_layout(detail::DeviceState& dev, bool reciprocal) {
 // y computed under `t` (schedule_run.hpp), which must be one row kernel: its plan.
 template <class T>
 codegen::KernelPlan run_one(const Array<T>& y, const detail::DeviceTuning& t) {
-  const detail::Schedule s = run_with(y, t);
-  REQUIRE(s.kernel_count() == 1);
-  REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
-  return s.steps[0].kernel.plan;
+  return one_row_kernel(run_with(y, t));
 }
 
 }  // namespace

@@ -48,10 +48,7 @@ detail::DeviceTuning warp_layout(detail::DeviceState& dev, int warp) {
 
 template <class T>
 codegen::KernelPlan plan_of(const Array<T>& y, const detail::DeviceTuning& t) {
-  const detail::Schedule s = schedule_with(y, t);
-  REQUIRE(s.kernel_count() == 1);
-  REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
-  return s.steps[0].kernel.plan;
+  return one_row_kernel(schedule_with(y, t));
 }
 
 int per_row(const codegen::KernelPlan& p) { return p.reduce.local_size / p.reduce.rows_per_group; }

@@ -6,6 +6,8 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 
+#include <catch2/catch.hpp>
+
 #include <fusecl/fusecl.hpp>
 
 namespace fusecl::test {
@@ -28,6 +30,13 @@ detail::Schedule run_with(const Array<T>& y, const detail::DeviceTuning& t) {
   detail::Schedule copy = s;
   detail::run_schedule(*node->device, s);
   return copy;
+}
+
+/// The plan of a schedule that must be one row kernel (a Catch2 REQUIRE each).
+inline codegen::KernelPlan one_row_kernel(const detail::Schedule& s) {
+  REQUIRE(s.kernel_count() == 1);
+  REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
+  return s.steps[0].kernel.plan;
 }
 
 }  // namespace fusecl::test
