@@ -102,7 +102,7 @@ cl_program program_from_source(const Runtime& rt, const KernelSource& ks) {
   if (err != CL_SUCCESS) {
     const std::string log = build_log(p.get(), rt.dev.device);
     const DeviceInfo& d = rt.dev.info;
-    throw Error("building the OpenCL kernel " + ks.name + " failed: " + cl_error_name(err) + " (" +
+    throw BuildError("building the OpenCL kernel " + ks.name + " failed: " + cl_error_name(err) + " (" +
                 std::to_string(err) + ")\n" + "device: " + d.name + " (" + d.platform_name + ", driver " +
                 d.driver_version + ")\n" + "build options: " + (ks.options.empty() ? "(none)" : ks.options) +
                 "\n" + "build log:\n" + (log.empty() ? "(the driver gave no log)" : log) + "\n" +

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "fusecl/device.hpp"
+#include "fusecl/error.hpp"
 #include "runtime/cache_entry.hpp"
 #include "runtime/kernel_cache.hpp"
 
@@ -11,6 +12,14 @@
 #include <string_view>
 
 namespace fusecl::rt {
+
+/// A kernel the driver would not build from its source: fusecl::Error with
+/// the build log and the numbered source (build_program), whose caller may
+/// try another form of the kernel (launch.cpp: a row kernel's warp shuffles).
+class BuildError : public Error {
+ public:
+  using Error::Error;
+};
 
 /// The disk-cache key of `ks` compiled for `dev`: the exact source and options, the
 /// platform and device names and versions and the driver version (plus fusecl's own
@@ -22,8 +31,8 @@ CacheKey program_cache_key(const KernelSource& ks, const DeviceInfo& dev);
 /// ks.options), and if there is none or the driver rejects it, a build from source,
 /// whose binary is then stored (replacing a rejected one). Counts disk hits and misses
 /// (neither while the disk cache is off; a rejected binary is a miss), programs loaded
-/// and built. A failed source build throws fusecl::Error with the
-/// build log and the whole source, numbered.
+/// and built. A failed source build throws BuildError with the build log
+/// and the whole source, numbered.
 cl_program build_program(const Runtime& rt, const KernelSource& ks);
 
 /// `source` with right-aligned line numbers ("  7 | x = ...") as build errors show it.

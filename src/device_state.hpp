@@ -49,6 +49,10 @@ struct DeviceState : std::enable_shared_from_this<DeviceState> {
   // with what tuning.hpp has loaded or measured for it since.
   std::optional<DeviceTuning> tuning;
   TuningState tune;  // under `mutex`: where `tuning`'s tuned values came from
+  // Under `mutex`: the driver would not build a row kernel's warp shuffles
+  // (inline PTX): every row kernel, kept plans' included, meets its
+  // partials in local memory instead (launch.cpp).
+  bool warps_refused = false;
   std::shared_ptr<PlanCache> plans;  // under `mutex`: schedules kept for reuse (plan_cache.hpp)
   const int serial;  // 0: the process default; N: the Nth open_device
 

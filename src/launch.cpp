@@ -3,6 +3,7 @@
 #include "codegen/render.hpp"
 #include "fusecl/error.hpp"
 #include "runtime/env_settings.hpp"
+#include "runtime/program_build.hpp"
 #include "src/device_state.hpp"
 #include "src/tuning.hpp"
 
@@ -197,9 +198,25 @@ ScheduledKernel combine_kernel(const codegen::KernelPlan& plan, const KernelArgs
 
 }  // namespace
 
+namespace {
+
+// A row kernel's plan with its partials meeting in local memory, not through
+// warp shuffles: always a valid plan (plan_row only adds the shuffles).
+codegen::KernelPlan without_warps(const codegen::KernelPlan& plan) {
+  codegen::KernelPlan p = plan;
+  p.reduce.row_warp = 0;
+  return p;
+}
+
+}  // namespace
+
 void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs& a,
             std::span<const std::shared_ptr<rt::DeviceBuffer>> outputs, LaunchMemo* memo) {
   if (a.count == 0) return;  // nothing to compute; outputs are empty
+  if (plan.reduce.row_warp > 0 && dev.warps_refused) {
+    launch(dev, without_warps(plan), a, outputs);
+    return;
+  }
   rt::Runtime& rt = dev.runtime();
   const DeviceInfo& info = rt::info(rt);
   if (plan.uses_fp64() && !info.fp64)
@@ -299,8 +316,22 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
                                                                         : std::size_t((a.count + plan.width - 1) / plan.width);
       global = (work + local - 1) / local * local;
     }
-    rt::launch_kernel(rt, signature, [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
-                      global, local);
+    try {
+      rt::launch_kernel(rt, signature, [&] { return kernel_source(rt, plan); }, {args.data(), args.size()}, global, local);
+    } catch (const rt::BuildError& e) {
+      // A driver that takes NVIDIA's attributes but not the PTX of the warp
+      // shuffles (another version, another vendor's implementation): the
+      // device's row kernels meet their partials in local memory from now on.
+      if (plan.reduce.row_warp == 0) throw;
+      dev.warps_refused = true;
+      if (dev.tuning) dev.tuning->row_warp = 0;
+      std::string why = e.what();
+      why = why.substr(0, std::min<std::size_t>(why.find("\ngenerated source:"), 4000));  // the build log, not the source
+      rt::write_to_stderr("fusecl: warning: device '" + info.name + "' (driver " + info.driver_version +
+                          ") did not build a row kernel's warp shuffles (inline PTX); its row kernels combine their partial "
+                          "results in local memory instead (as FUSECL_ROW_SHUFFLE=0 does). " + why);
+      launch(dev, without_warps(plan), a, outputs);
+    }
   }
   if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.two_stage && !plan.reduce.combine &&
       plan.reduce.finish == codegen::SplitFinish::SecondKernel)

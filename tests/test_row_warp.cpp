@@ -201,3 +201,54 @@ TEST_CASE("row fusion: partials meeting within warps, on a device with warps", "
     if (default_device().info().fp64) check(double(0), 67, m);
   }
 }
+
+TEST_CASE("row fusion: a driver that will not build the warp shuffles", "[row]") {
+  // On a device without warps (every one but NVIDIA's) the shuffles' inline
+  // PTX does not build: a device (opened for this test alone) told that it
+  // has warps must say so once, then run its row kernels, and every later
+  // one, with their partials meeting in local memory.
+  if (device_has_warps()) {
+    WARN("this device has warps: its driver builds the shuffles, so the fallback is not reached here");
+    return;
+  }
+  const Device dev = open_device(default_device().info().id());
+  auto& state = *dev.state();
+  {
+    const detail::GraphLock lock(state);
+    detail::tuning_of(state);  // made, so that it can be changed
+    state.tuning->row_warp = 32;
+    h200_row_layout(*state.tuning, 256);
+    state.tuning->row_stage = 0;
+  }
+  const std::int64_t rows = 300, m = 257;
+  const auto h = spread_values<float>(std::size_t(rows * m), 0x3a7);
+  auto expect = [&](const std::vector<float>& got) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float e = -INFINITY;
+      for (std::int64_t k = 0; k < m; ++k) e = std::max(e, h[std::size_t(r * m + k)]);
+      for (std::int64_t k = 0; k < m; ++k) REQUIRE(got[std::size_t(r * m + k)] == h[std::size_t(r * m + k)] - e);
+    }
+  };
+  reset_stats();
+  {
+    const auto x = from_host(h, {rows, m}, dev);
+    expect((x - max(x, 1, true)).to_host());
+  }
+  detail::DeviceTuning t;
+  {
+    const detail::GraphLock lock(state);
+    CHECK(state.warps_refused);
+    CHECK(state.tuning->row_warp == 0);
+    t = *state.tuning;
+  }
+  CHECK(stats().kernels_launched == 1);
+  // A plan made with the shuffles (as a kept plan would be) runs without
+  // them, with the kernel already built.
+  t.row_warp = 32;
+  const auto x = from_host(h, {rows, m}, dev);
+  const auto y = x - max(x, 1, true);
+  const auto built = stats().programs_built + stats().programs_loaded;
+  CHECK(int(one_row_kernel(run_with(y, t)).reduce.row_warp) == 32);
+  expect(y.to_host());
+  CHECK(stats().programs_built + stats().programs_loaded == built);
+}
