@@ -349,9 +349,6 @@ std::int64_t longest_row(const DeviceTuning& tuning, std::uint64_t bytes_per_ele
 
 namespace {
 
-// Whether a row kernel divides by its rows' values through their reciprocal
-// (codegen ReduceSpec::row_reciprocal): where it has such a division and
-// outputs to compute (a split row's partials kernel has none).
 // Rows staged through local memory (ReduceSpec::row_staged), on GPUs: rows
 // of up to kStageLongest elements that are no multiple of the vector width
 // w, which the register form held in skewed vectors (more than a vector a
@@ -377,6 +374,9 @@ bool stage_rows(const DeviceTuning& tuning, const DeepRows& deep, const RowSplit
 // leaves an H200's SM nine groups.
 constexpr std::uint64_t kStageBytes = 24 * 1024;
 
+// Whether a row kernel divides by its rows' values through their reciprocal
+// (codegen ReduceSpec::row_reciprocal): where it has such a division and
+// outputs to compute (a split row's partials kernel has none).
 bool row_reciprocal(const codegen::KernelPlan& plan, const DeviceTuning& tuning) {
   return tuning.row_reciprocal && plan.reduce.row_split != 1 && codegen::has_reciprocal_divisions(plan);
 }
