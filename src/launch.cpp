@@ -196,10 +196,6 @@ ScheduledKernel combine_kernel(const codegen::KernelPlan& plan, const KernelArgs
   return c;
 }
 
-}  // namespace
-
-namespace {
-
 // A row kernel's plan with its partials meeting in local memory, not through
 // warp shuffles: always a valid plan (plan_row only adds the shuffles).
 codegen::KernelPlan without_warps(const codegen::KernelPlan& plan) {
