@@ -4,22 +4,14 @@
 #pragma once
 
 #include "fusecl/device.hpp"
-#include "fusecl/error.hpp"
 #include "runtime/cache_entry.hpp"
 #include "runtime/kernel_cache.hpp"
+#include "runtime/runtime.hpp"
 
 #include <string>
 #include <string_view>
 
 namespace fusecl::rt {
-
-/// A kernel the driver would not build from its source: fusecl::Error with
-/// the build log and the numbered source (build_program), whose caller may
-/// try another form of the kernel (launch.cpp: a row kernel's warp shuffles).
-class BuildError : public Error {
- public:
-  using Error::Error;
-};
 
 /// The disk-cache key of `ks` compiled for `dev`: the exact source and options, the
 /// platform and device names and versions and the driver version (plus fusecl's own

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "fusecl/device.hpp"
+#include "fusecl/error.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -143,10 +144,20 @@ struct KernelArg {
   static KernelArg of_bits(std::uint64_t bits, int size) { return {nullptr, bits, std::uint8_t(size)}; }
 };
 
+/// A kernel the driver would not build from its source: fusecl::Error with
+/// the build log and the numbered source (program_build.cpp), whose caller
+/// may try another form of the kernel (src/launch.cpp: a row kernel's warp
+/// shuffles).
+class BuildError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Enqueues the kernel `signature` names with `args` over `global` work-items
 /// in groups of `local`. The kernel is built on the first use of its
 /// signature on this runtime (`render` is called only then, and the disk
 /// cache consulted); later uses take it from memory. Counts one kernel.
+/// Throws BuildError where the driver will not build it.
 void launch_kernel(Runtime& rt, const std::string& signature, const std::function<KernelSource()>& render,
                    std::span<const KernelArg> args, std::size_t global, std::size_t local);
 

@@ -3,7 +3,6 @@
 #include "codegen/render.hpp"
 #include "fusecl/error.hpp"
 #include "runtime/env_settings.hpp"
-#include "runtime/program_build.hpp"
 #include "src/device_state.hpp"
 #include "src/tuning.hpp"
 
