@@ -194,6 +194,12 @@ struct ReduceSpec {
   // a few elements a work-item, each warp's spread over rows (of 5 floats:
   // 32 rows' 640 bytes a load, in part). 0: none.
   std::uint8_t row_staged = 0;
+  // Row kernels: the row's length as a constant of the kernel's source (m,
+  // the ReduceCount argument, then goes unread); 0: the argument. With it
+  // the compiler drops the clamps of a row's loads and steps through a row
+  // by constant offsets (render_row; plan_row and
+  // launch.cpp say where it is taken).
+  std::uint32_t row_length = 0;
   // Row kernels split over segments of their rows (render_row_split.cpp),
   // for rows too long to keep on chip: 1, the partials kernel, whose "rows"
   // are segments of ceil(ceil(m / S) / 16) * 16 elements (S the Groups
@@ -356,7 +362,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_warp, row_columns, row_lanes, row_lane_length, row_online,
-                        row_recompute, row_skew, row_reciprocal, row_staged, row_split, moment, kept_dims, kept_inner, column_rows, online);
+                        row_recompute, row_skew, row_reciprocal, row_staged, row_length, row_split, moment, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, cross_rows, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

@@ -28,7 +28,8 @@ std::string param_declaration(const KernelPlan& plan, const Param& p) {
     case ParamRole::Input: return "__global const " + cl_type(plan.buffer_dtypes[std::size_t(p.index)]) + "* restrict in" + idx;
     case ParamRole::Scalar: return "const " + cl_type(plan.scalar_dtypes[std::size_t(p.index)]) + " s" + idx;
     case ParamRole::Count: return "const long n";
-    case ParamRole::ReduceCount: return "const long m";
+    // A row length that is a constant of the source (ReduceSpec::row_length) names the argument m_, unread.
+    case ParamRole::ReduceCount: return plan.kind == KernelKind::Row && plan.reduce.row_length > 0 ? "const long m_" : "const long m";
     case ParamRole::Dim: return "const long d" + idx;
     case ParamRole::Offset: return "const long off" + idx;
     case ParamRole::Stride: return "const long st" + idx + "_" + std::to_string(p.sub);

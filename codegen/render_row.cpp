@@ -583,7 +583,9 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   const auto ps = params(plan);
   for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
 
-  std::string b = row_prologue(rr);
+  // The row length, where it is a constant of the source (ReduceSpec::row_length).
+  std::string b = plan.reduce.row_length > 0 ? "  const long m = " + std::to_string(plan.reduce.row_length) + "L;\n" : "";
+  b += row_prologue(rr);
   if (!rr.lanes()) {
     b += row_rest(rr);
   } else {

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace fusecl::detail {
@@ -53,6 +54,10 @@ struct DeviceState : std::enable_shared_from_this<DeviceState> {
   // (inline PTX): every row kernel, kept plans' included, meets its
   // partials in local memory instead (launch.cpp).
   bool warps_refused = false;
+  // Under `mutex`: the row lengths taken as constants of row kernels'
+  // source (codegen ReduceSpec::row_length), by the signature of the plan
+  // with the length as the argument (launch.cpp's length_admitted).
+  std::unordered_map<std::string, std::vector<std::uint32_t>> row_lengths;
   std::shared_ptr<PlanCache> plans;  // under `mutex`: schedules kept for reuse (plan_cache.hpp)
   const int serial;  // 0: the process default; N: the Nth open_device
 

@@ -124,6 +124,13 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // row_stage); a CPU's work-group is a loop on one core, which reads its
   // rows in place.
   d.row_stage = cpu ? 0 : int(rt::int_setting({"FUSECL_ROW_STAGE", 1, 0, 2, /*power_of_two=*/false, "the default (0: never, 2: wherever it can)"}));
+  // The row length a constant of a GPU's row kernels held in registers
+  // (DeviceTuning::row_constant). An H200, 2^26 floats, softmax (us, the
+  // constant / the argument): rows of 31 177 / 202, 129 156 / 164, 257 146 /
+  // 151, 1001 137 / 148 (bench/RESULTS.md, thirty-third session). A CPU
+  // builds each kernel at greater cost, for no gain measured.
+  static const bool row_constant = rt::switch_setting("FUSECL_ROW_CONSTANT", true);
+  d.row_constant = !cpu && row_constant;
   d.pair_sum_elements = cpu ? 8192 : 1;  // DeviceTuning says why
   d.column_items = cpu ? 1 : 32;
   d.column_rows = cpu ? 1 : 8;
@@ -203,6 +210,27 @@ codegen::KernelPlan without_warps(const codegen::KernelPlan& plan) {
   return p;
 }
 
+// A row kernel whose row length is a constant of its source (ReduceSpec::
+// row_length) is a kernel of its own for each length. A device takes the
+// first kRowLengths lengths of a kernel's class (its plan but for the
+// length) as constants, and any later one as the argument, in one kernel
+// more: a workload of many row lengths (a server's sequences of every
+// length) builds at most kRowLengths + 1 kernels of a class, as
+// torch.compile makes a shape dynamic once it has seen it change.
+constexpr std::size_t kRowLengths = 8;
+codegen::KernelPlan with_length_argument(const codegen::KernelPlan& plan) {
+  codegen::KernelPlan p = plan;
+  p.reduce.row_length = 0;
+  return p;
+}
+bool length_admitted(DeviceState& dev, const codegen::KernelPlan& plan) {
+  auto& lengths = dev.row_lengths[codegen::signature(with_length_argument(plan))];
+  if (std::find(lengths.begin(), lengths.end(), plan.reduce.row_length) != lengths.end()) return true;
+  if (lengths.size() >= kRowLengths) return false;
+  lengths.push_back(plan.reduce.row_length);
+  return true;
+}
+
 }  // namespace
 
 void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs& a,
@@ -211,6 +239,21 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
   if (plan.reduce.row_warp > 0 && dev.warps_refused) {
     launch(dev, without_warps(plan), a, outputs);
     return;
+  }
+  if (plan.reduce.row_length > 0) {
+    if (!memo || memo->length == LaunchMemo::Length::Unknown) {
+      const bool admitted = length_admitted(dev, plan);
+      if (memo) memo->length = admitted ? LaunchMemo::Length::Constant : LaunchMemo::Length::Argument;
+      if (!admitted && !memo) {
+        launch(dev, with_length_argument(plan), a, outputs);
+        return;
+      }
+    }
+    if (memo && memo->length == LaunchMemo::Length::Argument) {
+      if (!memo->argument) memo->argument = std::make_shared<LaunchMemo>();
+      launch(dev, with_length_argument(plan), a, outputs, memo->argument.get());
+      return;
+    }
   }
   rt::Runtime& rt = dev.runtime();
   const DeviceInfo& info = rt::info(rt);

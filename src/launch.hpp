@@ -5,6 +5,8 @@
 #include "runtime/runtime.hpp"
 #include "src/scheduler.hpp"
 
+#include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -49,6 +51,11 @@ rt::KernelSource kernel_source(const rt::Runtime& rt, const codegen::KernelPlan&
 struct LaunchMemo {
   std::string signature;  // empty: not made yet
   codegen::ParamList params;
+  // A row kernel with its row length a constant (codegen ReduceSpec::
+  // row_length): whether its device took the length so, and if not, the
+  // memo of the plan with the length as the argument, which it runs.
+  enum class Length : std::uint8_t { Unknown, Constant, Argument } length = Length::Unknown;
+  std::shared_ptr<LaunchMemo> argument;
 };
 
 /// Enqueues the kernel on `dev` writing into `outputs` (one per plan output).

@@ -602,6 +602,19 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   b.plan.reduce.row_online = b.plan.reduce.row_chunks == 0 && !partials && online_pass(b.plan, tuning) && !(split && split->segments);
   if (split) mark_split(b, *split, segments);
   b.plan.reduce.row_reciprocal = row_reciprocal(b.plan, tuning);
+  // The row length a constant of the source (DeviceTuning::row_constant)
+  // where the row is held in registers, unless 4 or 8 work-items hold it
+  // element by element from memory: the clamps and offsets of a work-item's
+  // loads become constants. An H200, 2^26 floats, softmax (us, the constant
+  // / the argument): rows of 3 139 / 180, 17 162 / 174, 31 176 / 201, 129
+  // 154 / 162, 257 145 / 150, 1001 135 / 146, 2047 134 / 147. Not rows of
+  // 41 to 128 held by 4 or 8 work-items: 41 to 57 gain nothing (41 199 /
+  // 200), 65 to 127 lose (65 194 / 166, 97 217 / 181), from PTX that
+  // differs only in the constants (bench/RESULTS.md, thirty-third session).
+  const bool constant_gains = b.plan.reduce.row_staged > 0 || per_row < 4 || per_row >= 16;
+  if (tuning.row_constant && constant_gains && b.plan.reduce.row_chunks > 0 && !split && !partials &&
+      row_length <= std::int64_t(UINT32_MAX))
+    b.plan.reduce.row_length = std::uint32_t(row_length);
   return {std::move(b.plan), std::move(b.args)};
 }
 

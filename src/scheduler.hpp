@@ -157,6 +157,10 @@ struct DeviceTuning {
   // plan_row.cpp says where): 0 never; 1 where plan_row's rule says it gains;
   // 2 wherever it can (FUSECL_ROW_STAGE, to compare).
   int row_stage = 0;
+  // GPUs: row kernels held in registers take their row's length as a
+  // constant of their source (codegen ReduceSpec::row_length; launch.cpp
+  // says how many lengths a kernel takes so; FUSECL_ROW_CONSTANT=0: never).
+  bool row_constant = false;
   // Softmax's pair also for a sum of exp(x - max) no row kernel reads (a
   // logsumexp, log(s) + max, whose consumers are of the reduced shape), where
   // its rows are at least this long. An H200 (2^26 floats, µs): 85 against

@@ -24,6 +24,7 @@ inline void h200_row_layout(detail::DeviceTuning& t, std::size_t held, std::size
   t.local_mem_bytes = 49152;
   t.row_held_bytes = held;
   t.row_stage = 1;  // rows staged through local memory where plan_row says (launch.cpp: every GPU)
+  t.row_constant = true;  // row lengths constants of the source (launch.cpp: every GPU)
   if (most > 0) t.max_work_group_size = most;
 }
 

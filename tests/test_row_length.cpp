@@ -1,0 +1,197 @@
+// Row kernels that take their row's length as a constant of their source
+// (issue 13; codegen ReduceSpec::row_length, DeviceTuning::row_constant), and
+// how many lengths of one kernel a device takes so (launch.cpp's
+// length_admitted): the first 8, then the length as the argument, in one
+// kernel more. Run with a GPU's row layout on this device (device_rows.hpp):
+// every pattern over rows of 1 to 4099, against the long double host
+// reference of tests/support/row_patterns and bit for bit against the same
+// layout with the length as the argument (the same arithmetic in the same
+// order).
+#include "codegen/render.hpp"
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/schedule.hpp"
+#include "support/device_rows.hpp"
+#include "support/host_array.hpp"
+#include "support/random_inputs.hpp"
+#include "support/row_patterns.hpp"
+#include "support/schedule_run.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fusecl/fusecl.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace fusecl;
+using namespace fusecl::test;
+
+namespace {
+
+detail::DeviceTuning length_layout(detail::DeviceState& dev, bool constant) {
+  auto t = h200_tuning(dev, 256);
+  t.row_constant = constant;
+  return t;
+}
+
+// The device forgets the lengths it has taken as constants, so that the
+// next row kernel of every class takes its own (launch.cpp's
+// length_admitted: a class takes 8).
+void forget_lengths(detail::DeviceState& dev) {
+  const detail::GraphLock lock(dev);
+  dev.row_lengths.clear();
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+std::uint64_t programs() { return stats().programs_built + stats().programs_loaded; }
+
+}  // namespace
+
+TEST_CASE("row fusion: the row length a constant of the kernel", "[row]") {
+  const auto all = patterns();
+  for (const std::int64_t m : {1, 3, 5, 17, 31, 129, 257, 1001, 4099})
+    for (const std::int64_t rows : {1, 7, 130})
+      for (std::size_t which = 0; which < all.size(); ++which) {
+        const Pattern& pat = all[which];
+        // Softmax and layer norm everywhere; every pattern over rows of 31 and 257.
+        if (which != 3 && which != 4 && m != 31 && m != 257) continue;
+        if (rows == 1 && m > 5) continue;
+        const Dims d{rows, m};
+        INFO(pat.name << " over " << rows << " rows of " << m);
+        const auto h = inputs(d, 1, test_seed(0x1e9 + std::uint64_t(m * 8 + rows) + which), pat.lo, pat.hi, m >= 3 && rows >= 4);
+        const auto x = from_host(h, Shape(d));
+        forget_lengths(*x.node()->device);
+        const auto y = pat.device(x, 1);
+        const auto plan = one_row_kernel(run_with(y, length_layout(*y.node()->device, true)));
+        REQUIRE(plan.reduce.row_chunks > 0);  // held in registers: every row here
+        CHECK(plan.reduce.row_length == std::uint32_t(m));
+        const std::string text = codegen::render(plan, "k");
+        CHECK(has(text, "const long m = " + std::to_string(m) + "L;"));
+        CHECK(has(text, "const long m_"));
+        const auto got = y.to_host();
+        check_rows(pat, h, got, d, 1);
+        // The same layout with the length as the argument: the same bits.
+        const auto z = pat.device(x, 1);
+        const auto plain = one_row_kernel(run_with(z, length_layout(*z.node()->device, false)));
+        CHECK(plain.reduce.row_length == 0);
+        CHECK(!has(codegen::render(plain, "k"), "const long m_"));
+        auto same = plain;
+        same.reduce.row_length = plan.reduce.row_length;
+        CHECK(codegen::signature(same) == codegen::signature(plan));  // nothing else differs
+        const auto want = z.to_host();
+        REQUIRE(got.size() == want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          INFO("element " << i);
+          REQUIRE(std::memcmp(&got[i], &want[i], sizeof(float)) == 0);
+        }
+      }
+}
+
+TEST_CASE("row fusion: where the row length is a constant", "[row]") {
+  const auto x = from_host(spread_values<float>(64 * 5001, 0x5e1), {64, 5001});
+  auto& dev = *x.node()->device;
+  auto plan_of = [&](const Array<float>& y, const detail::DeviceTuning& t) { return one_row_kernel(schedule_with(y, t)); };
+  const auto y = x - max(x, 1, true);
+  // A row held in registers, in the deep form (a group of up to 512 a row).
+  CHECK(plan_of(y, length_layout(dev, true)).reduce.row_length == 5001);
+  // Not where the row loops (no register budget for long rows), nor on a
+  // CPU's layout, nor where the setting is off.
+  auto loops = length_layout(dev, true);
+  loops.row_held_bytes = 0;
+  loops.row_register_elements = 1;
+  const auto looping = plan_of(y, loops);
+  CHECK(looping.reduce.row_chunks == 0);
+  CHECK(looping.reduce.row_length == 0);
+  const auto s = from_host(spread_values<float>(64 * 9, 0x5e2), {64, 9});
+  CHECK(plan_of(s - max(s, 1, true), length_layout(dev, true)).reduce.row_length == 9);
+  CHECK(plan_of(s - max(s, 1, true), length_layout(dev, false)).reduce.row_length == 0);
+  // Nor where 4 or 8 work-items hold a row element by element (rows of 41
+  // to 128 here); a work-item a row (3), 16 (129) do.
+  for (const std::int64_t m : {3, 45, 65, 127, 129}) {
+    const auto r = from_host(spread_values<float>(std::size_t(64 * m), 0x5e3), {64, m});
+    const auto p = plan_of(r - max(r, 1, true), length_layout(dev, true));
+    const int per_row = p.reduce.local_size / p.reduce.rows_per_group;
+    INFO("rows of " << m << ", " << per_row << " work-items each");
+    CHECK(p.reduce.row_staged == 0);
+    CHECK(p.reduce.row_length == (per_row == 4 || per_row == 8 ? 0u : std::uint32_t(m)));
+    CHECK(p.reduce.row_length == (m == 3 || m == 129 ? std::uint32_t(m) : 0u));
+  }
+  // The column form (rows along axis 0) keeps the argument.
+  CHECK(plan_of(s - max(s, 0, true), length_layout(dev, true)).reduce.row_length == 0);
+  // Only GPUs have it by default (launch.cpp).
+  const detail::DeviceTuning own = detail::tuning_of(dev);
+  CHECK(own.row_constant == (own.row_items_cap > 1));
+}
+
+TEST_CASE("row fusion: a kernel takes 8 row lengths as constants, then the argument", "[row]") {
+  // A device opened for this test alone, whose row kernels take the row
+  // length as a constant (as a GPU's do): 8 lengths of one kernel are each
+  // a program of their own; a ninth and a tenth share one more program, the
+  // kernel with the length as the argument; a length taken before is still
+  // taken as a constant. Through evaluations (their kept plans, whose memo
+  // keeps the choice) and through schedules run afresh.
+  const Device dev = open_device(default_device().info().id());
+  auto& state = *dev.state();
+  {
+    const detail::GraphLock lock(state);
+    detail::tuning_of(state);  // made, so that it can be changed
+    h200_row_layout(*state.tuning, 256);
+  }
+  const std::int64_t rows = 37;
+  auto run = [&](std::int64_t m) {
+    const auto h = spread_values<float>(std::size_t(rows * m), std::uint64_t(0x1e0 + m));
+    const auto x = from_host(h, {rows, m}, dev);
+    // An expression no other test evaluates, so that its programs are this test's.
+    const auto got = ((x - max(x, 1, true)) * 0.375f).to_host();
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float e = -INFINITY;
+      for (std::int64_t k = 0; k < m; ++k) e = std::max(e, h[std::size_t(r * m + k)]);
+      for (std::int64_t k = 0; k < m; ++k) {
+        INFO("row " << r << " of " << m << ", element " << k);
+        REQUIRE(got[std::size_t(r * m + k)] == (h[std::size_t(r * m + k)] - e) * 0.375f);
+      }
+    }
+  };
+  auto taken = [&] {
+    const detail::GraphLock lock(state);
+    std::size_t most = 0;
+    for (const auto& [key, lengths] : state.row_lengths) most = std::max(most, lengths.size());
+    return most;
+  };
+  // Rows of 209 to 224 have the same layout (16 work-items holding up to 14
+  // elements each), one element at a time where they are no multiple of 4
+  // (of 4 floats, whole vectors): one class. Its first 8 lengths:
+  for (std::int64_t m = 209; m <= 223; m += 2) {
+    const auto before = programs();
+    run(m);
+    CHECK(programs() == before + 1);
+  }
+  CHECK(taken() == 8);
+  auto before = programs();
+  run(210);
+  CHECK(programs() == before + 1);  // the argument's kernel
+  run(214);
+  run(210);
+  CHECK(programs() == before + 1);  // the same kernel again
+  before = programs();
+  run(213);
+  run(213);
+  CHECK(programs() == before);  // taken before: its own kernel, built
+  CHECK(taken() == 8);
+  // A schedule run afresh (no kept plan) decides alike.
+  const auto x = from_host(spread_values<float>(std::size_t(rows * 218), 0x1e1), {rows, 218}, dev);
+  const auto y = (x - max(x, 1, true)) * 0.375f;
+  before = programs();
+  detail::DeviceTuning t;
+  {
+    const detail::GraphLock lock(state);
+    t = *state.tuning;
+  }
+  CHECK(one_row_kernel(run_with(y, t)).reduce.row_length == 218);
+  CHECK(programs() == before);  // the argument's kernel, built for 210
+}
