@@ -197,8 +197,8 @@ struct ReduceSpec {
   // Row kernels: the row's length as a constant of the kernel's source (m,
   // the ReduceCount argument, then goes unread); 0: the argument. With it
   // the compiler drops the clamps of a row's loads and steps through a row
-  // by constant offsets (render_row; plan_row and
-  // launch.cpp say where it is taken).
+  // by constant offsets (render_row.cpp; plan_row.cpp and launch.cpp say
+  // where it is taken).
   std::uint32_t row_length = 0;
   // Row kernels split over segments of their rows (render_row_split.cpp),
   // for rows too long to keep on chip: 1, the partials kernel, whose "rows"

@@ -125,10 +125,8 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // rows in place.
   d.row_stage = cpu ? 0 : int(rt::int_setting({"FUSECL_ROW_STAGE", 1, 0, 2, /*power_of_two=*/false, "the default (0: never, 2: wherever it can)"}));
   // The row length a constant of a GPU's row kernels held in registers
-  // (DeviceTuning::row_constant). An H200, 2^26 floats, softmax (us, the
-  // constant / the argument): rows of 31 177 / 202, 129 156 / 164, 257 146 /
-  // 151, 1001 137 / 148 (bench/RESULTS.md, thirty-third session). A CPU
-  // builds each kernel at greater cost, for no gain measured.
+  // (DeviceTuning::row_constant; plan_row.cpp gives an H200's figures). A
+  // CPU builds each kernel at greater cost, for no gain measured.
   static const bool row_constant = rt::switch_setting("FUSECL_ROW_CONSTANT", true);
   d.row_constant = !cpu && row_constant;
   d.pair_sum_elements = cpu ? 8192 : 1;  // DeviceTuning says why
@@ -241,6 +239,9 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
     return;
   }
   if (plan.reduce.row_length > 0) {
+    if (a.reduce_count != std::int64_t(plan.reduce.row_length))
+      throw Error("internal: a row kernel made for rows of " + std::to_string(plan.reduce.row_length) + " run on rows of " +
+                  std::to_string(a.reduce_count));
     if (!memo || memo->length == LaunchMemo::Length::Unknown) {
       const bool admitted = length_admitted(dev, plan);
       if (memo) memo->length = admitted ? LaunchMemo::Length::Constant : LaunchMemo::Length::Argument;

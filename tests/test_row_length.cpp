@@ -123,6 +123,17 @@ TEST_CASE("row fusion: where the row length is a constant", "[row]") {
   }
   // The column form (rows along axis 0) keeps the argument.
   CHECK(plan_of(s - max(s, 0, true), length_layout(dev, true)).reduce.row_length == 0);
+  // A kernel made for one length never runs on rows of another (an
+  // internal error, which no kept plan may reach: their shapes are part of
+  // their key).
+  {
+    const auto z = s - max(s, 1, true);
+    const detail::GraphLock lock{z.node().get()};
+    detail::Schedule sc = detail::make_schedule({z.node()}, length_layout(dev, true));
+    REQUIRE(one_row_kernel(sc).reduce.row_length == 9);
+    sc.steps[0].kernel.args.reduce_count = 8;
+    CHECK_THROWS_WITH(detail::run_schedule(dev, sc), Catch::Contains("made for rows of 9 run on rows of 8"));
+  }
   // Only GPUs have it by default (launch.cpp).
   const detail::DeviceTuning own = detail::tuning_of(dev);
   CHECK(own.row_constant == (own.row_items_cap > 1));
