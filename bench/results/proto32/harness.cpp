@@ -1,3 +1,4 @@
+// HARNESS_BINARY=FILE also writes the program's binary (NVIDIA: PTX) there (thirty-third session).
 // Times an OpenCL kernel k(out, in, long n, long m, long off0) over n rows of m floats.
 //   harness FILE OPTIONS n m rows_per_group local reps
 #define CL_TARGET_OPENCL_VERSION 120
@@ -24,6 +25,12 @@ int main(int argc, char** argv) {
   const char* s = src.c_str(); cl_program p = clCreateProgramWithSource(ctx, 1, &s, nullptr, &e); CK(e);
   if (clBuildProgram(p, 1, &dev, opts, nullptr, nullptr) != CL_SUCCESS) { char log[20000]; clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, nullptr); std::printf("%s\n", log); return 1; }
   cl_kernel k = clCreateKernel(p, "k", &e); CK(e);
+  if (const char* ptx = std::getenv("HARNESS_BINARY")) {  // the program's binary (NVIDIA: PTX) into this file
+    size_t bytes = 0; CK(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bytes, &bytes, nullptr));
+    std::vector<unsigned char> bin(bytes); unsigned char* bp = bin.data();
+    CK(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bp, &bp, nullptr));
+    std::ofstream(ptx, std::ios::binary).write(reinterpret_cast<const char*>(bin.data()), std::streamsize(bytes));
+  }
   const size_t N = size_t(n * m);
   std::vector<float> h(N); std::mt19937 g(1); std::uniform_real_distribution<float> d(-4, 4); for (auto& x : h) x = d(g);
   cl_mem in = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, N * 4, h.data(), &e); CK(e);
