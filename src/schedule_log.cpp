@@ -94,6 +94,9 @@ std::string describe(const Schedule& s, const std::string& device) {
                                     (rs.row_recompute ? std::string(", exp and the like computed again in each phase") : std::string())
                               : std::string("the row re-read in each phase"));
       if (rs.row_reciprocal) out += "; dividing by the row's value through its reciprocal";
+      if (rs.row_staged) out += "; the group's rows staged through local memory";
+      // launch.cpp's length_admitted may still run it with the length as an argument.
+      if (rs.row_length) out += "; the row length a constant of the kernel (a device's first 8 lengths of a kernel; later ones an argument)";
     }
     out += "\n";
     for (const int k : st.outputs) writer[std::size_t(k)] = int(i);

@@ -97,8 +97,12 @@ TEST_CASE("row fusion: where the row length is a constant", "[row]") {
   auto& dev = *x.node()->device;
   auto plan_of = [&](const Array<float>& y, const detail::DeviceTuning& t) { return one_row_kernel(schedule_with(y, t)); };
   const auto y = x - max(x, 1, true);
-  // A row held in registers, in the deep form (a group of up to 512 a row).
+  // A row held in registers, in the deep form (a group of up to 512 a row);
+  // FUSECL_LOG=schedule says so.
   CHECK(plan_of(y, length_layout(dev, true)).reduce.row_length == 5001);
+  const std::string said = "; the row length a constant of the kernel";
+  CHECK(detail::describe(schedule_with(y, length_layout(dev, true)), "this device").find(said) != std::string::npos);
+  CHECK(detail::describe(schedule_with(y, length_layout(dev, false)), "this device").find(said) == std::string::npos);
   // Not where the row loops (no register budget for long rows), nor on a
   // CPU's layout, nor where the setting is off.
   auto loops = length_layout(dev, true);

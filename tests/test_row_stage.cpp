@@ -29,6 +29,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 using namespace fusecl;
@@ -225,6 +226,13 @@ TEST_CASE("row fusion: where rows are staged", "[row]") {
   for (const std::int64_t m : {3, 8, 41, 45, 65, 129, 257, 1001, 1024, 5001, 8192}) {
     INFO("rows of " << m);
     CHECK(plan_of(300, m, h200).reduce.row_staged == 0);
+  }
+  // FUSECL_LOG=schedule says which.
+  for (const std::int64_t m : {5, 65}) {
+    const auto y = softmax(from_host(std::vector<float>(std::size_t(300 * m), 0.5f), {300, m}));
+    const bool said = detail::describe(schedule_with(y, h200), "this device").find("; the group's rows staged through local memory") !=
+                      std::string::npos;
+    CHECK(said == (m == 5));
   }
   auto everywhere = h200;
   everywhere.row_stage = 2;
