@@ -215,7 +215,6 @@ codegen::KernelPlan without_warps(const codegen::KernelPlan& plan) {
 // more: a workload of many row lengths (a server's sequences of every
 // length) builds at most kRowLengths + 1 kernels of a class, as
 // torch.compile makes a shape dynamic once it has seen it change.
-constexpr std::size_t kRowLengths = 8;
 codegen::KernelPlan with_length_argument(const codegen::KernelPlan& plan) {
   codegen::KernelPlan p = plan;
   p.reduce.row_length = 0;
@@ -242,19 +241,20 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
     if (a.reduce_count != std::int64_t(plan.reduce.row_length))
       throw Error("internal: a row kernel made for rows of " + std::to_string(plan.reduce.row_length) + " run on rows of " +
                   std::to_string(a.reduce_count));
-    if (!memo || memo->length == LaunchMemo::Length::Unknown) {
-      const bool admitted = length_admitted(dev, plan);
-      if (memo) memo->length = admitted ? LaunchMemo::Length::Constant : LaunchMemo::Length::Argument;
-      if (!admitted && !memo) {
-        launch(dev, with_length_argument(plan), a, outputs);
-        return;
+    // A kept plan decides once (its memo), any other plan at each launch.
+    using Length = LaunchMemo::Length;
+    const bool constant = memo && memo->length != Length::Unknown ? memo->length == Length::Constant : length_admitted(dev, plan);
+    if (!constant) {
+      LaunchMemo* argument = nullptr;
+      if (memo) {
+        memo->length = Length::Argument;
+        if (!memo->argument) memo->argument = std::make_shared<LaunchMemo>();
+        argument = memo->argument.get();
       }
-    }
-    if (memo && memo->length == LaunchMemo::Length::Argument) {
-      if (!memo->argument) memo->argument = std::make_shared<LaunchMemo>();
-      launch(dev, with_length_argument(plan), a, outputs, memo->argument.get());
+      launch(dev, with_length_argument(plan), a, outputs, argument);
       return;
     }
+    if (memo) memo->length = Length::Constant;
   }
   rt::Runtime& rt = dev.runtime();
   const DeviceInfo& info = rt::info(rt);

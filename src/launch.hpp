@@ -5,6 +5,7 @@
 #include "runtime/runtime.hpp"
 #include "src/scheduler.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -48,6 +49,11 @@ rt::KernelSource kernel_source(const rt::Runtime& rt, const codegen::KernelPlan&
 
 /// What a launch derives from the plan alone: a kernel launched again and
 /// again (a kept or fused plan's) keeps it instead of rebuilding it each time.
+/// The row lengths of one row kernel (its plan but for the length) a
+/// device takes as constants of its source (codegen ReduceSpec::row_length);
+/// later ones run as the argument (launch.cpp's length_admitted).
+constexpr std::size_t kRowLengths = 8;
+
 struct LaunchMemo {
   std::string signature;  // empty: not made yet
   codegen::ParamList params;

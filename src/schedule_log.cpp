@@ -4,6 +4,7 @@
 #include "src/schedule.hpp"
 
 #include "runtime/env_settings.hpp"
+#include "src/launch.hpp"
 
 #include <algorithm>
 #include <string_view>
@@ -96,7 +97,9 @@ std::string describe(const Schedule& s, const std::string& device) {
       if (rs.row_reciprocal) out += "; dividing by the row's value through its reciprocal";
       if (rs.row_staged) out += "; the group's rows staged through local memory";
       // launch.cpp's length_admitted may still run it with the length as an argument.
-      if (rs.row_length) out += "; the row length a constant of the kernel (a device's first 8 lengths of a kernel; later ones an argument)";
+      if (rs.row_length)
+        out += "; the row length a constant of the kernel (a device's first " + std::to_string(kRowLengths) +
+               " lengths of a kernel; later ones an argument)";
     }
     out += "\n";
     for (const int k : st.outputs) writer[std::size_t(k)] = int(i);
