@@ -145,7 +145,7 @@ std::uint32_t fused_size(std::span<const NodePtr> roots, std::uint32_t limit) {
 }
 }  // namespace
 
-NodePtr make_elementwise(Op op, DType out, NodeInputs inputs, DevicePtr device) {
+NodePtr make_elementwise(Op op, DType out, NodeInputs inputs, DevicePtr& device) {
   // Most operations combine arrays of one shape, or one and scalars: then the
   // result has that input's shape, nothing is broadcast, and its byte count
   // was checked when the input was made, unless the result's elements are wider.
@@ -188,36 +188,28 @@ NodePtr make_elementwise(Op op, DType out, NodeInputs inputs, DevicePtr device) 
     evaluate({*heaviest});
     weight = estimate();
   }
+  const std::uint32_t depth = bounded_depth(span_of(inputs));  // may evaluate an input, and throw
   auto n = new_node();
   n->op = op;
   n->dtype = out;
   n->shape = std::move(shape);
-  n->device = std::move(device);
   n->crosses = std::any_of(inputs.begin(), inputs.end(), [](const NodePtr& i) { return i->crosses; });
   n->host = std::any_of(inputs.begin(), inputs.end(), [](const NodePtr& i) { return i->host; });
   n->weight = weight;
-  n->depth = bounded_depth(span_of(inputs));
+  n->depth = depth;
   // Moved one by one: the small_vector's move assignment costs several times as much.
   n->inputs.reserve(inputs.size());
   for (auto& in : inputs) n->inputs.push_back(std::move(in));
-  if (!fusion_enabled()) evaluate({n});  // eager mode: one kernel per operation
+  if (fusion_enabled()) {
+    n->device = std::move(device);  // nothing throws past here
+  } else {
+    n->device = device;  // the caller's copy outlives its lock if this evaluation throws
+    evaluate({n});       // eager mode: one kernel per operation
+  }
   return n;
 }
 
 namespace {
-// make_cast for a caller that holds x's lock already: unary, binary and
-// ternary take one lock for the whole operation instead of one per operand.
-NodePtr cast_locked(const NodePtr& x, DType to) {
-  if (x->dtype == to) return x;
-  if (x->op == Op::Scalar) {
-    // Casting a scalar argument is the host's job: it stays one kernel argument.
-    auto n = make_scalar(to, 0);
-    n->data = ScalarData{cast_scalar_bits(x->dtype, x->bits(), to)};
-    return n;
-  }
-  return make_elementwise(Op::Cast, to, {x}, common_device({x.get()}, op_name(Op::Cast)));
-}
-
 // The inputs of a new node, moved in: an initializer list would copy each
 // shared pointer (two atomic operations per operand of every operation).
 template <class... P>
@@ -226,6 +218,23 @@ NodeInputs operands(P&&... p) {
   (v.push_back(std::forward<P>(p)), ...);
   return v;
 }
+
+// make_cast for a caller that holds x's lock already: unary, binary and
+// ternary take one lock for the whole operation instead of one per operand.
+// x by value: an operand that is a temporary (a scalar, the array an
+// operation just made) is handed on without touching its count.
+NodePtr cast_locked(NodePtr x, DType to) {
+  if (x->dtype == to) return x;
+  if (x->op == Op::Scalar) {
+    // Casting a scalar argument is the host's job: it stays one kernel argument.
+    auto n = make_scalar(to, 0);
+    n->data = ScalarData{cast_scalar_bits(x->dtype, x->bits(), to)};
+    return n;
+  }
+  DevicePtr device = common_device({x.get()}, op_name(Op::Cast));
+  return make_elementwise(Op::Cast, to, operands(std::move(x)), device);
+}
+
 }  // namespace
 
 NodePtr make_cast(const NodePtr& x, DType to) {
@@ -233,16 +242,21 @@ NodePtr make_cast(const NodePtr& x, DType to) {
   return cast_locked(x, to);
 }
 
-NodePtr unary(Op op, const NodePtr& x) {
+// The operands come by value and are moved into the new node: a temporary
+// (a scalar, the result of the operation before) costs no atomic operation on
+// its count. `device` is declared before the lock, so the device outlives the
+// lock's release even where an exception drops the last arrays on it.
+NodePtr unary(Op op, NodePtr x) {
   DevicePtr device = common_device({x.get()}, op_name(op));
   const GraphLock lock{x.get()};
   if (!unary_supported(op, x->dtype))
     throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(x->dtype)));
   const DType compute = unary_compute(op, x->dtype);
-  return make_elementwise(op, unary_result(op, x->dtype), operands(cast_locked(x, compute)), std::move(device));
+  const DType out = unary_result(op, x->dtype);
+  return make_elementwise(op, out, operands(cast_locked(std::move(x), compute)), device);
 }
 
-NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
+NodePtr binary(Op op, NodePtr a, NodePtr b) {
   // Before locking: two devices are an error.
   DevicePtr device = common_device({a.get(), b.get()}, op_name(op));
   const GraphLock lock{a.get(), b.get()};
@@ -250,21 +264,25 @@ NodePtr binary(Op op, const NodePtr& a, const NodePtr& b) {
     throw Error("fusecl::" + std::string(op_name(op)) + " is not supported for " + std::string(dtype_name(a->dtype)) +
                 " and " + std::string(dtype_name(b->dtype)));
   const DType compute = binary_compute(op, a->dtype, b->dtype);
-  return make_elementwise(op, binary_result(op, a->dtype, b->dtype),
-                          operands(cast_locked(a, compute), cast_locked(b, compute)), std::move(device));
+  const DType out = binary_result(op, a->dtype, b->dtype);
+  return make_elementwise(op, out, operands(cast_locked(std::move(a), compute), cast_locked(std::move(b), compute)),
+                          device);
 }
 
-NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
+NodePtr ternary(Op op, NodePtr a, NodePtr b, NodePtr c) {
   DevicePtr device = common_device({a.get(), b.get(), c.get()}, op_name(op));
   const GraphLock lock{a.get(), b.get(), c.get()};
   if (op == Op::Where) {  // the condition is a truth value, not an operand of the result
     const DType out = ternary_compute(op, promote(b->dtype, c->dtype));
-    return make_elementwise(op, out, operands(cast_locked(a, DType::Bool), cast_locked(b, out), cast_locked(c, out)),
-                            std::move(device));
+    return make_elementwise(
+        op, out,
+        operands(cast_locked(std::move(a), DType::Bool), cast_locked(std::move(b), out), cast_locked(std::move(c), out)),
+        device);
   }
   const DType out = ternary_compute(op, promote(promote(a->dtype, b->dtype), c->dtype));
-  return make_elementwise(op, out, operands(cast_locked(a, out), cast_locked(b, out), cast_locked(c, out)),
-                          std::move(device));
+  return make_elementwise(
+      op, out, operands(cast_locked(std::move(a), out), cast_locked(std::move(b), out), cast_locked(std::move(c), out)),
+      device);
 }
 
 }  // namespace fusecl::detail

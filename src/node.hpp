@@ -200,8 +200,10 @@ NodePtr make_transfer(const NodePtr& x, std::shared_ptr<DeviceState> device);
 /// Elementwise node of `op` on `device` (the inputs' common_device, which the
 /// caller found before locking) whose inputs already have the computation
 /// dtype; broadcasts them to one shape. Evaluates inputs early if the graph
-/// grows past max_fused_ops().
-NodePtr make_elementwise(Op op, DType out, NodeInputs inputs, std::shared_ptr<DeviceState> device);
+/// grows past max_fused_ops(). Takes `device` over (moves from it) only where
+/// nothing can throw any more: the caller's copy, made before its GraphLock,
+/// keeps the device alive until the lock is released on every other path.
+NodePtr make_elementwise(Op op, DType out, NodeInputs inputs, std::shared_ptr<DeviceState>& device);
 NodePtr make_cast(const NodePtr& x, DType to);
 
 /// A reduction of x over `axes` (any order, negative allowed; empty: all axes),
@@ -218,8 +220,10 @@ std::uint32_t set_max_fused_ops(std::uint32_t n);
 
 // Type-resolving builders used by the typed API: they apply NumPy's rules,
 // insert casts, and validate (e.g. bitwise ops on floats).
-NodePtr unary(Op op, const NodePtr& x);
-NodePtr binary(Op op, const NodePtr& a, const NodePtr& b);
-NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c);
+// Operands by value: pass a temporary (std::move an operand used no more) and
+// its node goes into the new one without an atomic operation on its count.
+NodePtr unary(Op op, NodePtr x);
+NodePtr binary(Op op, NodePtr a, NodePtr b);
+NodePtr ternary(Op op, NodePtr a, NodePtr b, NodePtr c);
 
 }  // namespace fusecl::detail

@@ -31,9 +31,11 @@ struct Node;
 using NodePtr = std::shared_ptr<Node>;
 
 // Graph builders (src/graph.cpp, src/api.cpp).
-NodePtr unary(Op op, const NodePtr& x);
-NodePtr binary(Op op, const NodePtr& a, const NodePtr& b);
-NodePtr ternary(Op op, const NodePtr& a, const NodePtr& b, const NodePtr& c);
+// Operands by value: a temporary's node is moved in, without an atomic
+// operation on its count (see to_node).
+NodePtr unary(Op op, NodePtr x);
+NodePtr binary(Op op, NodePtr a, NodePtr b);
+NodePtr ternary(Op op, NodePtr a, NodePtr b, NodePtr c);
 NodePtr make_cast(const NodePtr& x, DType to);
 NodePtr make_scalar(DType dtype, std::uint64_t bits);
 NodePtr node_from_host(const void* data, DType dtype, const Shape& shape, const Device& dev);
@@ -96,7 +98,9 @@ class Array {
     return Array<U>(detail::make_cast(node_, dtype_of_v<U>));
   }
 
-  const detail::NodePtr& node() const { return node_; }
+  const detail::NodePtr& node() const& { return node_; }
+  /// A temporary's node, taken over (what operations on a temporary use).
+  detail::NodePtr node() && { return std::move(node_); }
 
  private:
   detail::NodePtr node_;
@@ -243,12 +247,14 @@ std::uint64_t bits_of(T v) {
 
 /// The node of an operand; a scalar becomes a kernel argument of dtype D
 /// (an integer that does not fit D is an error, as in NumPy 2). An array's
-/// node is handed on by reference: a copy would cost two atomic operations per
-/// operand of every operation.
-template <DType D, class X>
-decltype(auto) to_node(const X& x) {
+/// node is handed on by reference, and a temporary array's is taken over: a
+/// copy would cost two atomic operations per operand of every operation
+/// (Black-Scholes makes 90 nodes a call, most of them from temporaries).
+template <DType D, class XR>
+decltype(auto) to_node(XR&& x) {
+  using X = std::remove_cvref_t<XR>;
   if constexpr (is_array_v<X>) {
-    return x.node();  // const NodePtr&
+    return std::forward<XR>(x).node();  // const NodePtr&, or NodePtr from a temporary
   } else {
     using R = type_of_t<D>;
     using S = canonical_t<X>;
@@ -259,19 +265,23 @@ decltype(auto) to_node(const X& x) {
   }
 }
 
-template <Op OP, class X>
-auto apply_unary(const X& x) {
+template <Op OP, class XR>
+auto apply_unary(XR&& x) {
+  using X = std::remove_cvref_t<XR>;
   constexpr DType in = dtype_of_v<typename operand<X>::scalar>;
   static_assert(unary_supported(OP, in), "fusecl: this operation is not defined for this element type");
-  return Array<type_of_t<unary_result(OP, in)>>(unary(OP, x.node()));
+  return Array<type_of_t<unary_result(OP, in)>>(unary(OP, std::forward<XR>(x).node()));
 }
 
-template <Op OP, class X, class Y>
-auto apply_binary(const X& x, const Y& y) {
+template <Op OP, class XR, class YR>
+auto apply_binary(XR&& x, YR&& y) {
+  using X = std::remove_cvref_t<XR>;
+  using Y = std::remove_cvref_t<YR>;
   static_assert(is_array_v<X> || is_array_v<Y>, "fusecl: at least one operand must be an Array");
   constexpr DType P = common_dtype<X, Y>();
   static_assert(binary_supported(OP, P, P), "fusecl: this operation is not defined for these element types");
-  return Array<type_of_t<binary_result(OP, P, P)>>(binary(OP, to_node<P>(x), to_node<P>(y)));
+  return Array<type_of_t<binary_result(OP, P, P)>>(
+      binary(OP, to_node<P>(std::forward<XR>(x)), to_node<P>(std::forward<YR>(y))));
 }
 
 }  // namespace detail
@@ -279,13 +289,20 @@ auto apply_binary(const X& x, const Y& y) {
 template <class X, class Y>
 inline constexpr bool binary_operands_v =
     is_operand_v<X> && is_operand_v<Y> && (is_array_v<X> || is_array_v<Y>);
+/// The same for operands as forwarding references deduce them.
+template <class XR, class YR>
+inline constexpr bool binary_forwarded_v = binary_operands_v<std::remove_cvref_t<XR>, std::remove_cvref_t<YR>>;
+template <class XR>
+inline constexpr bool array_forwarded_v = is_array_v<std::remove_cvref_t<XR>>;
 
 // ---- operators --------------------------------------------------------------------------
 
-#define FUSECL_BINARY_OPERATOR(SYM, OP)                                                 \
-  template <class X, class Y, std::enable_if_t<binary_operands_v<X, Y>, int> = 0>   \
-  auto operator SYM(const X& x, const Y& y) {                                         \
-    return detail::apply_binary<Op::OP>(x, y);                                        \
+// Operands are forwarding references so that a temporary (the result of the
+// operation before, a scalar) hands its node over instead of copying it.
+#define FUSECL_BINARY_OPERATOR(SYM, OP)                                                   \
+  template <class X, class Y, std::enable_if_t<binary_forwarded_v<X, Y>, int> = 0>    \
+  auto operator SYM(X&& x, Y&& y) {                                                     \
+    return detail::apply_binary<Op::OP>(std::forward<X>(x), std::forward<Y>(y));       \
   }
 FUSECL_BINARY_OPERATOR(+, Add)
 FUSECL_BINARY_OPERATOR(-, Sub)
@@ -307,12 +324,12 @@ FUSECL_BINARY_OPERATOR(<<, Shl)
 FUSECL_BINARY_OPERATOR(>>, Shr)
 #undef FUSECL_BINARY_OPERATOR
 
-template <class T>
-auto operator-(const Array<T>& x) { return detail::apply_unary<Op::Neg>(x); }
-template <class T>
-auto operator!(const Array<T>& x) { return detail::apply_unary<Op::LogicalNot>(x); }
-template <class T>
-auto operator~(const Array<T>& x) { return detail::apply_unary<Op::BitNot>(x); }
+template <class X, std::enable_if_t<array_forwarded_v<X>, int> = 0>
+auto operator-(X&& x) { return detail::apply_unary<Op::Neg>(std::forward<X>(x)); }
+template <class X, std::enable_if_t<array_forwarded_v<X>, int> = 0>
+auto operator!(X&& x) { return detail::apply_unary<Op::LogicalNot>(std::forward<X>(x)); }
+template <class X, std::enable_if_t<array_forwarded_v<X>, int> = 0>
+auto operator~(X&& x) { return detail::apply_unary<Op::BitNot>(std::forward<X>(x)); }
 template <class T>
 Array<T> operator+(const Array<T>& x) { return x; }
 
@@ -341,15 +358,15 @@ FUSECL_COMPOUND(>>=, >>)
 // fusecl::NAME(x, y) for a binary one; the `custom` rows are written out below
 // (astype is a member; operator / above and true_divide; where; fma). There is
 // no generic ternary form, so a ternary row marked `fn` does not compile.
-#define FUSECL_UNARY_fn(OP, NAME)                      \
-  template <class T>                                   \
-  auto NAME(const Array<T>& x) {                       \
-    return detail::apply_unary<Op::OP>(x);             \
+#define FUSECL_UNARY_fn(OP, NAME)                                        \
+  template <class X, std::enable_if_t<array_forwarded_v<X>, int> = 0>    \
+  auto NAME(X&& x) {                                                     \
+    return detail::apply_unary<Op::OP>(std::forward<X>(x));              \
   }
-#define FUSECL_BINARY_fn(OP, NAME)                                                      \
-  template <class X, class Y, std::enable_if_t<binary_operands_v<X, Y>, int> = 0>   \
-  auto NAME(const X& x, const Y& y) {                                                 \
-    return detail::apply_binary<Op::OP>(x, y);                                        \
+#define FUSECL_BINARY_fn(OP, NAME)                                                        \
+  template <class X, class Y, std::enable_if_t<binary_forwarded_v<X, Y>, int> = 0>    \
+  auto NAME(X&& x, Y&& y) {                                                             \
+    return detail::apply_binary<Op::OP>(std::forward<X>(x), std::forward<Y>(y));       \
   }
 #define FUSECL_UNARY_custom(OP, NAME)
 #define FUSECL_BINARY_custom(OP, NAME)
@@ -373,13 +390,13 @@ FUSECL_BINARY_fn(Mod, mod)
 #undef FUSECL_BINARY_fn
 
 // NumPy's other names for rad2deg and deg2rad.
-template <class T>
-auto degrees(const Array<T>& x) {
-  return detail::apply_unary<Op::Rad2Deg>(x);
+template <class X, std::enable_if_t<array_forwarded_v<X>, int> = 0>
+auto degrees(X&& x) {
+  return detail::apply_unary<Op::Rad2Deg>(std::forward<X>(x));
 }
-template <class T>
-auto radians(const Array<T>& x) {
-  return detail::apply_unary<Op::Deg2Rad>(x);
+template <class X, std::enable_if_t<array_forwarded_v<X>, int> = 0>
+auto radians(X&& x) {
+  return detail::apply_unary<Op::Deg2Rad>(std::forward<X>(x));
 }
 
 /// NumPy's true_divide: integers are divided as floats (`/` on integer arrays
@@ -395,21 +412,28 @@ auto true_divide(const X& x, const Y& y) {
 }
 
 /// where(cond, a, b): a where cond is true (nonzero), else b.
-template <class C, class X, class Y,
+template <class CR, class XR, class YR, class C = std::remove_cvref_t<CR>, class X = std::remove_cvref_t<XR>,
+          class Y = std::remove_cvref_t<YR>,
           std::enable_if_t<is_operand_v<C> && is_operand_v<X> && is_operand_v<Y>, int> = 0>
-auto where(const C& cond, const X& a, const Y& b) {
+auto where(CR&& cond, XR&& a, YR&& b) {
   static_assert(is_array_v<C> || is_array_v<X> || is_array_v<Y>, "fusecl::where: at least one operand must be an Array");
   constexpr DType P = ternary_compute(Op::Where, detail::common_dtype<X, Y>());
   constexpr DType CD = detail::operand<C>::array ? dtype_of_v<typename detail::operand<C>::scalar> : DType::Bool;
-  return Array<type_of_t<P>>(detail::ternary(Op::Where, detail::to_node<CD>(cond), detail::to_node<P>(a), detail::to_node<P>(b)));
+  return Array<type_of_t<P>>(detail::ternary(Op::Where, detail::to_node<CD>(std::forward<CR>(cond)),
+                                             detail::to_node<P>(std::forward<XR>(a)),
+                                             detail::to_node<P>(std::forward<YR>(b))));
 }
 
 /// fma(a, b, c) = a * b + c with a single rounding (floats; integers compute in float).
-template <class X, class Y, class Z, std::enable_if_t<is_operand_v<X> && is_operand_v<Y> && is_operand_v<Z>, int> = 0>
-auto fma(const X& a, const Y& b, const Z& c) {
+template <class XR, class YR, class ZR, class X = std::remove_cvref_t<XR>, class Y = std::remove_cvref_t<YR>,
+          class Z = std::remove_cvref_t<ZR>,
+          std::enable_if_t<is_operand_v<X> && is_operand_v<Y> && is_operand_v<Z>, int> = 0>
+auto fma(XR&& a, YR&& b, ZR&& c) {
   constexpr DType P = detail::common_dtype3<X, Y, Z>();
   constexpr DType F = ternary_compute(Op::Fma, P);
-  return Array<type_of_t<F>>(detail::ternary(Op::Fma, detail::to_node<P>(a), detail::to_node<P>(b), detail::to_node<P>(c)));
+  return Array<type_of_t<F>>(detail::ternary(Op::Fma, detail::to_node<P>(std::forward<XR>(a)),
+                                             detail::to_node<P>(std::forward<YR>(b)),
+                                             detail::to_node<P>(std::forward<ZR>(c))));
 }
 
 /// clip(x, lo, hi) = minimum(maximum(x, lo), hi), as NumPy defines it.
