@@ -81,6 +81,18 @@ std::string cross_row_load(const KernelPlan& plan, std::size_t k, const std::str
 std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, const std::string& indent, int first, int last) {
   if (plan.ndim == 0 || first >= last) return "";
   const std::string r = first == 0 ? "r_" : "r" + std::to_string(first) + "_";
+  // Every position and dimension below 2^32 (KernelPlan::index32), and a
+  // division to do: one coordinate alone stays the position itself, so that a
+  // loop over it keeps its 64-bit induction (the softmax pair's loop down a
+  // middle axis lost 4 us on an H200 to a truncation in it).
+  if (plan.index32 && last - first > 1) {
+    std::string s = indent + "uint " + r + " = (uint)(" + pos + ");\n";
+    for (int d = last - 1; d > first; --d) {
+      const auto ds = std::to_string(d);
+      s += indent + "const long c" + ds + " = (long)(" + r + " % (uint)d" + ds + "); " + r + " /= (uint)d" + ds + ";\n";
+    }
+    return s + indent + "const long c" + std::to_string(first) + " = (long)" + r + ";\n";
+  }
   std::string s = indent + "long " + r + " = " + pos + ";\n";
   for (int d = last - 1; d > first; --d) {
     const auto ds = std::to_string(d);

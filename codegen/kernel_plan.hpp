@@ -278,6 +278,12 @@ struct KernelPlan {
   // softmax's statistics) take the next row's value in the lanes past the
   // end (render_elementwise); no load reads a row in place (StridedRow).
   bool cross_rows = false;
+  // Every position whose coordinates the kernel computes (emit_coordinates)
+  // is below 2^32: they are computed in 32-bit unsigned arithmetic, whose
+  // division a GPU does in a few instructions where 64-bit takes a routine.
+  // The scheduler sets it from the index space's dimensions (add_kernel);
+  // launch refuses it on dimensions past that.
+  bool index32 = false;
   // Elementwise, tiled (src/tiling.cpp decides): square tiles of `tile` x `tile`
   // elements over index dimensions ndim-1 (the output's innermost) and
   // `tile_axis` (the Tiled loads' innermost); 0: not tiled.
@@ -364,7 +370,7 @@ BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, diviso
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_warp, row_columns, row_lanes, row_lane_length, row_online,
                         row_recompute, row_skew, row_reciprocal, row_staged, row_length, row_split, moment, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
-                        out_strided, aligned, cross_rows, tile, tile_axis, reduce);
+                        out_strided, aligned, cross_rows, index32, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),
               "BOOST_HANA_ADAPT_STRUCT(Instr, ...) must list every field of Instr");
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::ReduceSpec>(),

@@ -109,6 +109,8 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   d.pair_kernels = pair_kernels;
   static const bool cross_rows = rt::switch_setting("FUSECL_CROSS_ROWS", true);
   d.cross_rows = cross_rows;
+  static const bool index32 = rt::switch_setting("FUSECL_INDEX32", true);
+  d.index32 = index32;
   d.row_odd_elements = cpu ? 0 : 4096;  // DeviceTuning says why
   d.row_odd_elements = std::int64_t(
       rt::int_setting({"FUSECL_ROW_ODD_ELEMENTS", (long long)d.row_odd_elements, 0, 1LL << 40, /*power_of_two=*/false, "the default"}));
@@ -237,6 +239,8 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
     launch(dev, without_warps(plan), a, outputs);
     return;
   }
+  if (plan.index32 && !index_space_fits_32(a.dims))
+    throw Error("internal: a kernel made for coordinates in 32 bits run on an index space of more than 2^32 elements");
   if (plan.reduce.row_length > 0) {
     if (a.reduce_count != std::int64_t(plan.reduce.row_length))
       throw Error("internal: a row kernel made for rows of " + std::to_string(plan.reduce.row_length) + " run on rows of " +

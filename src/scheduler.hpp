@@ -54,6 +54,20 @@ struct KernelArgs {
   std::size_t scratch_bytes = 0;                          // reduce, two-stage: the partials
 };
 
+/// Whether an index space of these dimensions has fewer than 2^32 positions
+/// (every position, and so every dimension, fits codegen's 32-bit
+/// coordinates: KernelPlan::index32). An empty space fits.
+inline bool index_space_fits_32(const std::vector<std::int64_t>& dims) {
+  std::uint64_t n = 1;
+  for (const std::int64_t d : dims) {
+    if (d < 0) return false;
+    if (d == 0) return true;
+    if (std::uint64_t(d) > (std::uint64_t(1) << 32) / n) return false;
+    n *= std::uint64_t(d);
+  }
+  return n < (std::uint64_t(1) << 32);
+}
+
 /// What the scheduler needs to know of the device.
 struct DeviceTuning {
   int vector_bytes = 16;   // preferred bytes per vector load
@@ -133,6 +147,12 @@ struct DeviceTuning {
   // over rows of 50257 floats, which took a work-item an element.
   // FUSECL_CROSS_ROWS=0: a vector never leaves its row, to compare.
   bool cross_rows = true;
+  // Coordinates from a flat index in 32-bit arithmetic where every index of
+  // the kernel's space fits (codegen KernelPlan::index32): on an H200 a layer
+  // norm's output over the middle axis of 64 x 1024 x 1024 floats took 148
+  // us against 172 with 64-bit divisions (bench/RESULTS.md, thirty-fourth
+  // session). FUSECL_INDEX32=0: 64-bit always, to compare.
+  bool index32 = true;
   // GPUs, with cross_rows: rows along the last axis that are no multiple of
   // the vector width and longer than this many elements take today's
   // kernels (a pair or moment kernel, then the outputs in vectors across
