@@ -81,7 +81,7 @@ std::string cross_row_load(const KernelPlan& plan, std::size_t k, const std::str
 std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, const std::string& indent, int first, int last) {
   if (plan.ndim == 0 || first >= last) return "";
   const std::string r = first == 0 ? "r_" : "r" + std::to_string(first) + "_";
-  // Every position and dimension below 2^32 (KernelPlan::index32), and a
+  // Every position and dimension within 32 bits (KernelPlan::index32), and a
   // division to do: one coordinate alone stays the position itself, so that a
   // loop over it keeps its 64-bit induction (the softmax pair's loop down a
   // middle axis lost 4 us on an H200 to a truncation in it).

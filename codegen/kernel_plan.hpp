@@ -279,7 +279,8 @@ struct KernelPlan {
   // end (render_elementwise); no load reads a row in place (StridedRow).
   bool cross_rows = false;
   // Every position whose coordinates the kernel computes (emit_coordinates)
-  // is below 2^32: they are computed in 32-bit unsigned arithmetic, whose
+  // fits 32 bits (the index space has fewer than 2^31 positions: src/
+  // scheduler.hpp's index_space_fits_32): they are computed in 32-bit unsigned arithmetic, whose
   // division a GPU does in a few instructions where 64-bit takes a routine.
   // The scheduler sets it from the index space's dimensions (add_kernel);
   // launch refuses it on dimensions past that.

@@ -240,7 +240,7 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
     return;
   }
   if (plan.index32 && !index_space_fits_32(a.dims))
-    throw Error("internal: a kernel made for coordinates in 32 bits run on an index space of more than 2^32 elements");
+    throw Error("internal: a kernel made for coordinates in 32 bits run on an index space of 2^31 elements or more");
   if (plan.reduce.row_length > 0) {
     if (a.reduce_count != std::int64_t(plan.reduce.row_length))
       throw Error("internal: a row kernel made for rows of " + std::to_string(plan.reduce.row_length) + " run on rows of " +

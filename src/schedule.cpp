@@ -42,7 +42,7 @@ CutReason barrier_reason(const Node& n) {
 }  // namespace
 
 void Scheduler::add_kernel(ScheduledKernel&& k, const Shape& shape, const Outputs& outputs, CutReason reason) {
-  // Coordinates in 32 bits where the whole index space fits (codegen KernelPlan::index32).
+  // Coordinates in 32 bits where the index space fits them (codegen KernelPlan::index32).
   k.plan.index32 = tuning_.index32 && k.plan.ndim > 0 && index_space_fits_32(k.args.dims);
   ScheduleStep& s = schedule.steps.emplace_back();  // made in place: a kernel's plan and arguments are large
   for (const auto& in : k.args.inputs)

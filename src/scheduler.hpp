@@ -54,18 +54,22 @@ struct KernelArgs {
   std::size_t scratch_bytes = 0;                          // reduce, two-stage: the partials
 };
 
-/// Whether an index space of these dimensions has fewer than 2^32 positions
-/// (every position, and so every dimension, fits codegen's 32-bit
-/// coordinates: KernelPlan::index32). An empty space fits.
+/// Whether an index space of these dimensions fits codegen's 32-bit
+/// coordinates (KernelPlan::index32): fewer than 2^31 positions, so that a
+/// position a kernel computes a vector or a block past the end (masked, or
+/// never loaded) still fits an unsigned 32-bit value. An empty space fits.
 inline bool index_space_fits_32(const std::vector<std::int64_t>& dims) {
+  constexpr std::uint64_t limit = std::uint64_t(1) << 31;
+  for (const std::int64_t d : dims)
+    if (d < 0) return false;
+  for (const std::int64_t d : dims)
+    if (d == 0) return true;  // empty wherever the zero is
   std::uint64_t n = 1;
   for (const std::int64_t d : dims) {
-    if (d < 0) return false;
-    if (d == 0) return true;
-    if (std::uint64_t(d) > (std::uint64_t(1) << 32) / n) return false;
+    if (std::uint64_t(d) > limit / n) return false;
     n *= std::uint64_t(d);
   }
-  return n < (std::uint64_t(1) << 32);
+  return n < limit;
 }
 
 /// What the scheduler needs to know of the device.
@@ -147,8 +151,8 @@ struct DeviceTuning {
   // over rows of 50257 floats, which took a work-item an element.
   // FUSECL_CROSS_ROWS=0: a vector never leaves its row, to compare.
   bool cross_rows = true;
-  // Coordinates from a flat index in 32-bit arithmetic where every index of
-  // the kernel's space fits (codegen KernelPlan::index32): on an H200 a layer
+  // Coordinates from a flat index in 32-bit arithmetic where the kernel's
+  // index space has fewer than 2^31 positions (codegen KernelPlan::index32): on an H200 a layer
   // norm's output over the middle axis of 64 x 1024 x 1024 floats took 148
   // us against 172 with 64-bit divisions (bench/RESULTS.md, thirty-fourth
   // session). FUSECL_INDEX32=0: 64-bit always, to compare.
