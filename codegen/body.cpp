@@ -85,20 +85,15 @@ std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, con
   // division to do: one coordinate alone stays the position itself, so that a
   // loop over it keeps its 64-bit induction (the softmax pair's loop down a
   // middle axis lost 4 us on an H200 to a truncation in it).
-  if (plan.index32 && last - first > 1) {
-    std::string s = indent + "uint " + r + " = (uint)(" + pos + ");\n";
-    for (int d = last - 1; d > first; --d) {
-      const auto ds = std::to_string(d);
-      s += indent + "const long c" + ds + " = (long)(" + r + " % (uint)d" + ds + "); " + r + " /= (uint)d" + ds + ";\n";
-    }
-    return s + indent + "const long c" + std::to_string(first) + " = (long)" + r + ";\n";
-  }
-  std::string s = indent + "long " + r + " = " + pos + ";\n";
+  const bool narrow = plan.index32 && last - first > 1;
+  const std::string to_index = narrow ? "(uint)" : "", to_long = narrow ? "(long)" : "";
+  std::string s = indent + (narrow ? "uint " : "long ") + r + " = " + (narrow ? "(uint)(" + pos + ")" : pos) + ";\n";
   for (int d = last - 1; d > first; --d) {
     const auto ds = std::to_string(d);
-    s += indent + "const long c" + ds + " = " + r + " % d" + ds + "; " + r + " /= d" + ds + ";\n";
+    const std::string rem = r + " % " + to_index + "d" + ds;
+    s += indent + "const long c" + ds + " = " + (narrow ? "(long)(" + rem + ")" : rem) + "; " + r + " /= " + to_index + "d" + ds + ";\n";
   }
-  return s + indent + "const long c" + std::to_string(first) + " = " + r + ";\n";
+  return s + indent + "const long c" + std::to_string(first) + " = " + to_long + r + ";\n";
 }
 
 std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, const std::string& indent) {
