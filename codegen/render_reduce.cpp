@@ -297,6 +297,12 @@ std::string column_block(const Emitter& e, const std::string& init) {
   return b;
 }
 
+// The vectors a work-item of online_groups (or rows of online_columns) loads before it folds them in
+// (online_block_step): on an H200, softmax over rows of 65536 floats (2^26)
+// took 213 us against 239 one vector at a time, its pair kernel about 74
+// against 100 (bench/RESULTS.md, twenty-eighth session).
+constexpr int kOnlineBlock = 4;
+
 // Softmax's pair down the columns in vectors (ReduceSpec::online): each
 // lane of a work-item its own state (online_softmax.hpp), the R states of
 // each column then merged in a tree in local memory. Where the rows are in
@@ -315,9 +321,29 @@ std::string online_columns(const Emitter& e) {
   if (g.rows > 1) b += "  __local " + TW + " shm[" + std::to_string(g.across * g.rows) + "], shs[" + std::to_string(g.across * g.rows) + "];\n";
   b += online_declare(t, "p", W, "  ");
   b += "  if (o < n) {\n" + emit_coordinates(plan, "o", "    ", plan.ndim - rs.kept_dims, plan.ndim);
-  b += "    #pragma unroll 4\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
-  b += "      const long p = r * n + o;\n" + emit_coordinates(plan, "r", "      ", 0, plan.ndim - rs.kept_dims) +
-       emit_body(plan, W, "p", "      ", e.helpers) + online_step(t, "v" + std::to_string(rs.input), "p", W, "      ");
+  // The vector of row `r` (its body's value v<input>): p, its coordinates and its loads.
+  const std::string v = "v" + std::to_string(rs.input);
+  const auto vector_at = [&](const std::string& r, const std::string& ind) {
+    return ind + "const long p = " + r + " * n + o;\n" + emit_coordinates(plan, r, ind, 0, plan.ndim - rs.kept_dims) +
+           emit_body(plan, W, "p", ind, e.helpers);
+  };
+  // Blocks of kOnlineBlock rows, their loads together (online_block_step:
+  // one test of the reference a block, where a test after each load kept
+  // one in flight), then the rest one by one.
+  const std::string K = std::to_string(kOnlineBlock);
+  std::vector<std::string> gs;
+  b += "    long r = r_begin + ly;\n    for (; r + " + std::to_string(kOnlineBlock - 1) + " * " + R + " < r_end; r += " + K + " * " + R +
+       ") {\n      " + TW;
+  for (int k = 0; k < kOnlineBlock; ++k) {
+    gs.push_back("g" + std::to_string(k) + "_");
+    b += std::string(k ? "," : "") + " " + gs.back();
+  }
+  b += ";\n";
+  for (int k = 0; k < kOnlineBlock; ++k)
+    b += "      {\n        const long rk_ = r + " + std::to_string(k) + " * " + R + ";\n" + vector_at("rk_", "        ") + "        " +
+         gs[std::size_t(k)] + " = " + v + ";\n      }\n";
+  b += online_block_step(t, gs, "p", W, "      ") + "    }\n";
+  b += "    for (; r < r_end; r += " + R + ") {\n" + vector_at("r", "      ") + online_step(t, v, "p", W, "      ");
   b += "    }\n  }\n" + online_finish(t, "p", W, "  ");
   if (g.rows > 1) {
     // Every work-item reaches every barrier (o past n only skips the loop).
@@ -338,12 +364,6 @@ std::string online_columns(const Emitter& e) {
   }
   return b + "  }\n";
 }
-
-// The vectors a work-item of online_groups loads before it folds them in
-// (online_block_step): on an H200, softmax over rows of 65536 floats (2^26)
-// took 213 us against 239 one vector at a time, its pair kernel about 74
-// against 100 (bench/RESULTS.md, twenty-eighth session).
-constexpr int kOnlineBlock = 4;
 
 // Softmax's pair over rows with a group per output (ReduceSpec::online,
 // GroupPerOutput: rows too long for a row kernel, along the last axes): each
