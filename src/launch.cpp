@@ -148,6 +148,7 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
       rt::int_setting({"FUSECL_ROW_SPLIT_BYTES", (long long)d.row_split_bytes, 0, 1LL << 40, /*power_of_two=*/false, "the default"}));
   d.row_column_bytes = std::uint64_t(
       rt::int_setting({"FUSECL_ROW_COLUMN_BYTES", (long long)d.row_column_bytes, 0, 1LL << 40, /*power_of_two=*/false, "the default"}));
+  d.column_one_wave = !cpu && rt::switch_setting("FUSECL_COLUMN_ONE_WAVE", true);
   return d;
 }
 

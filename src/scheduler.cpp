@@ -91,13 +91,16 @@ void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, b
 // A ColumnBlock plan's parts: where its blocks of `per_block` outputs are
 // too few to keep the device busy, the rows are split into parts (of at
 // least 64 rows a work-item, `rows` work-items down each block), combined by
-// a second kernel.
+// a second kernel. With column_one_wave the parts are as many as fit in
+// target_groups (rounded down: blocks * parts <= target_groups), else enough
+// to reach it (rounded up).
 void split_column_blocks(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t per_block, std::int64_t rows, bool arg,
                          const DeviceTuning& tuning) {
   const std::int64_t blocks = (n + per_block - 1) / per_block;
   std::int64_t g = 1;
   if (blocks < tuning.target_groups) {
-    const std::int64_t want = (tuning.target_groups + blocks - 1) / blocks;
+    const std::int64_t want = tuning.column_one_wave ? tuning.target_groups / blocks
+                                                     : (tuning.target_groups + blocks - 1) / blocks;
     const std::int64_t useful = std::max<std::int64_t>(1, m / (rows * 64));
     g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
   }

@@ -138,6 +138,17 @@ struct DeviceTuning {
   // its part, with no barrier and no combine.
   int column_items = 32;
   int column_rows = 8;
+  // ColumnBlock's parts (scheduler.cpp's split_column_blocks) as many as fit
+  // in target_groups, where rounding up had made a second round of a few
+  // groups, or two parts and a second kernel where the blocks alone came
+  // within a few groups of it. On an H200 at 2^26 floats, softmax over axis
+  // 0 of 8192 x 8192 took 212 us against 232 (its pair in 512 groups, not
+  // 576), over axis 1 of 64 x 1024 x 1024 214 against 219 (one part of 512
+  // blocks, not two), the layer norm over axis 1 of 32 x 2048 x 1024 215
+  // against 228 (bench/RESULTS.md, thirty-fifth session). GPUs; a CPU's
+  // groups are loops on its cores, which take more groups more evenly.
+  // FUSECL_COLUMN_ONE_WAVE=0: rounded up, to compare.
+  bool column_one_wave = true;
   // Pairs of reductions in one kernel where a row kernel gave its reductions
   // to today's kernels (CutReason::ColumnReductions, RowTooLong, and below): softmax's
   // max and sum of exp(x - max) in one pass (plan_softmax); and wherever a

@@ -14,6 +14,7 @@
 #include "support/cache_test_support.hpp"
 #include "support/device_compare.hpp"
 #include "support/host_array.hpp"
+#include "support/schedule_run.hpp"
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
@@ -39,12 +40,20 @@ bool column_blocks(const std::string& src) {
 }
 bool split(const std::string& src) { return src.find("scratch") != std::string::npos; }
 
-// Whether a column reduction of n outputs over m rows is split: fewer blocks
-// of `per_block` outputs than the device's target groups, and more than one
-// part of at least 64 rows a work-item (`rows` work-items down each block).
+// The parts a column reduction of `blocks` blocks over m rows is split
+// into under tuning t: where the blocks are fewer than t's target groups,
+// as many as fit in them (column_one_wave) or enough to reach them, and no
+// more than give each of a block's `rows` work-items 64 rows.
+std::int64_t parts_expected(const detail::DeviceTuning& t, std::int64_t blocks, std::int64_t m, std::int64_t rows) {
+  const std::int64_t target = t.target_groups;
+  if (blocks >= target) return 1;
+  const std::int64_t want = t.column_one_wave ? target / blocks : (target + blocks - 1) / blocks;
+  return std::clamp<std::int64_t>(std::min(want, m / (rows * 64)), 1, 4096);
+}
+
+// Whether a column reduction of n outputs over m rows is split, on this device.
 bool split_expected(std::int64_t n, std::int64_t m, std::int64_t per_block, std::int64_t rows) {
-  const std::int64_t target = detail::device_tuning().target_groups, blocks = (n + per_block - 1) / per_block;
-  return blocks < target && std::min((target + blocks - 1) / blocks, m / (rows * 64)) > 1;
+  return parts_expected(detail::device_tuning(), (n + per_block - 1) / per_block, m, rows) > 1;
 }
 
 HostArray<float> randoms(const Dims& shape, std::uint64_t seed, bool edges) {
@@ -213,6 +222,58 @@ TEST_CASE("float32 column sums split into hundreds of parts stay within the comp
       detail::run_schedule(*node->device, s);
     }
     check_sums(r, *h, {0});
+  }
+}
+
+TEST_CASE("column blocks split into as many parts as fit in the target groups, or enough to reach them", "[reduce][columns]") {
+  // A GPU's layout (32 x 8 work-items, vectors of 4 floats: 128 outputs a
+  // block) with the target set around the block count: 1024 outputs are 8
+  // blocks. Rounded down (column_one_wave), a target of 9 leaves them one
+  // part and one kernel, where rounding up made two parts and a second
+  // kernel; 23 gives 2 parts against 3. Sums and maxima against the host,
+  // with edge values (softmax's pair and the moments: test_reduction_pairs).
+  const auto hx = randoms({4096, 1024}, 0x0a1e, true);
+  struct Case {
+    int target;
+    bool one_wave;
+    std::int64_t parts;
+  };
+  for (const Case c : {Case{9, true, 1}, Case{9, false, 2}, Case{23, true, 2}, Case{23, false, 3}, Case{8, true, 1},
+                       Case{7, true, 1}, Case{4, true, 1}, Case{1000, true, 8}, Case{1000, false, 8}}) {
+    INFO("target " << c.target << (c.one_wave ? ", rounded down" : ", rounded up"));
+    auto t = detail::device_tuning();
+    t.vector_bytes = 16, t.column_items = 32, t.column_rows = 8, t.row_items_cap = 1024, t.column_blocks = true;
+    t.max_work_group_size = std::max<std::size_t>(t.max_work_group_size, 256);
+    t.target_groups = c.target;
+    t.column_one_wave = c.one_wave;
+    // The rule as the helper has it (4096 rows give at most 8 parts).
+    REQUIRE(parts_expected(t, 8, 4096, 8) == c.parts);
+    for (const bool maximum : {false, true}) {
+      const auto x = to_device(hx);
+      const auto r = maximum ? max(x, 0) : sum(x, 0);
+      const detail::Schedule s = run_with(r, t);
+      REQUIRE(s.kernel_count() == 1);
+      const auto& k = s.steps[0].kernel;
+      REQUIRE(k.plan.reduce.kept_inner);
+      REQUIRE(k.plan.width == 4);
+      CHECK(k.args.groups == c.parts);
+      CHECK(k.plan.reduce.two_stage == (c.parts > 1));
+      if (!maximum) {
+        check_sums(r, hx, {0});
+      } else {
+        const auto exact = h_reduce<float>(hx, {0}, false, false, [](const std::vector<float>& v) {
+          float m = -std::numeric_limits<float>::infinity();
+          for (float f : v) m = std::isnan(f) || std::isnan(m) ? std::numeric_limits<float>::quiet_NaN() : std::max(m, f);
+          return m;
+        });
+        const auto g = r.to_host();
+        for (std::size_t i = 0; i < g.size(); ++i) {
+          INFO("output " << i);
+          if (std::isnan(exact.data[i])) CHECK(std::isnan(g[i]));
+          else CHECK(g[i] == exact.data[i]);
+        }
+      }
+    }
   }
 }
 

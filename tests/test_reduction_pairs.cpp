@@ -94,6 +94,39 @@ TEST_CASE("column pairs: softmax and layer norm down the columns, a pair in one 
   }
 }
 
+TEST_CASE("column pairs: parts as many as fit in the target groups", "[reduce][columns][pairs]") {
+  // Blocks of 32 vectors (softmax's pair in float4: 128 outputs; the moments
+  // in double2 accumulators: 64) one fewer than the target groups: rounded
+  // down (column_one_wave), one part and no second kernel; rounded up, two.
+  const auto all = patterns();
+  for (const std::size_t which : {std::size_t(3), std::size_t(4)}) {  // softmax, layer norm
+    const Pattern& pat = all[which];
+    const bool softmax = which == 3;
+    if (!softmax && !device_has_fp64()) continue;
+    for (const Dims& dims : {Dims{1500, 1024}, Dims{3, 1100, 512}})
+      for (const bool one_wave : {true, false}) {
+        const int axis = dims.size() == 2 ? 0 : 1;
+        INFO(pat.name << " over axis " << axis << " of " << Shape(dims).str() << (one_wave ? ", rounded down" : ", rounded up"));
+        const auto h = inputs(dims, axis, test_seed(0xc01f + std::uint64_t(dims[0])), pat.lo, pat.hi, true);
+        const auto y = pat.device(from_host(h, Shape(dims)), axis);
+        auto t = gpu_columns(detail::tuning_of(*y.node()->device), 1);
+        t.vector_bytes = 16;
+        t.column_one_wave = one_wave;
+        const std::int64_t n = 1024 + (dims.size() == 3 ? 512 : 0);  // 1024 or 3 x 512 outputs
+        const std::int64_t blocks = n / (32 * (softmax ? 4 : 2));
+        t.target_groups = int(blocks + 1);
+        const detail::Schedule s = run_with(y, t);
+        REQUIRE(s.kernel_count() == 2);
+        const auto& k = s.steps[0].kernel;
+        CHECK(k.plan.reduce.kept_inner);
+        CHECK(k.plan.width == (softmax ? 4 : 2));
+        CHECK(k.plan.reduce.two_stage == !one_wave);
+        CHECK(k.args.groups == (one_wave ? 1 : 2));
+        check_rows(pat, h, y.to_host(), dims, axis);
+      }
+  }
+}
+
 TEST_CASE("column blocks in vectors fit a device's largest work-group", "[reduce][columns][pairs]") {
   // A device whose groups take at most 64 work-items (a GPU's 32 x 8 would
   // not launch): 32 x 2, then 16 x 1 for 16; plain sums, softmax's pair and
