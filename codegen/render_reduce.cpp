@@ -297,10 +297,12 @@ std::string column_block(const Emitter& e, const std::string& init) {
   return b;
 }
 
-// The vectors a work-item of online_groups (or rows of online_columns) loads before it folds them in
-// (online_block_step): on an H200, softmax over rows of 65536 floats (2^26)
-// took 213 us against 239 one vector at a time, its pair kernel about 74
-// against 100 (bench/RESULTS.md, twenty-eighth session).
+// The vectors a work-item of online_groups, or the rows a work-item of
+// online_columns, loads before it folds them in (online_block_step): on an
+// H200, softmax over rows of 65536 floats (2^26) took 213 us against 239 one
+// vector at a time, its pair kernel about 74 against 100 (bench/RESULTS.md,
+// twenty-eighth session); down the columns of 8192 x 8192 floats the pair
+// (as logsumexp) took 94 us against 123 (thirty-fifth session).
 constexpr int kOnlineBlock = 4;
 
 // Softmax's pair down the columns in vectors (ReduceSpec::online): each
