@@ -305,6 +305,25 @@ std::string column_block(const Emitter& e, const std::string& init) {
 // (as logsumexp) took 94 us against 123 (thirty-fifth session).
 constexpr int kOnlineBlock = 4;
 
+// The body of a loop over blocks of kOnlineBlock vectors of dtype t and
+// width W, indented by `ind`: each vector in a scope of its own, load(k,
+// indent) giving the k-th one's position, coordinates and loads (its body's
+// value `v`), kept in g<k>_; then all of them folded into state x together
+// (online_block_step).
+template <class Load>
+std::string online_block_loads(DType t, int W, const std::string& v, const std::string& x, const Load& load, const std::string& ind) {
+  std::vector<std::string> gs;
+  std::string b = ind + cl_type(t, W);
+  for (int k = 0; k < kOnlineBlock; ++k) {
+    gs.push_back("g" + std::to_string(k) + "_");
+    b += std::string(k ? "," : "") + " " + gs.back();
+  }
+  b += ";\n";
+  for (int k = 0; k < kOnlineBlock; ++k)
+    b += ind + "{\n" + load(k, ind + "  ") + ind + "  " + gs[std::size_t(k)] + " = " + v + ";\n" + ind + "}\n";
+  return b + online_block_step(t, gs, x, W, ind);
+}
+
 // Softmax's pair down the columns in vectors (ReduceSpec::online): each
 // lane of a work-item its own state (online_softmax.hpp), the R states of
 // each column then merged in a tree in local memory. Where the rows are in
@@ -333,18 +352,12 @@ std::string online_columns(const Emitter& e) {
   // one test of the reference a block, where a test after each load kept
   // one in flight), then the rest one by one.
   const std::string K = std::to_string(kOnlineBlock);
-  std::vector<std::string> gs;
   b += "    long r = r_begin + ly;\n    for (; r + " + std::to_string(kOnlineBlock - 1) + " * " + R + " < r_end; r += " + K + " * " + R +
-       ") {\n      " + TW;
-  for (int k = 0; k < kOnlineBlock; ++k) {
-    gs.push_back("g" + std::to_string(k) + "_");
-    b += std::string(k ? "," : "") + " " + gs.back();
-  }
-  b += ";\n";
-  for (int k = 0; k < kOnlineBlock; ++k)
-    b += "      {\n        const long rk_ = r + " + std::to_string(k) + " * " + R + ";\n" + vector_at("rk_", "        ") + "        " +
-         gs[std::size_t(k)] + " = " + v + ";\n      }\n";
-  b += online_block_step(t, gs, "p", W, "      ") + "    }\n";
+       ") {\n";
+  const auto row_k = [&](int k, const std::string& ind) {
+    return ind + "const long rk_ = r + " + std::to_string(k) + " * " + R + ";\n" + vector_at("rk_", ind);
+  };
+  b += online_block_loads(t, W, v, "p", row_k, "      ") + "    }\n";
   b += "    for (; r < r_end; r += " + R + ") {\n" + vector_at("r", "      ") + online_step(t, v, "p", W, "      ");
   b += "    }\n  }\n" + online_finish(t, "p", W, "  ");
   if (g.rows > 1) {
@@ -395,19 +408,12 @@ std::string online_groups(const Emitter& e) {
       return ind + "const long p = o * m + " + r + ";\n" + emit_reduced_coordinates(plan, r, ind) + emit_body(plan, W, "p", ind, e.helpers);
     };
     // Blocks of kOnlineBlock vectors, their loads together (online_block_step), then the rest one by one.
-    const std::string K = std::to_string(kOnlineBlock), TW = cl_type(t, W);
-    std::vector<std::string> gs;
-    b += "    long qv = lid;\n    for (; qv + " + std::to_string(kOnlineBlock - 1) + " * " + L + " < nvec; qv += " + K + " * " + L + ") {\n      " +
-         TW;
-    for (int k = 0; k < kOnlineBlock; ++k) {
-      gs.push_back("g" + std::to_string(k) + "_");
-      b += std::string(k ? "," : "") + " " + gs.back();
-    }
-    b += ";\n";
-    for (int k = 0; k < kOnlineBlock; ++k)
-      b += "      {\n" + vector_at("(r_begin + (qv + " + std::to_string(k) + " * " + L + ") * " + Ws + ")", "        ") + "        " +
-           gs[std::size_t(k)] + " = " + g + ";\n      }\n";
-    b += online_block_step(t, gs, "q", W, "      ") + "    }\n";
+    const std::string K = std::to_string(kOnlineBlock);
+    b += "    long qv = lid;\n    for (; qv + " + std::to_string(kOnlineBlock - 1) + " * " + L + " < nvec; qv += " + K + " * " + L + ") {\n";
+    const auto vector_k = [&](int k, const std::string& ind) {
+      return vector_at("(r_begin + (qv + " + std::to_string(k) + " * " + L + ") * " + Ws + ")", ind);
+    };
+    b += online_block_loads(t, W, g, "q", vector_k, "      ") + "    }\n";
     b += "    for (; qv < nvec; qv += " + L + ") {\n" + vector_at("r_begin + qv * " + Ws, "      ") + online_step(t, g, "q", W, "      ") +
          "    }\n" + online_lanes(t, "q", "p", W, e.helpers, "    ");
     b += online_rebase(t, "p", "    ") + "    r_tail = r_begin + nvec * " + Ws + ";\n  }\n";
