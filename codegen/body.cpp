@@ -1,4 +1,5 @@
 #include "codegen/body.hpp"
+#include "codegen/divider.hpp"
 
 #include "codegen/reciprocal.hpp"
 
@@ -86,12 +87,19 @@ std::string emit_coordinates(const KernelPlan& plan, const std::string& pos, con
   // loop over it keeps its 64-bit induction (the softmax pair's loop down a
   // middle axis lost 4 us on an H200 to a truncation in it).
   const bool narrow = plan.index32 && last - first > 1;
-  const std::string to_index = narrow ? "(uint)" : "", to_long = narrow ? "(long)" : "";
+  const std::string to_long = narrow ? "(long)" : "";
   std::string s = indent + (narrow ? "uint " : "long ") + r + " = " + (narrow ? "(uint)(" + pos + ")" : pos) + ";\n";
   for (int d = last - 1; d > first; --d) {
     const auto ds = std::to_string(d);
-    const std::string rem = r + " % " + to_index + "d" + ds;
-    s += indent + "const long c" + ds + " = " + (narrow ? "(long)(" + rem + ")" : rem) + "; " + r + " /= " + to_index + "d" + ds + ";\n";
+    if (narrow) {
+      // The quotient through the dimension's divider (divider.hpp), the
+      // remainder from it.
+      const std::string q = r + "q" + ds;
+      s += indent + "const uint " + q + " = " + emit_divide(r, "dv" + ds) + "; const long c" + ds + " = (long)(" + r + " - " + q +
+           " * (uint)d" + ds + "); " + r + " = " + q + ";\n";
+    } else {
+      s += indent + "const long c" + ds + " = " + r + " % d" + ds + "; " + r + " /= d" + ds + ";\n";
+    }
   }
   return s + indent + "const long c" + std::to_string(first) + " = " + to_long + r + ";\n";
 }

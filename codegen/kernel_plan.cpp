@@ -93,6 +93,9 @@ ParamList params(const KernelPlan& p) {
     }
   }
   for (int d = 0; d < p.ndim; ++d) out.push_back({ParamRole::Dim, std::int16_t(d)});
+  // 32-bit coordinates divide by every dimension but the first (body.cpp's emit_coordinates).
+  if (p.index32)
+    for (int d = 1; d < p.ndim; ++d) out.push_back({ParamRole::Divider, std::int16_t(d)});
   if (p.out_strided) {
     out.push_back({ParamRole::OutOffset});
     for (int d = 0; d < p.ndim; ++d) out.push_back({ParamRole::OutStride, std::int16_t(d)});

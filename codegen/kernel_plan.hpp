@@ -323,6 +323,7 @@ enum class ParamRole : std::uint8_t {
   Count,       // number of elements of the index space (elementwise) / outputs (reduce)
   ReduceCount, // reduce: length of the reduced range
   Dim,         // index: dimension
+  Divider,     // index: dimension (index32: its divider, divider.hpp, a uint2)
   Offset,      // index: instruction (a Buffer or Generate load)
   Stride,      // index: instruction, sub: dimension
   GenParam,    // index: instruction, sub: which parameter

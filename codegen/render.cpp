@@ -31,6 +31,7 @@ std::string param_declaration(const KernelPlan& plan, const Param& p) {
     // A row length that is a constant of the source (ReduceSpec::row_length) names the argument m_, unread.
     case ParamRole::ReduceCount: return plan.kind == KernelKind::Row && plan.reduce.row_length > 0 ? "const long m_" : "const long m";
     case ParamRole::Dim: return "const long d" + idx;
+    case ParamRole::Divider: return "const uint2 dv" + idx;
     case ParamRole::Offset: return "const long off" + idx;
     case ParamRole::Stride: return "const long st" + idx + "_" + std::to_string(p.sub);
     case ParamRole::GenParam: {

@@ -5,6 +5,7 @@
 // coordinates on broadcasts along middle axes, permuted views and strided
 // reductions of odd shapes, and the internal error where a kernel made for
 // it meets an index space of 2^31 positions or more.
+#include "codegen/divider.hpp"
 #include "codegen/render.hpp"
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
@@ -42,6 +43,9 @@ int dividing_kernels(const detail::Schedule& s, bool index32) {
     CHECK(p.index32 == index32);
     const std::string src = codegen::render(p, codegen::kernel_name(p));
     CHECK((src.find("uint r_ = (uint)(") != std::string::npos) == index32);
+    // 32-bit coordinates divide through the dimensions' dividers, 64-bit ones by them.
+    CHECK((src.find("mul_hi(r_, dv") != std::string::npos) == index32);
+    CHECK((src.find("r_ /= d") != std::string::npos) == !index32);
   }
   return n;
 }
@@ -87,6 +91,77 @@ TEST_CASE("index32: which index spaces fit 32-bit coordinates", "[index32]") {
   CHECK_FALSE(index_space_fits_32({two32, two32, two32}));  // would overflow 64 bits
   CHECK(index_space_fits_32({two32, 0, two32}));         // empty
   CHECK_FALSE(index_space_fits_32({-1, 4}));
+}
+
+TEST_CASE("index32: dividers give n / d for every position below 2^31", "[index32]") {
+  // codegen::divide computes what the kernels' expression does (divider.hpp).
+  // Each divisor against the positions where a quotient changes (multiples
+  // of d and their neighbours, spread up to the largest below 2^31), the
+  // ends of the range and random positions.
+  using codegen::divide;
+  using codegen::divider_of;
+  const std::int64_t two31 = std::int64_t(1) << 31;
+  std::vector<std::int64_t> divisors;
+  for (std::int64_t d = 1; d <= 3000; ++d) divisors.push_back(d);
+  for (int k = 12; k <= 31; ++k)
+    for (std::int64_t e : {-3, -1, 0, 1, 3}) divisors.push_back((std::int64_t(1) << k) + e);
+  for (std::int64_t d : {46337, 46341, 65535, 65537, 715827882, 715827883, 1000000007, 2147483647}) divisors.push_back(d);
+  std::uint64_t state = test_seed(0x1d37);
+  INFO(seed_message(state));
+  auto next = [&state] {  // splitmix64
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  for (int i = 0; i < 2000; ++i) divisors.push_back(std::int64_t(next() % std::uint64_t(two31)) + 1);
+  std::int64_t wrong = 0;
+  for (const std::int64_t d : divisors) {
+    if (d > two31) continue;
+    const auto dv = divider_of(d);
+    auto check = [&](std::int64_t n) {
+      if (n < 0 || n >= two31) return;
+      if (std::int64_t(divide(std::uint32_t(n), dv)) == n / d) return;
+      if (++wrong <= 5) FAIL_CHECK(n << " / " << d << ": " << divide(std::uint32_t(n), dv) << ", not " << n / d);
+    };
+    const std::int64_t top = (two31 - 1) / d;  // the largest quotient
+    for (std::int64_t q : {std::int64_t(0), std::int64_t(1), std::int64_t(2), top / 3, top / 2, top - 1, top, top + 1}) {
+      check(q * d - 1);
+      check(q * d);
+      check(q * d + 1);
+      check(q * d + d - 1);
+    }
+    check(two31 - 1);
+    for (int k = 0; k < 64; ++k) check(std::int64_t(next() % std::uint64_t(two31)));
+  }
+  CHECK(wrong == 0);
+  // Every position below 2^20 for a few divisors, exhaustively.
+  for (const std::int64_t d : {3, 7, 641, 1000, 1021, 4099}) {
+    const auto dv = divider_of(d);
+    std::int64_t bad = 0;
+    for (std::int64_t n = 0; n < (std::int64_t(1) << 20); ++n) bad += std::int64_t(divide(std::uint32_t(n), dv)) != n / d;
+    INFO("d = " << d);
+    CHECK(bad == 0);
+  }
+  // A dimension of 0 has no position: its divider is harmless.
+  CHECK(divider_of(0).magic == 0);
+  CHECK(divider_of(0).shift == 0);
+}
+
+TEST_CASE("index32: coordinates of millions of positions through the dividers, against the host and 64-bit", "[index32]") {
+  // x holds its flat position (exact in float below 2^24), m at (b, 0, k)
+  // b * K + k: x - m is exact, and any coordinate wrong shows.
+  for (const auto& dims : std::vector<std::vector<std::int64_t>>{{3, 4099, 1021}, {1031, 2, 4097}}) {
+    const std::int64_t B = dims[0], M = dims[1], K = dims[2];
+    INFO("shape (" << B << ", " << M << ", " << K << ")");
+    std::vector<float> hx(std::size_t(B * M * K)), hm(std::size_t(B * K)), want(hx.size());
+    for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = float(i);
+    for (std::size_t i = 0; i < hm.size(); ++i) hm[i] = float(i);
+    for (std::int64_t i = 0; i < B * M * K; ++i) want[std::size_t(i)] = float(i - (i / (M * K) * K + i % K));
+    const auto x = from_host(hx, Shape(dims));
+    const auto m = from_host(hm, Shape{B, 1, K});
+    same_both_ways([&] { return x - m; }, want);
+  }
 }
 
 TEST_CASE("index32: broadcasts along a middle axis, against the host and 64-bit", "[index32]") {
