@@ -55,6 +55,19 @@ int meet_fanin(std::int64_t T, int setting) {
   return std::min(f, setting);
 }
 
+// The column form's fan-in (ReduceSpec::row_columns): every work-item of a
+// vector of columns reads the second level's F partials, and F of them the
+// first level's T / F each, so a smaller F saves more reads than it adds:
+// T / 8 (2 at least), where the rows' form's meet_fanin takes the square
+// root. At most the setting. On an H200, 2^26 floats, softmax over axis 0 of
+// 128 x 524288 (32 work-items down each vector) 186 us at 4 against 473 in
+// one level of 32, 193 at 2; over axis 0 of 32 x 2097152 (8 down each) 161
+// at 2 against 202 in one level (bench/RESULTS.md, thirty-sixth session).
+int column_fanin(std::int64_t T, int setting) {
+  if (setting == 0) return 0;
+  return int(std::min<std::int64_t>(setting, std::max<std::int64_t>(2, T / 8)));
+}
+
 // A long row's layout in the deep register form (deep_rows): its group (0:
 // not taken), the most elements each work-item holds, and whether values
 // phases share are computed again rather than kept.
@@ -170,7 +183,7 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
     // rows' loads in registers (up to kColumnRegisterBytes of each), so the
     // group's block of columns is read from memory once, all its loads in
     // flight together, where the loop form reads it once per phase. T work-
-    // items down each vector: up to 4 vectors each while that leaves at most
+    // items down each vector: up to 8 vectors each while that leaves at most
     // 32 work-items, else 32 with more vectors each; longer rows loop. At
     // least a 32-byte sector of columns side by side, more where T is small
     // (up to local_size work-items), fewer where columns are few. On an H200
@@ -180,12 +193,15 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
     // so (more work-items down each vector, in groups of up to 1024: one
     // group a multiprocessor, whose loads wait on its combines) lost to the
     // loop: 1024 x 65536 435-748 against 401 (bench/RESULTS.md, twenty-first
-    // session).
+    // session). With the meet's fan-in column_fanin's, 8 vectors before 32
+    // work-items gained on every shape (softmax over axis 0 of 128 x 524288
+    // 147 us against 186 with 4, of 16 x 4194304 144 against 167; thirty-
+    // sixth session).
     const std::int64_t per = std::max<std::int64_t>(1, kColumnRegisterBytes / (std::int64_t(w) * widest));
     const std::int64_t most = largest_row_group(tuning);  // c * t is a power of two
     const std::int64_t narrowest = std::max<std::int64_t>(1, 32 / (std::int64_t(w) * widest));
     std::int64_t t = 1;
-    while (t < 32 && t * 4 < m) t *= 2;
+    while (t < 32 && t * 8 < m) t *= 2;
     // The combine's local memory (none with one work-item down each vector).
     auto fits_local = [&](std::int64_t c) { return t == 1 || c * t * combine_bytes <= local_mem; };
     std::int64_t c = std::max<std::int64_t>(narrowest, codegen::kColumnBlock / w);
@@ -227,7 +243,7 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
   b.plan.reduce.local_size = std::uint16_t(cols * T);
   b.plan.reduce.rows_per_group = std::uint16_t(cols);
   b.plan.reduce.row_chunks = std::uint8_t(chunks);
-  b.plan.reduce.row_fanin = std::uint8_t(tuning.row_fanin);
+  b.plan.reduce.row_fanin = std::uint8_t(column_fanin(T, tuning.row_fanin));
   b.plan.reduce.row_online = chunks == 0 && online_pass(b.plan, tuning) && !(split && split->segments);
   b.args.count = rows == 0 ? 0 : vectors;
   b.args.reduce_count = rows;

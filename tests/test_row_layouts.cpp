@@ -208,6 +208,51 @@ TEST_CASE("row fusion: rows along leading axes in the column form, vectors of ne
   CHECK(two_levels > 0);
 }
 
+TEST_CASE("row fusion: a GPU's column form holds up to 8 vectors a work-item before 32 work-items, its meet in two levels", "[row]") {
+  // Rows of m down 64 columns, in a GPU's groups of 256 (the register form):
+  // T work-items down each vector of columns, the fewest of up to 32 that
+  // hold the rows in 8 vectors each (16 at 32); their partials meet in two
+  // levels of fan-in T / 8 (2 at least) where T > 2F, else in one. Every
+  // pattern against the host, edge values in some lanes.
+  struct Want {
+    std::int64_t m, T, chunks, fanin;
+  };
+  for (const Want& want : {Want{16, 2, 8, 2}, Want{33, 8, 5, 2}, Want{64, 8, 8, 2}, Want{128, 16, 8, 2}, Want{256, 32, 8, 4},
+                           Want{512, 32, 16, 4}}) {
+    for (const Pattern& pat : patterns()) {
+      const Dims d{want.m, 64};
+      INFO(pat.name << " along axis 0 of " << dims_str(d));
+      const auto h = inputs(d, 0, test_seed(0x13b9 + std::uint64_t(want.m)), pat.lo, pat.hi, true);
+      const auto y = pat.device(from_host(h, Shape(d)), 0);
+      const auto node = y.node();
+      {
+        const detail::GraphLock lock{node.get()};
+        auto t = detail::tuning_of(*node->device);
+        t.target_groups = 4;
+        t.local_size = 256, t.elements_per_item = 16;
+        t.max_work_group_size = 256;
+        t.local_mem_bytes = 49152;
+        t.row_fanin = 16;
+        gpu_rows(t);
+        detail::Schedule s = detail::make_schedule({node}, t);
+        REQUIRE(s.kernel_count() == 1);
+        const auto& plan = s.steps[0].kernel.plan;
+        REQUIRE(plan.reduce.row_columns);
+        CHECK(plan.reduce.local_size / plan.reduce.rows_per_group == want.T);
+        CHECK(plan.reduce.row_chunks == want.chunks);
+        CHECK(plan.reduce.row_fanin == want.fanin);
+        if (want.m == 128) {  // the setting caps the fan-in
+          auto capped = t;
+          capped.row_fanin = 1;
+          CHECK(detail::make_schedule({node}, capped).steps[0].kernel.plan.reduce.row_fanin == 1);
+        }
+        detail::run_schedule(*node->device, s);
+      }
+      check_rows(pat, h, y.to_host(), d, 0);
+    }
+  }
+}
+
 TEST_CASE("row fusion: a GPU's vector rows of other types", "[row]") {
   // Rows of whole 16-byte vectors: two float64 lanes, and a bool result
   // stored through a vector pointer of uchar.

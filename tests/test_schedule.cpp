@@ -312,7 +312,7 @@ TEST_CASE("schedule: the column form's blocks narrow where columns are few, and 
 
 TEST_CASE("schedule: the column form keeps a GPU's short rows in registers", "[schedule][row]") {
   // An H200's layout: groups of up to 1024, 48 KiB of local memory, 528
-  // groups fill it. Rows of up to 512 floats are held in registers: up to 4
+  // groups fill it. Rows of up to 512 floats are held in registers: up to 8
   // vectors of 4 a work-item while that leaves at most 32 work-items down
   // each vector, else 32 with up to 16 vectors each; longer rows loop.
   auto t = h200_rows();  // local memory per case, below
@@ -327,9 +327,9 @@ TEST_CASE("schedule: the column form keeps a GPU's short rows in registers", "[s
   };
   for (const Case& c : {Case{{512, 131072}, 0, 256, 8, 16},     // 32 down each vector of 4 columns, 16 vectors each
                        Case{{256, 65536}, 0, 256, 8, 8},       // 32 down, 8 each
-                       Case{{16, 65536}, 0, 256, 64, 4},       // 4 down, blocks of 64 vectors
+                       Case{{16, 65536}, 0, 128, 64, 8},       // 2 down, 8 each, blocks of 64 vectors
                        Case{{4, 65536}, 0, 64, 64, 4},         // 1 down: blocks narrowed to 64 vectors for 256 groups
-                       Case{{3, 17, 4096}, 1, 128, 16, 3},     // 8 down, 3 vectors each; blocks of 16 for 192 groups
+                       Case{{3, 17, 4096}, 1, 64, 16, 5},      // 4 down, 5 vectors each; blocks of 16 for 192 groups
                        Case{{256, 1024, 256}, 1, 256, 8, 0},   // rows of 1024 loop, in blocks of 8 vectors
                        Case{{1024, 1024}, 0, 128, 2, 0},       // the loop: 256 vectors in blocks of 2, 64 down each
                        Case{{8192, 8192}, 0, 256, 8, 0},       // the loop, as above

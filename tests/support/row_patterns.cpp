@@ -101,10 +101,14 @@ std::vector<Pattern> patterns() {
                [](const std::vector<float>& h, const std::vector<std::int64_t>& row, std::vector<LD>& want, std::vector<LD>& tol) {
                  LD s = 0;
                  for (auto i : row) s += h[std::size_t(i)];
-                 // Positive inputs: the sum within a few ulp, one division.
+                 // Positive inputs: the sum within a few ulp, one division. A
+                 // split row's sum merges its segments' sums plainly (up to 65
+                 // here, after each segment's two-level meet): 4 ulp held by
+                 // luck of order (4.009 on one row of 4099 along axis 0 once a
+                 // segment's meet took two levels), so 8.
                  for (auto i : row) {
                    want[std::size_t(i)] = LD(h[std::size_t(i)]) / s;
-                   tol[std::size_t(i)] = 4 * eps * std::fabs(want[std::size_t(i)]) + LD(FLT_MIN);
+                   tol[std::size_t(i)] = 8 * eps * std::fabs(want[std::size_t(i)]) + LD(FLT_MIN);
                  }
                },
                0.5, 2});
@@ -167,7 +171,7 @@ void check_rows(const Pattern& pat, const std::vector<float>& h, const std::vect
   std::vector<LD> want(h.size()), tol(h.size());
   for (const auto& row : rows_of(d, axis)) pat.host(h, row, want, tol);
   for (std::size_t i = 0; i < h.size(); ++i) {
-    INFO("element " << i << ": x " << h[i] << ", got " << got[i] << ", want " << double(want[i]) << " within " << double(tol[i]));
+    INFO("element " << i << ": x " << h[i] << ", got " << got[i] << ", want " << double(want[i]) << " within " << double(tol[i]) << " (off by " << double((LD(got[i]) - want[i]) / want[i] / LD(FLT_EPSILON)) << " eps)");
     REQUIRE(close(got[i], want[i], tol[i]));
   }
 }
