@@ -16,7 +16,8 @@
 // invariant integers using multiplication", PLDI 1994, section 4). The sum
 // cannot wrap while n < 2^31 (mul_hi(n, magic) < n), which index32 assures:
 // every position of such a kernel is below 2^31. tests/test_index32.cpp
-// checks divide() below, which computes the same, against n / d.
+// checks divide() below, which computes the same, against n / d. CPUs keep
+// the division (body.cpp says why): the argument is there, unread.
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 // it meets an index space of 2^31 positions or more.
 #include "codegen/divider.hpp"
 #include "codegen/render.hpp"
+#include "runtime/context.hpp"
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
@@ -17,6 +18,7 @@
 
 #include <fusecl/fusecl.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -148,7 +150,52 @@ TEST_CASE("index32: dividers give n / d for every position below 2^31", "[index3
   CHECK(divider_of(0).shift == 0);
 }
 
-TEST_CASE("index32: coordinates of millions of positions through the dividers, against the host and 64-bit", "[index32]") {
+TEST_CASE("index32: the divider's OpenCL expression on the device, against n / d", "[index32]") {
+  // GPUs divide coordinates through emit_divide's expression; CPUs (this
+  // suite's PoCL) divide, so the expression runs here in a kernel of its
+  // own, its divider passed as launch.cpp passes it (a uint2 in 8 bytes).
+  const std::size_t count = std::size_t(1) << 16;
+  const std::string source = "__kernel void fcl_test_divide(__global const uint* n, __global uint* q, const uint2 dv) {\n"
+                             "  const uint x = n[get_global_id(0)];\n"
+                             "  q[get_global_id(0)] = " + codegen::emit_divide("x", "dv") + ";\n}\n";
+  std::uint64_t state = test_seed(0x1d38);
+  INFO(seed_message(state));
+  auto next = [&state] {  // splitmix64
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  const std::int64_t two31 = std::int64_t(1) << 31;
+  for (const std::int64_t d : {std::int64_t(1), std::int64_t(2), std::int64_t(3), std::int64_t(7), std::int64_t(641), std::int64_t(1021),
+                               std::int64_t(4097), std::int64_t(46341), std::int64_t(65537), std::int64_t(715827883), two31 - 1, two31}) {
+    INFO("d = " << d);
+    // Each quotient's edges at spread multiples of d, then random positions.
+    std::vector<std::uint32_t> n(count);
+    const std::int64_t top = (two31 - 1) / d;
+    for (std::size_t i = 0; i < count / 2; ++i) {
+      const std::int64_t q = std::int64_t(next() % std::uint64_t(top + 1));
+      n[i] = std::uint32_t(std::clamp<std::int64_t>(q * d + std::int64_t(i % 3) - 1, 0, two31 - 1));
+    }
+    for (std::size_t i = count / 2; i < count; ++i) n[i] = std::uint32_t(next() % std::uint64_t(two31));
+    n[0] = 0, n[1] = std::uint32_t(two31 - 1);
+    auto& rt = rt::runtime();
+    auto in = rt::upload(rt, n.data(), count * sizeof(std::uint32_t));
+    std::vector<std::uint32_t> q(count, 0xffffffffu);
+    auto out = rt::upload(rt, q.data(), count * sizeof(std::uint32_t));
+    const codegen::Divider dv = codegen::divider_of(d);
+    const rt::KernelArg args[] = {rt::KernelArg::of_buffer(in.get()), rt::KernelArg::of_buffer(out.get()),
+                                  rt::KernelArg::of_bits(std::uint64_t(dv.magic) | std::uint64_t(dv.shift) << 32, 8)};
+    rt::launch_kernel(rt, "test: the divider's expression", [&] { return rt::KernelSource{"fcl_test_divide", source, {}}; }, args, count, 64);
+    rt::download(rt, *out, 0, count * sizeof(std::uint32_t), q.data());
+    std::int64_t wrong = 0;
+    for (std::size_t i = 0; i < count; ++i)
+      if (std::int64_t(q[i]) != std::int64_t(n[i]) / d && ++wrong <= 3) FAIL_CHECK(n[i] << " / " << d << ": " << q[i]);
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("index32: coordinates of millions of positions in 32 bits, against the host and 64-bit", "[index32]") {
   // x holds its flat position (exact in float below 2^24), m at (b, 0, k)
   // b * K + k: x - m is exact, and any coordinate wrong shows.
   for (const auto& dims : std::vector<std::vector<std::int64_t>>{{3, 4099, 1021}, {1031, 2, 4097}}) {
