@@ -40,6 +40,10 @@ inline std::uint32_t divide(std::uint32_t n, Divider dv) {
   return (hi + n) >> dv.shift;
 }
 
+/// The divider's 8 bytes as a kernel's uint2 argument (magic in x, the
+/// lower address on a little-endian host, shift in y).
+inline std::uint64_t divider_arg_bits(Divider dv) { return std::uint64_t(dv.magic) | std::uint64_t(dv.shift) << 32; }
+
 /// The OpenCL expression of n (a uint) divided through a kernel's divider
 /// argument dv (a uint2: magic, shift).
 std::string emit_divide(const std::string& n, const std::string& dv);

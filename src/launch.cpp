@@ -298,11 +298,9 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
       case codegen::ParamRole::Count: args.push_back(long_arg(a.count)); break;
       case codegen::ParamRole::ReduceCount: args.push_back(long_arg(a.reduce_count)); break;
       case codegen::ParamRole::Dim: args.push_back(long_arg(a.dims.at(idx))); break;
-      case codegen::ParamRole::Divider: {
-        const codegen::Divider dv = codegen::divider_of(a.dims.at(idx));  // a cl_uint2: x (magic) first
-        args.push_back(KernelArg::of_bits(std::uint64_t(dv.magic) | std::uint64_t(dv.shift) << 32, 8));
+      case codegen::ParamRole::Divider:
+        args.push_back(KernelArg::of_bits(codegen::divider_arg_bits(codegen::divider_of(a.dims.at(idx))), 8));
         break;
-      }
       case codegen::ParamRole::Offset: args.push_back(long_arg(a.offsets.at(idx))); break;
       case codegen::ParamRole::Stride: args.push_back(long_arg(a.strides.at(idx).at(std::size_t(p.sub)))); break;
       case codegen::ParamRole::GenParam: {
