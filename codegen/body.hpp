@@ -95,6 +95,18 @@ std::string reduce_kernel_text(const KernelPlan& plan, const std::string& name, 
 /// r_end): a part of `groups` where split, each (but the last) a multiple of
 /// the width long (render_reduce.cpp).
 std::string group_prologue(const KernelPlan& plan);
+/// A GroupPerOutput kernel's work-items a row: its group's, but where the
+/// group takes ReduceSpec::rows_per_group short rows, local_size / that.
+int group_row_items(const ReduceSpec& rs);
+/// The line declaring lid, the work-item's place in its row (and with
+/// several rows a group, row_, the row's place in the group).
+std::string group_lid(const ReduceSpec& rs);
+/// A __local array `name` of the row's (lid-indexed) values: the group's
+/// array, or with several rows a group a pointer to this row's part of it.
+std::string group_local(const ReduceSpec& rs, const std::string& type, const std::string& name);
+/// The condition under which a work-item stores its row's result: lid 0,
+/// and with several rows a group a row before the last output.
+std::string group_store_test(const ReduceSpec& rs);
 /// A ColumnBlock kernel's first lines (render_reduce.cpp): its work-item
 /// (lx, ly), block blk, part of the rows [r_begin, r_end) and first output o.
 std::string column_block_prologue(const KernelPlan& plan);

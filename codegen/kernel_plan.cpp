@@ -29,6 +29,8 @@ KernelPlan combine_plan(const KernelPlan& p) {
   c.kind = KernelKind::Reduce;
   c.reduce = p.reduce;
   c.reduce.combine = true;
+  c.reduce.row_warp = 0;  // the partials meet in local memory
+  c.reduce.rows_per_group = 1;
   // Partials at o * groups + part: a group per output combines them; a
   // column block's in vectors and softmax's pair's, at part * n + o: a
   // work-item per output.

@@ -123,7 +123,8 @@ struct ReduceSpec {
                                 // Row: the grid form, one row (the whole array) over all work-groups, each of
                                 // which combines the partials of the row's reduction itself
   std::uint16_t local_size = 256;
-  // Row kernels: a group computes `rows_per_group` rows, local_size /
+  // Row kernels, and GroupPerOutput reductions on GPUs (scheduler.cpp's
+  // share_groups): a group computes `rows_per_group` rows, local_size /
   // rows_per_group work-items each (several short rows per group); with
   // row_chunks > 0 a work-item holds at most that many elements of its row
   // (positions lid, lid + T, ...), keeping what it loads in registers so
@@ -142,6 +143,8 @@ struct ReduceSpec {
   // (render_row.cpp's meet_partials): a row of at most that many
   // work-items needs no barrier, a longer one a barrier and one partial a
   // warp. 0: local memory only. Set where every group is whole warps.
+  // Moment kernels with a group per output: their group's sums meet so
+  // (render_moment.cpp's warp_sums).
   std::uint8_t row_warp = 0;
   // Row kernels, column form (render_row.cpp): rows along leading axes of a
   // C-order index space [outer, row, inner] (a softmax over axis 0). A

@@ -21,6 +21,7 @@
 // of 2^26 floats 85 us instead of 88 on an H200, 20 instead of 23 at 2^21
 // (bench/results/nvidia-h200.issue13-session12.md).
 #include "codegen/body.hpp"
+#include "codegen/warp_shuffle.hpp"
 
 namespace fusecl::codegen {
 
@@ -30,7 +31,7 @@ struct MomentEmitter {
   const KernelPlan& plan;
   const ReduceSpec& rs;
   HelperSet& helpers;
-  std::string L = std::to_string(rs.local_size);
+  std::string L = std::to_string(group_row_items(rs));  // a row's work-items
 
   // One value `x` (float64) folded into the running (cn, cm, cq, cs).
   static std::string welford(const std::string& x, const std::string& ind) {
@@ -42,8 +43,9 @@ struct MomentEmitter {
            welford("(double)v" + std::to_string(rs.input), ind);
   }
 
-  static std::string locals(const std::string& size) {
-    return "  __local long shn[" + size + "];\n  __local double shm[" + size + "], shq[" + size + "], shs[" + size + "];\n";
+  static std::string locals(const ReduceSpec& rs) {
+    return group_local(rs, "long", "shn") + group_local(rs, "double", "shm") + group_local(rs, "double", "shq") +
+           group_local(rs, "double", "shs");
   }
 
   // The results of output o from M2 `q` and sum `s` (float64).
@@ -71,6 +73,26 @@ struct MomentEmitter {
     s += ind + "  if (lid < s_) { shm[lid] += shm[lid + s_]; shq[lid] += shq[lid + s_]; shs[lid] += shs[lid + s_];" +
          (counts ? " shn[lid] += shn[lid + s_];" : "") + " }\n";
     s += ind + "  barrier(CLK_LOCAL_MEM_FENCE);\n" + ind + "}\n";
+    return s;
+  }
+
+  // The row's sums (sa, sb, and with the mean ss) into (shm, shq, shs)[0]
+  // for lid 0 through NVIDIA warps' shuffles (ReduceSpec::row_warp): a tree
+  // in each warp down to the row's first lane there, then, where the row has
+  // several warps, lid 0 adds the warps' sums in order, after one barrier.
+  // Where the tree in local memory takes a barrier a level (six for rows of
+  // 1024: 64 work-items of double2), this takes one or none.
+  std::string warp_sums(bool mean) const {
+    const int T = group_row_items(rs), Wp = rs.row_warp, lanes = std::min(T, Wp), warps = T / lanes;
+    std::vector<std::string> xs{"sa", "sb"};
+    if (mean) xs.push_back("ss");
+    std::string s;
+    for (int d = lanes / 2; d > 0; d /= 2)
+      for (const auto& x : xs) s += "  " + x + " += " + shuffle_down(helpers, DType::Float64, x, std::to_string(d) + "u") + ";\n";
+    if (warps == 1) return s + "  if (lid == 0) { shm[0] = sa; shq[0] = sb; shs[0] = ss; }\n";
+    s += "  if ((lid & " + std::to_string(Wp - 1) + ") == 0) { const int w_ = lid / " + std::to_string(Wp) +
+         "; shm[w_] = sa; shq[w_] = sb; shs[w_] = ss; }\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
+    s += "  if (lid == 0)\n    for (int w_ = 1; w_ < " + std::to_string(warps) + "; ++w_) { shm[0] += shm[w_]; shq[0] += shq[w_]; shs[0] += shs[w_]; }\n";
     return s;
   }
 
@@ -127,7 +149,7 @@ struct MomentEmitter {
     b += emit_reduced_coordinates(plan, "r", "    ") + emit_body(plan, 1, "p", "    ", helpers);
     b += "    const double x_ = (double)" + v + ", d_ = x_ - sh;\n    sa += d_;\n    sb = fma(d_, d_, sb);\n";
     b += mean ? "    ss += x_;\n  }\n" : "  }\n";
-    b += "  shm[lid] = sa; shq[lid] = sb; shs[lid] = ss;\n" + sum_tree("  ", false);
+    b += rs.row_warp > 0 ? warp_sums(mean) : "  shm[lid] = sa; shq[lid] = sb; shs[lid] = ss;\n" + sum_tree("  ", false);
     b += "  if (lid == 0) {\n" + m2_of_sums("    ", "(double)(r_end - r_begin)");
     b += "    shn[0] = r_end - r_begin; shm[0] = sh + a_ / nd; shq[0] = t_ < 0 ? 0.0 : t_;\n  }\n";
     return b;
@@ -242,20 +264,20 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
     return kernel(b, false);
   }
 
-  b += "  const int lid = (int)get_local_id(0);\n";
+  b += group_lid(rs);
   if (rs.combine) {
     // The second kernel of a split moment: a group per output.
-    b += "  const long o = (long)get_group_id(0);\n" + MomentEmitter::locals(L) + MomentEmitter::partial_pointers();
+    b += "  const long o = (long)get_group_id(0);\n" + MomentEmitter::locals(rs) + MomentEmitter::partial_pointers();
     b += e.combine_partial_sums("  ");
     b += "  if (lid == 0) {\n" + e.store("    ", "shq[0]", "shs[0]") + "  }\n";
     return kernel(b, true);
   }
   b += group_prologue(plan);
-  b += MomentEmitter::locals(L);
+  b += MomentEmitter::locals(rs);
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
   b += kept + e.group_sums(W);
   if (!rs.two_stage) {
-    b += "  if (lid == 0) {\n" + e.store("    ", "shq[0]", "shs[0]") + "  }\n";
+    b += "  if (" + group_store_test(rs) + ") {\n" + e.store("    ", "shq[0]", "shs[0]") + "  }\n";
     return kernel(b, true);
   }
   b += MomentEmitter::partial_pointers();

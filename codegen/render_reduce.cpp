@@ -7,6 +7,7 @@
 // combine across work-items and work-groups in a tree, so the error is
 // O((log2 L + log2 G) u) * sum|x| instead of O(n u) * sum|x| for a running sum.
 #include "codegen/body.hpp"
+#include "codegen/warp_shuffle.hpp"
 #include "codegen/online_softmax.hpp"
 
 #include "fusecl/error.hpp"
@@ -103,9 +104,13 @@ struct Emitter {
     return v;
   }
 
-  // Tree reduction of sh[0..L) (and shi) into sh[0]; every work-item of the group takes part.
+  // Tree reduction of sh[0..L) (and shi) into sh[0], L the row's work-items;
+  // every work-item of the group takes part. Through warp shuffles where
+  // the plan has them (ReduceSpec::row_warp; not arg-reductions).
   std::string tree(const std::string& ind) const {
-    const std::string L = std::to_string(rs.local_size);
+    const int T = group_row_items(rs);
+    if (rs.row_warp > 0 && !arg && shufflable(rs.acc)) return warp_tree(ind, T);
+    const std::string L = std::to_string(T);
     std::string s = ind + "sh[lid] = acc;" + (arg ? " shi[lid] = idx;" : "") + "\n";
     s += ind + "barrier(CLK_LOCAL_MEM_FENCE);\n";
     s += ind + "for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n";
@@ -116,6 +121,21 @@ struct Emitter {
     }
     s += ind + "  barrier(CLK_LOCAL_MEM_FENCE);\n" + ind + "}\n";
     return s;
+  }
+
+  // tree through shuffles: within each warp down to the row's first lane
+  // there, then (a row of several warps) lid 0 combines the warps' values in
+  // order after one barrier. sh[0] holds the row's value for lid 0 only.
+  std::string warp_tree(const std::string& ind, int T) const {
+    const int Wp = rs.row_warp, lanes = std::min(T, Wp);
+    std::string s;
+    for (int d = lanes / 2; d > 0; d /= 2)
+      s += ind + "acc = " + combine("acc", shuffle_down(helpers, rs.acc, "acc", std::to_string(d) + "u"), 1) + ";\n";
+    if (T <= Wp) return s + ind + "if (lid == 0) sh[0] = acc;\n";
+    s += ind + "if ((lid & " + std::to_string(Wp - 1) + ") == 0) sh[lid / " + std::to_string(Wp) + "] = acc;\n";
+    s += ind + "barrier(CLK_LOCAL_MEM_FENCE);\n";
+    return s + ind + "if (lid == 0)\n" + ind + "  for (int w_ = 1; w_ < " + std::to_string(T / Wp) + "; ++w_) sh[0] = " +
+           combine("sh[0]", "sh[w_]", 1) + ";\n";
   }
 
   std::string store(const std::string& ind, const std::string& acc, const std::string& idx) const {
@@ -156,13 +176,33 @@ std::string reduce_kernel_text(const KernelPlan& plan, const std::string& name, 
   return program_prelude(plan) + helpers.text() + "\n__kernel " + attr + "void " + name + "(\n    " + sig + ")\n{\n" + body + "}\n";
 }
 
+int group_row_items(const ReduceSpec& rs) { return rs.local_size / std::max(1, int(rs.rows_per_group)); }
+
+std::string group_lid(const ReduceSpec& rs) {
+  if (rs.rows_per_group <= 1) return "  const int lid = (int)get_local_id(0);\n";
+  const std::string T = std::to_string(group_row_items(rs));
+  return "  const int row_ = (int)get_local_id(0) / " + T + ", lid = (int)get_local_id(0) % " + T + ";\n";
+}
+
+std::string group_local(const ReduceSpec& rs, const std::string& type, const std::string& name) {
+  const std::string G = std::to_string(rs.local_size);
+  if (rs.rows_per_group <= 1) return "  __local " + type + " " + name + "[" + G + "];\n";
+  return "  __local " + type + " " + name + "_[" + G + "];\n  __local " + type + "* " + name + " = " + name + "_ + row_ * " +
+         std::to_string(group_row_items(rs)) + ";\n";
+}
+
 std::string group_prologue(const KernelPlan& plan) {
   const std::string Ws = std::to_string(plan.width);
+  if (plan.reduce.rows_per_group > 1)  // rows past the last: an empty range, no store (group_store_test)
+    return "  const long o = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) +
+           " + row_;\n  const long r_begin = 0, r_end = o < n ? m : 0;\n";
   if (!plan.reduce.two_stage) return "  const long o = (long)get_group_id(0);\n  const long r_begin = 0, r_end = m;\n";
   return "  const long o = (long)get_group_id(0) / groups, part = (long)get_group_id(0) % groups;\n"
          "  const long chunk = ((m + groups - 1) / groups + " + Ws + " - 1) / " + Ws + " * " + Ws + ";\n"
          "  const long r_begin = min(m, part * chunk), r_end = min(m, r_begin + chunk);\n";
 }
+
+std::string group_store_test(const ReduceSpec& rs) { return rs.rows_per_group > 1 ? "lid == 0 && o < n" : "lid == 0"; }
 
 std::string column_block_prologue(const KernelPlan& plan) {
   const ReduceSpec& rs = plan.reduce;
@@ -475,7 +515,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   const std::string Ws = std::to_string(W);
   const std::string AW = cl_type(rs.acc, W);
   const std::string v = "v" + std::to_string(rs.input);
-  const std::string L = std::to_string(rs.local_size);
+  const std::string L = std::to_string(group_row_items(rs));  // a row's work-items (the group's, but for rows_per_group)
 
   std::string sig;
   const auto ps = params(plan);
@@ -517,7 +557,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     b += online_groups(e);
     return reduce_kernel_text(plan, name, sig, helpers, b, rs.local_size);
   }
-  b += "  const int lid = (int)get_local_id(0);\n";
+  b += group_lid(rs);
   if (rs.combine) {
     // The second kernel of a split reduction: a group per output.
     b += "  const long o = (long)get_group_id(0);\n";
@@ -528,8 +568,8 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     return reduce_kernel_text(plan, name, sig, helpers, b, rs.local_size);
   }
   b += group_prologue(plan);
-  b += "  __local " + e.A + " sh[" + L + "];\n";
-  if (e.arg) b += "  __local long shi[" + L + "];\n";
+  b += group_local(rs, e.A, "sh");
+  if (e.arg) b += group_local(rs, "long", "shi");
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
   b += kept_coordinates + init("  ");
   if (W > 1) {
@@ -558,7 +598,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   if (e.kahan) b += "  acc = acc - comp;\n";
   b += e.tree("  ");
   if (!rs.two_stage) {
-    b += "  if (lid == 0) {\n" + e.store("    ", "sh[0]", "shi[0]") + "  }\n";
+    b += "  if (" + group_store_test(rs) + ") {\n" + e.store("    ", "sh[0]", "shi[0]") + "  }\n";
   } else {
     b += partial_pointers(e);
     b += "  if (lid == 0) {\n    pval[o * groups + part] = sh[0];\n";

@@ -1,8 +1,7 @@
 // A row's partials meeting within NVIDIA warps (ReduceSpec::row_warp): the
 // work-items of a row are consecutive lanes, so a row of T <= 32 work-items
-// lies in one warp, and its partials meet through shfl.sync (inline PTX,
-// which NVIDIA's OpenCL compiler takes; its driver offers no sub-group
-// functions) with no local memory and no barrier: a tree down to the row's
+// lies in one warp, and its partials meet through shfl.sync
+// (warp_shuffle.hpp) with no local memory and no barrier: a tree down to the row's
 // first lane (lane l merges lane l + d's, d = T/2, ..., 1), whose value then
 // goes to every lane of the row, so every work-item holds the same bits, as
 // in local memory. A row of more work-items meets in each warp so, then the
@@ -14,59 +13,28 @@
 // 257: 159 us against 173 (and 233 in one level of 32 reads); over rows of
 // 2047 (128 work-items) 148 against 163.
 #include "codegen/row_render.hpp"
+#include "codegen/warp_shuffle.hpp"
 
 #include <algorithm>
 
 namespace fusecl::codegen::row {
-
-namespace {
-
-// shfl.sync.down / .idx of 32 bits over the whole warp (every lane of the
-// group's warps takes part: the scheduler sets row_warp only where groups
-// are whole warps, and meet_partials runs in uniform control flow).
-constexpr const char* kShuffleDown =
-    "inline uint fcl_shfl_down(const uint v, const uint d) {\n"
-    "  uint r;\n"
-    "  asm volatile(\"shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;\" : \"=r\"(r) : \"r\"(v), \"r\"(d));\n"
-    "  return r;\n"
-    "}\n";
-constexpr const char* kShuffleIdx =
-    "inline uint fcl_shfl_idx(const uint v, const uint l) {\n"
-    "  uint r;\n"
-    "  asm volatile(\"shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;\" : \"=r\"(r) : \"r\"(v), \"r\"(l));\n"
-    "  return r;\n"
-    "}\n";
-
-// Values of 4 and 8 bytes shuffle, as one or two 32-bit words.
-bool shufflable(DType t) { return size_of(t) == 4 || size_of(t) == 8; }
-
-// Value x of a shufflable dtype t from lane `arg` (fn: fcl_shfl_down or fcl_shfl_idx).
-std::string shuffled(DType t, const std::string& fn, const std::string& x, const std::string& arg) {
-  const std::string T = cl_type(t);
-  if (size_of(t) == 4) return "as_" + T + "(" + fn + "(as_uint(" + x + "), " + arg + "))";
-  return "as_" + T + "((uint2)(" + fn + "(as_uint2(" + x + ").x, " + arg + "), " + fn + "(as_uint2(" + x + ").y, " + arg + ")))";
-}
-
-}  // namespace
 
 std::string warp_meet(const RowRender& rr, const Meet& mt, const std::string& x) {
   if (mt.parts.empty() || !std::all_of(mt.parts.begin(), mt.parts.end(), [](const auto& p) { return shufflable(p.second); }))
     return "";
   const int T = std::stoi(rr.T), W = rr.plan.reduce.row_warp;
   const int lanes = std::min(T, W);  // of the row in each warp
-  const std::string down = rr.helpers.use("fcl_shfl_down", kShuffleDown);
   std::string s = "    {\n      " + mt.declare("y_") + "\n";
   for (int d = lanes / 2; d > 0; d /= 2) {
     for (const auto& [suffix, t] : mt.parts)
-      s += "      y_" + suffix + " = " + shuffled(t, down, x + suffix, std::to_string(d) + "u") + ";\n";
+      s += "      y_" + suffix + " = " + shuffle_down(rr.helpers, t, x + suffix, std::to_string(d) + "u") + ";\n";
     s += "      " + mt.combine(x, "y_") + "\n";
   }
   s += "    }\n";
   if (T <= W) {
     // The row's first lane's value to every lane of the row.
-    const std::string idx = rr.helpers.use("fcl_shfl_idx", kShuffleIdx);
     const std::string first = "(uint)((lid - sl) & " + std::to_string(W - 1) + ")";
-    for (const auto& [suffix, t] : mt.parts) s += "    " + x + suffix + " = " + shuffled(t, idx, x + suffix, first) + ";\n";
+    for (const auto& [suffix, t] : mt.parts) s += "    " + x + suffix + " = " + shuffle_index(rr.helpers, t, x + suffix, first) + ";\n";
     return s;
   }
   // Each warp's first lane's partial, then every work-item merges the row's T / W of them in order.

@@ -117,8 +117,9 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
       rt::int_setting({"FUSECL_ROW_ODD_ELEMENTS", (long long)d.row_odd_elements, 0, 1LL << 40, /*power_of_two=*/false, "the default"}));
   static const bool row_skew = rt::switch_setting("FUSECL_ROW_SKEW", true);
   d.row_skew = row_skew;
-  // A row's work-items combine their partials within a warp through
-  // shfl.sync, not local memory (DeviceTuning::row_warp says where): NVIDIA
+  // A row's work-items (a row kernel's, a reduction's) combine their
+  // partials within a warp through shfl.sync, not local memory
+  // (DeviceTuning::row_warp says where): NVIDIA
   // GPUs of compute capability 3.0 (Kepler) or later, which have shuffles;
   // FUSECL_ROW_SHUFFLE=0 keeps local memory, to compare.
   static const bool row_shuffle = rt::switch_setting("FUSECL_ROW_SHUFFLE", true);
@@ -357,7 +358,8 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
       global = (rows + g - 1) / g * local;
     } else if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput) {
       local = plan.reduce.local_size;
-      global = std::size_t(a.count) * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;
+      const std::size_t rows = plan.reduce.rows_per_group;  // short rows, several a group
+      global = (std::size_t(a.count) + rows - 1) / rows * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;
     } else {
       if (plan.kind == codegen::KernelKind::Reduce) local = plan.reduce.local_size;
       const std::size_t work = plan.kind == codegen::KernelKind::Reduce ? std::size_t(a.count)
@@ -369,15 +371,16 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
     } catch (const rt::BuildError& e) {
       // A driver that takes NVIDIA's attributes but not the PTX of the warp
       // shuffles (another version, another vendor's implementation): the
-      // device's row kernels meet their partials in local memory from now on.
+      // device's row kernels and reductions meet their partials in local
+      // memory from now on.
       if (plan.reduce.row_warp == 0) throw;
       dev.warps_refused = true;
       if (dev.tuning) dev.tuning->row_warp = 0;
       std::string why = e.what();
       why = why.substr(0, std::min<std::size_t>(why.find("\ngenerated source:"), 4000));  // the build log, not the source
       rt::write_to_stderr("fusecl: warning: device '" + info.name + "' (driver " + info.driver_version +
-                          ") did not build a row kernel's warp shuffles (inline PTX); its row kernels combine their partial "
-                          "results in local memory instead (as FUSECL_ROW_SHUFFLE=0 does). " + why);
+                          ") did not build a kernel's warp shuffles (inline PTX); its row kernels and reductions combine their "
+                          "partial results in local memory instead (as FUSECL_ROW_SHUFFLE=0 does). " + why);
       launch(dev, without_warps(plan), a, outputs);
     }
   }

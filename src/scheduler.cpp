@@ -88,6 +88,35 @@ void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, b
                                        : std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
 }
 
+// Several short rows a work-group (ReduceSpec::rows_per_group) on GPUs,
+// where the layout above gives a row a group of at most a warp's 32
+// work-items: too small a group for the device to keep enough of them in
+// flight (an H200 holds at most 32 groups an SM, so 32 work-items of its
+// 64 a scheduler can keep). Then each row takes the most work-items (a
+// power of two, 2 at least) that hold kSharedRowElements elements or more
+// each, and the group as many rows as fill tuning.local_size, fewer where
+// the groups would not fill the device. Only rows within a warp share a
+// group (with warp shuffles a row of a whole warp too, meeting with no
+// barrier): a row of whole warps meeting in local memory takes a barrier a
+// level, which a larger group makes every one of its rows wait for. On an
+// H200, 2^26 floats, sum / max / var over rows of 64: 67 / 68 / 83 us
+// against 635 with a group a row (torch.compile 68 / 68 / 70); rows of 17:
+// 91 / 91 / 115 against 2381 (130 / 165 / 213); rows of 256: 64 / 64 / 74
+// against 162 (bench/RESULTS.md, thirty-seventh session).
+constexpr std::int64_t kSharedRowElements = 16;
+void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const DeviceTuning& tuning) {
+  const int L = tuning.local_size;
+  if (tuning.row_items_cap <= 1 || rs.local_size > 32 || L < 64) return;
+  int T = L;
+  while (T > 2 && T * kSharedRowElements > m) T /= 2;
+  if (T > 32 || (T == 32 && tuning.row_warp != 32)) return;
+  int R = L / T;
+  while (R > 1 && (n + R - 1) / R < std::int64_t(tuning.target_groups)) R /= 2;
+  if (R <= 1) return;
+  rs.rows_per_group = std::uint16_t(R);
+  rs.local_size = std::uint16_t(R * T);
+}
+
 // A ColumnBlock plan's parts: where its blocks of `per_block` outputs are
 // too few to keep the device busy, the rows are split into parts (of at
 // least 64 rows a work-item, `rows` work-items down each block), combined by
@@ -287,6 +316,12 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // otherwise sum rows of any length in one). Softmax's pair is finished
     // by a second kernel (render_reduce.cpp's thread_combine).
     set_parts(b, n, m, g, arg, online ? codegen::SplitFinish::SecondKernel : tuning.split_finish);
+    if (!rs.two_stage && !arg && !online) share_groups(rs, n, m, tuning);
+    // The row's partials meet through warp shuffles where the device has
+    // them (render_reduce.cpp's warp_tree, render_moment.cpp's warp_sums).
+    const int T = rs.local_size / rs.rows_per_group;
+    if (!arg && !online && tuning.row_warp > 0 && rs.local_size % tuning.row_warp == 0 && (T < tuning.row_warp || T % tuning.row_warp == 0))
+      rs.row_warp = std::uint8_t(tuning.row_warp);
   }
   return {std::move(b.plan), std::move(b.args)};
 }

@@ -181,7 +181,8 @@ struct DeviceTuning {
   // FUSECL_ROW_SKEW=0: an element at a time, to compare.
   bool row_skew = true;
   // NVIDIA GPUs (DeviceInfo::warp_size 32, compute capability 3.0 or
-  // later, which has shuffles): a row kernel's work-items
+  // later, which has shuffles): a row kernel's work-items, and those of a
+  // reduction's row (a group per output or several short rows a group),
   // combine their partials within a warp through shfl.sync (codegen
   // ReduceSpec::row_warp); 0: in local memory (FUSECL_ROW_SHUFFLE=0, and
   // every other device: OpenCL's sub-group functions are an extension

@@ -6,6 +6,7 @@
 // device (set_two_pass_moments), on every strategy a moment kernel has, with
 // both finishes of split reductions, edge values and different values in
 // every lane; and the kernel counts.
+#include "codegen/render.hpp"
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
@@ -157,8 +158,9 @@ TEST_CASE("var and std in one pass against the long double reference", "[reduce]
     return;
   }
   // Row lengths: a work-item per row (up to 16), a group per row with and
-  // without a vector tail, and whole arrays split over groups.
-  for (const std::int64_t len : {1, 3, 16, 17, 1000, 4099, 100003, 1 << 20}) {
+  // without a vector tail (on a GPU groups of one warp, two and eight),
+  // and whole arrays split over groups.
+  for (const std::int64_t len : {1, 3, 16, 17, 1000, 1500, 4099, 100003, 1 << 20}) {
     for (const float centre : {0.0f, 1e4f, -3e6f})
     for (const bool outliers : {false, true}) {
       const std::int64_t rows = len > 5000 ? 1 : 7;
@@ -374,4 +376,70 @@ TEST_CASE("var and std in one pass: a work-group sums at most kMomentGroupValues
   const std::string whole = kernel_source(var(y, 1));
   CHECK(whole.find("double") != std::string::npos);
   CHECK(whole.find("% groups") == std::string::npos);
+}
+
+TEST_CASE("var and std in one pass: a group's sums meet within warps where the device has them", "[reduce][moments]") {
+  // An H200's layout (groups of up to 256, double2 accumulators) on any
+  // device: the plans and their text. The kernels run in the test against
+  // the long double reference above (rows of 17 to 4099: groups of one warp
+  // to eight) wherever the device has warps.
+  if (!device_has_fp64()) return;
+  struct Case {
+    std::int64_t len;
+    int local;
+  };
+  for (const Case c : {Case{1000, 32}, Case{1500, 64}, Case{5000, 256}}) {
+    INFO("7 rows of " << c.len);
+    const auto x = reshape(sin(arange<float>(0, double(7 * c.len))), {7, c.len});
+    const auto v = var(x, 1);
+    auto t = detail::tuning_of(*v.node()->device);
+    t.one_pass_moments = true;
+    t.local_size = 256;
+    t.vector_bytes = 16;
+    t.moment_width = 2;
+    t.row_warp = 32;
+    const auto plan_of = [&](const detail::DeviceTuning& tt) {
+      const detail::GraphLock lock{v.node().get()};
+      const detail::Schedule s = detail::make_schedule({v.node()}, tt);
+      REQUIRE(s.kernel_count() == 1);
+      return s.steps[0].kernel.plan;
+    };
+    const auto on = plan_of(t);
+    CHECK(on.reduce.moment == 1);
+    CHECK(on.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput);
+    CHECK(int(on.reduce.local_size) == c.local);
+    CHECK(int(on.reduce.row_warp) == 32);
+    const std::string text = codegen::render(on, "k");
+    CHECK(text.find("shfl.sync.down.b32") != std::string::npos);
+    // One warp: no barrier at all; several: one, before the warps' sums add.
+    CHECK((text.find("barrier(") != std::string::npos) == (c.local > 32));
+    CHECK(text.find("shq[lid + s_]") == std::string::npos);  // no tree in local memory
+    t.row_warp = 0;
+    const auto off = plan_of(t);
+    CHECK(off.reduce.row_warp == 0);
+    const std::string plain = codegen::render(off, "k");
+    CHECK(plain.find("shfl") == std::string::npos);
+    CHECK(plain.find("shq[lid + s_]") != std::string::npos);
+  }
+  // A row split over groups: the first kernel's sums meet within warps, the
+  // second kernel's partials in local memory.
+  const std::int64_t len = 1 << 20;
+  const auto x = reshape(sin(arange<float>(0, double(len))), {1, len});
+  const auto v = var(x, 1);
+  auto t = detail::tuning_of(*v.node()->device);
+  t.one_pass_moments = true;
+  t.local_size = 256;
+  t.vector_bytes = 16;
+  t.moment_width = 2;
+  t.row_warp = 32;
+  t.split_finish = codegen::SplitFinish::SecondKernel;
+  t.target_groups = 264;
+  const detail::GraphLock lock{v.node().get()};
+  const detail::Schedule s = detail::make_schedule({v.node()}, t);
+  const auto& first = s.steps[0].kernel.plan;
+  REQUIRE(first.reduce.two_stage);
+  CHECK(int(first.reduce.row_warp) == 32);
+  const auto second = codegen::combine_plan(first);
+  CHECK(second.reduce.row_warp == 0);
+  CHECK(codegen::render(second, "k").find("shfl") == std::string::npos);
 }

@@ -1,0 +1,179 @@
+// Reductions over short rows with several rows a work-group (codegen
+// ReduceSpec::rows_per_group for GroupPerOutput kernels, scheduler.cpp's
+// share_groups): on GPUs a group of one row of at most 32 work-items is too
+// small for the device to keep enough of them in flight. The layout is a
+// GPU's, set on any device's tuning; the kernels run on the device at hand
+// (their partials meeting in local memory; through warp shuffles where the
+// device has warps, as NVIDIA's does). Row counts leave the last group
+// partly past the last row; rows hold NaN and infinities at positions that
+// differ from row to row; every lane of every vector holds a different value.
+#include "codegen/render.hpp"
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/schedule.hpp"
+#include "support/random_inputs.hpp"
+#include "support/schedule_run.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fusecl/fusecl.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+using namespace fusecl;
+using namespace fusecl::test;
+
+namespace {
+
+// A GPU's reduction layout: groups of up to 256, 16-byte vectors, double2
+// moments, few groups to fill the device (so that the small test arrays
+// take several rows a group), shuffles as the device has them.
+detail::DeviceTuning gpu_groups(detail::DeviceState& dev) {
+  auto t = detail::tuning_of(dev);
+  t.local_size = 256;
+  t.max_work_group_size = std::max<std::size_t>(t.max_work_group_size, 256);
+  t.vector_bytes = 16;
+  t.moment_width = 2;
+  t.one_pass_moments = true;
+  t.row_items_cap = 1024;
+  t.target_groups = 8;
+  return t;
+}
+
+codegen::KernelPlan only_plan(const detail::Schedule& s) {
+  REQUIRE(s.kernel_count() == 1);
+  return s.steps[0].kernel.plan;
+}
+
+}  // namespace
+
+TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[reduce][group_rows]") {
+  const auto x_of = [](std::int64_t rows, std::int64_t m) {
+    return from_host(std::vector<float>(std::size_t(rows * m), 0.5f), {rows, m});
+  };
+  auto& dev = *x_of(1, 1).node()->device;
+  const auto t = gpu_groups(dev);
+  // Work-items a row: the most that hold 16 elements each or more, 2 at
+  // least; several rows a group only where they are within a warp (with
+  // shuffles, a whole warp's), else the layout of one row a group.
+  enum Share { always, with_warps, never };
+  struct Case {
+    std::int64_t m;
+    int per_row;
+    Share share;
+  };
+  for (const Case c : {Case{17, 2, always}, Case{256, 16, always}, Case{257, 16, always}, Case{1000, 32, with_warps},
+                       Case{1500, 32, never}, Case{5000, 128, never}, Case{8192, 256, never}}) {
+    for (const int warp : {0, 32}) {
+      INFO("sum over 1001 rows of " << c.m << (warp ? ", warps of 32" : ""));
+      auto tw = t;
+      tw.row_warp = warp;
+      const auto p = only_plan(schedule_with(sum(x_of(1001, c.m), 1), tw));
+      CHECK(p.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput);
+      CHECK(p.reduce.local_size / p.reduce.rows_per_group == c.per_row);
+      const bool shared = c.share == always || (c.share == with_warps && warp == 32);
+      CHECK(int(p.reduce.rows_per_group) == (shared ? 256 / c.per_row : 1));
+      CHECK(int(p.reduce.row_warp) == warp);
+      const std::string text = codegen::render(p, "k");
+      CHECK((text.find("o < n") != std::string::npos) == shared);
+      CHECK((text.find("shfl.sync") != std::string::npos) == (warp > 0));
+      if (warp && c.per_row <= 32) CHECK(text.find("barrier(") == std::string::npos);
+    }
+  }
+  // Few rows: fewer a group, so that the groups fill the device (8 here); a CPU: one a group.
+  CHECK(only_plan(schedule_with(sum(x_of(20, 256), 1), t)).reduce.rows_per_group == 2);
+  CHECK(only_plan(schedule_with(sum(x_of(8, 256), 1), t)).reduce.rows_per_group == 1);
+  auto cpu = t;
+  cpu.row_items_cap = 1;
+  CHECK(only_plan(schedule_with(sum(x_of(1001, 256), 1), cpu)).reduce.rows_per_group == 1);
+  // Arg-reductions keep a group a row (their index travels with the value).
+  CHECK(only_plan(schedule_with(argmax(x_of(1001, 256), 1), t)).reduce.rows_per_group == 1);
+  // Moments (double2 sums): the same work-items a row.
+  if (default_device().info().fp64) {
+    const auto p = only_plan(schedule_with(var(x_of(1001, 256), 1), t));
+    CHECK(p.reduce.moment == 1);
+    CHECK(p.reduce.local_size / p.reduce.rows_per_group == 16);
+  }
+}
+
+TEST_CASE("reductions over short rows, several rows a work-group: against the host", "[reduce][group_rows]") {
+  auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
+  const auto t = gpu_groups(dev);
+  const bool fp64 = default_device().info().fp64;
+  for (const std::int64_t m : {17, 33, 100, 256, 257, 500}) {
+    const std::int64_t rows = 1001;
+    const std::size_t N = std::size_t(rows * m);
+    auto h = spread_values<float>(N, 0x51 + std::uint64_t(m));
+    // NaN and infinities at places that differ from row to row.
+    for (std::int64_t r = 0; r < rows; r += 13) h[std::size_t(r * m + (r * 7) % m)] = std::numeric_limits<float>::quiet_NaN();
+    for (std::int64_t r = 5; r < rows; r += 17) h[std::size_t(r * m + (r * 3) % m)] = -INFINITY;
+    const auto x = from_host(h, {rows, m});
+    INFO(rows << " rows of " << m);
+    const auto run = [&](auto y) {
+      (void)run_with(y, t);
+      return y.to_host();
+    };
+    CHECK(only_plan(schedule_with(sum(x, 1), t)).reduce.rows_per_group > 1);
+    const auto mx = run(max(x, 1)), mn = run(min(x, 1)), sm = run(sum(x, 1)), me = run(mean(x, 1));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float emax = -INFINITY, emin = INFINITY;
+      bool nan = false;
+      long double total = 0, size = 0;
+      for (std::int64_t k = 0; k < m; ++k) {
+        const float v = h[std::size_t(r * m + k)];
+        nan = nan || std::isnan(v);
+        if (!std::isnan(v)) emax = std::max(emax, v), emin = std::min(emin, v);
+        total += v;
+        if (std::isfinite(v)) size += std::fabs(v);
+      }
+      INFO("row " << r);
+      if (nan) {
+        REQUIRE(std::isnan(mx[std::size_t(r)]));
+        REQUIRE(std::isnan(mn[std::size_t(r)]));
+        REQUIRE(std::isnan(sm[std::size_t(r)]));
+        continue;
+      }
+      REQUIRE(mx[std::size_t(r)] == emax);
+      REQUIRE(mn[std::size_t(r)] == emin);
+      if (std::isinf(double(total))) {
+        REQUIRE(sm[std::size_t(r)] == -INFINITY);
+        REQUIRE(me[std::size_t(r)] == -INFINITY);
+        continue;
+      }
+      const double tol = 1e-6 * double(size) + 1e-6;
+      REQUIRE(std::fabs(double(sm[std::size_t(r)]) - double(total)) <= tol);
+      REQUIRE(std::fabs(double(me[std::size_t(r)]) - double(total / m)) <= tol / double(m));
+    }
+    // Integers and doubles: exact whatever the order of the sums.
+    std::vector<std::int32_t> hi(N);
+    std::vector<double> hd(N);
+    const auto spread = spread_values<float>(N, 0x99 + std::uint64_t(m));
+    for (std::size_t i = 0; i < N; ++i) hi[i] = std::int32_t(spread[i] * 64), hd[i] = double(spread[i]);
+    const auto si = run(sum(from_host(hi, {rows, m}), 1));
+    std::vector<double> sd;
+    if (fp64) sd = run(sum(from_host(hd, {rows, m}), 1));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      std::int64_t ei = 0;
+      double ed = 0;
+      for (std::int64_t k = 0; k < m; ++k) ei += hi[std::size_t(r * m + k)], ed += hd[std::size_t(r * m + k)];
+      REQUIRE(si[std::size_t(r)] == ei);
+      if (fp64) REQUIRE(sd[std::size_t(r)] == ed);
+    }
+    // var in one pass (float64 sums): within two ulps of the long double two-pass value.
+    if (fp64) {
+      const auto gv = run(var(from_host(spread, {rows, m}), 1));
+      for (std::int64_t r = 0; r < rows; ++r) {
+        long double a = 0, q = 0;
+        for (std::int64_t k = 0; k < m; ++k) a += spread[std::size_t(r * m + k)];
+        a /= m;
+        for (std::int64_t k = 0; k < m; ++k) q += (spread[std::size_t(r * m + k)] - a) * (spread[std::size_t(r * m + k)] - a);
+        const double want = double(q / m);
+        INFO("var of row " << r);
+        REQUIRE(std::fabs(double(gv[std::size_t(r)]) - want) <= 2 * std::numeric_limits<float>::epsilon() * want);
+      }
+    }
+  }
+}
