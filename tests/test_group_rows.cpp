@@ -18,6 +18,7 @@
 
 #include <fusecl/fusecl.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -81,6 +82,18 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
       CHECK((text.find("o < n") != std::string::npos) == shared);
       CHECK((text.find("shfl.sync") != std::string::npos) == (warp > 0));
       if (warp && c.per_row <= 32) CHECK(text.find("barrier(") == std::string::npos);
+      // A maximum of ints spells its operands twice, in a conditional: each
+      // shuffle must still be one statement, run by every lane of the warp.
+      if (warp) {
+        const auto xi = from_host(std::vector<std::int32_t>(std::size_t(1001 * c.m), 1), {1001, c.m});
+        const std::string ti = codegen::render(only_plan(schedule_with(max(xi, 1), tw)), "k");
+        std::size_t shuffles = 0;
+        for (std::size_t at = ti.find("fcl_shfl_down(as_uint"); at != std::string::npos; at = ti.find("fcl_shfl_down(as_uint", at + 1))
+          ++shuffles;
+        int levels = 0;
+        for (int l = std::min(c.per_row, 32); l > 1; l /= 2) ++levels;
+        CHECK(shuffles == std::size_t(levels));
+      }
     }
   }
   // Few rows: fewer a group, so that the groups fill the device (8 here); a CPU: one a group.
@@ -152,7 +165,9 @@ TEST_CASE("reductions over short rows, several rows a work-group: against the ho
     std::vector<double> hd(N);
     const auto spread = spread_values<float>(N, 0x99 + std::uint64_t(m));
     for (std::size_t i = 0; i < N; ++i) hi[i] = std::int32_t(spread[i] * 64), hd[i] = double(spread[i]);
-    const auto si = run(sum(from_host(hi, {rows, m}), 1));
+    const auto xi = from_host(hi, {rows, m});
+    const auto si = run(sum(xi, 1));
+    const auto mxi = run(max(xi, 1)), mni = run(min(xi, 1));
     std::vector<double> sd;
     if (fp64) sd = run(sum(from_host(hd, {rows, m}), 1));
     for (std::int64_t r = 0; r < rows; ++r) {
@@ -160,6 +175,9 @@ TEST_CASE("reductions over short rows, several rows a work-group: against the ho
       double ed = 0;
       for (std::int64_t k = 0; k < m; ++k) ei += hi[std::size_t(r * m + k)], ed += hd[std::size_t(r * m + k)];
       REQUIRE(si[std::size_t(r)] == ei);
+      const auto row_begin = hi.begin() + r * m, row_end = row_begin + m;
+      REQUIRE(mxi[std::size_t(r)] == *std::max_element(row_begin, row_end));
+      REQUIRE(mni[std::size_t(r)] == *std::min_element(row_begin, row_end));
       if (fp64) REQUIRE(sd[std::size_t(r)] == ed);
     }
     // var in one pass (float64 sums): within two ulps of the long double two-pass value.
