@@ -384,6 +384,15 @@ TEST_CASE("var and std in one pass: a group's sums meet within warps where the d
   // the long double reference above (rows of 17 to 4099: groups of one warp
   // to eight) wherever the device has warps.
   if (!device_has_fp64()) return;
+  const auto h200 = [](const Array<float>& v) {
+    auto t = detail::tuning_of(*v.node()->device);
+    t.one_pass_moments = true;
+    t.local_size = 256;
+    t.vector_bytes = 16;
+    t.moment_width = 2;
+    t.row_warp = 32;
+    return t;
+  };
   struct Case {
     std::int64_t len;
     int local;
@@ -392,12 +401,7 @@ TEST_CASE("var and std in one pass: a group's sums meet within warps where the d
     INFO("7 rows of " << c.len);
     const auto x = reshape(sin(arange<float>(0, double(7 * c.len))), {7, c.len});
     const auto v = var(x, 1);
-    auto t = detail::tuning_of(*v.node()->device);
-    t.one_pass_moments = true;
-    t.local_size = 256;
-    t.vector_bytes = 16;
-    t.moment_width = 2;
-    t.row_warp = 32;
+    auto t = h200(v);
     const auto plan_of = [&](const detail::DeviceTuning& tt) {
       const detail::GraphLock lock{v.node().get()};
       const detail::Schedule s = detail::make_schedule({v.node()}, tt);
@@ -426,12 +430,7 @@ TEST_CASE("var and std in one pass: a group's sums meet within warps where the d
   const std::int64_t len = 1 << 20;
   const auto x = reshape(sin(arange<float>(0, double(len))), {1, len});
   const auto v = var(x, 1);
-  auto t = detail::tuning_of(*v.node()->device);
-  t.one_pass_moments = true;
-  t.local_size = 256;
-  t.vector_bytes = 16;
-  t.moment_width = 2;
-  t.row_warp = 32;
+  auto t = h200(v);
   t.split_finish = codegen::SplitFinish::SecondKernel;
   t.target_groups = 264;
   const detail::GraphLock lock{v.node().get()};
