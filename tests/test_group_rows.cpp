@@ -96,6 +96,13 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
       }
     }
   }
+  // FUSECL_LOG=schedule says so.
+  {
+    const auto s = schedule_with(sum(x_of(1001, 256), 1), t);
+    const std::string log = detail::describe(s, "gpu");
+    INFO(log);
+    CHECK(log.find("16 short rows a work-group of 256 (16 work-items a row)") != std::string::npos);
+  }
   // Few rows: fewer a group, so that the groups fill the device (8 here); a CPU: one a group.
   CHECK(only_plan(schedule_with(sum(x_of(20, 256), 1), t)).reduce.rows_per_group == 2);
   CHECK(only_plan(schedule_with(sum(x_of(8, 256), 1), t)).reduce.rows_per_group == 1);
