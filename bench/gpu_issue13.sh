@@ -14,6 +14,9 @@
 #   BASE=carry/base bash bench/gpu_issue13.sh rows
 #                                      the whole suite, then softmax and row
 #                                      normalization against the BASE bundle
+#   FILES='a b' PARALLEL=8 bash bench/gpu_issue13.sh files
+#                                      the suite one test file a process, 8 at
+#                                      once (every file without FILES)
 #   bash bench/gpu_issue13.sh suite    the whole suite only (FILES='a b' runs only the
 #                                      test files tests/test_a.cpp, test_b.cpp, in
 #                                      up to SUITE_LIMIT seconds, default 550)
@@ -102,9 +105,31 @@ build_python() {
   g++ -shared -o "/tmp/py/fusecl/_core$suffix" /tmp/pyobj/*.o carry/pylib/libfusecl.a -L"$bundle/lib" -lOpenCL -lpthread >> "$OUT/python_build.txt" 2>&1
   cp python/fusecl/*.py /tmp/py/fusecl/
 }
+# The suite one test file a process, PARALLEL (default 8) at once, each in up
+# to FILE_LIMIT seconds (default 400), into $OUT/files/<file>.txt, with one
+# line a file in $OUT/files.txt (its rc, seconds and Catch2's summary). FILES
+# as for suite; without it, every tests/test_*.cpp. A GPU's suite is bound by
+# the driver's compiles, one core each: the files in parallel finish in a
+# fraction of the time, and a file cut short does not hide the others.
+one_file() {
+  local f=$1 t0=$(date +%s) rc
+  (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_POISON_OUTPUTS=1 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. \
+     FUSECL_CACHE_DIR=/tmp/kc-files/$f timeout ${FILE_LIMIT:-400} ./fusecl_tests --reporter compact -# "[#test_$f]~[.]" \
+     > "$OUT/files/$f.txt" 2>&1); rc=$?
+  echo "$f rc=$rc $(( $(date +%s) - t0 ))s $(grep -E '^(Passed|Failed|No test)' "$OUT/files/$f.txt" | tail -1)"
+}
+export -f one_file; export bundle OUT
+
 # Python's fusecl.fuse with number arguments (bench/python_fuse.py) beside
 # cupy.fuse, 3 rounds, after the whole suite and the Python fuse tests
 # (where pytest is installed).
+if [ "$mode" = files ]; then
+  mkdir -p "$OUT/files"
+  list=${FILES:-$(cd tests && ls test_*.cpp | sed 's/^test_//; s/\.cpp$//')}
+  printf '%s\n' $list | xargs -P ${PARALLEL:-8} -I{} bash -c 'one_file {}' | sort > "$OUT/files.txt"
+  cat "$OUT/files.txt"
+  exit 0
+fi
 if [ "$mode" = python ]; then
   if [ "${SUITE:-1}" = 1 ]; then  # SUITE=0: the Python part only
     suite
