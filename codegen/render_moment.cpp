@@ -88,7 +88,7 @@ struct MomentEmitter {
     if (mean) xs.push_back("ss");
     std::string s;
     for (int d = lanes / 2; d > 0; d /= 2)
-      for (const auto& x : xs) s += "  " + x + " += " + shuffle_down(helpers, DType::Float64, x, std::to_string(d) + "u") + ";\n";
+      for (const auto& x : xs) s += "  " + shuffle_down(helpers, DType::Float64, x + " +=", x, std::to_string(d) + "u") + "\n";
     if (warps == 1) return s + "  if (lid == 0) { shm[0] = sa; shq[0] = sb; shs[0] = ss; }\n";
     s += "  if ((lid & " + std::to_string(Wp - 1) + ") == 0) { const int w_ = lid / " + std::to_string(Wp) +
          "; shm[w_] = sa; shq[w_] = sb; shs[w_] = ss; }\n  barrier(CLK_LOCAL_MEM_FENCE);\n";

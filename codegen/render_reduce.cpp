@@ -129,11 +129,10 @@ struct Emitter {
   std::string warp_tree(const std::string& ind, int T) const {
     const int Wp = rs.row_warp, lanes = std::min(T, Wp);
     std::string s;
-    // Each shuffle into a variable of its own: a combine may spell its
-    // operand twice, in a conditional, where a shuffle must run in every
-    // lane of the warp (an H200 gave wrong maxima of ints so).
+    // Each shuffle into a variable of its own (warp_shuffle.hpp says why),
+    // then the op's combine.
     for (int d = lanes / 2; d > 0; d /= 2)
-      s += ind + "{ const " + A + " y_ = " + shuffle_down(helpers, rs.acc, "acc", std::to_string(d) + "u") + "; acc = " +
+      s += ind + "{ " + shuffle_down(helpers, rs.acc, "const " + A + " y_ =", "acc", std::to_string(d) + "u") + " acc = " +
            combine("acc", "y_", 1) + "; }\n";
     if (T <= Wp) return s + ind + "if (lid == 0) sh[0] = acc;\n";
     s += ind + "if ((lid & " + std::to_string(Wp - 1) + ") == 0) sh[lid / " + std::to_string(Wp) + "] = acc;\n";

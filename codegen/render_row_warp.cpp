@@ -27,14 +27,14 @@ std::string warp_meet(const RowRender& rr, const Meet& mt, const std::string& x)
   std::string s = "    {\n      " + mt.declare("y_") + "\n";
   for (int d = lanes / 2; d > 0; d /= 2) {
     for (const auto& [suffix, t] : mt.parts)
-      s += "      y_" + suffix + " = " + shuffle_down(rr.helpers, t, x + suffix, std::to_string(d) + "u") + ";\n";
+      s += "      " + shuffle_down(rr.helpers, t, "y_" + suffix + " =", x + suffix, std::to_string(d) + "u") + "\n";
     s += "      " + mt.combine(x, "y_") + "\n";
   }
   s += "    }\n";
   if (T <= W) {
     // The row's first lane's value to every lane of the row.
     const std::string first = "(uint)((lid - sl) & " + std::to_string(W - 1) + ")";
-    for (const auto& [suffix, t] : mt.parts) s += "    " + x + suffix + " = " + shuffle_index(rr.helpers, t, x + suffix, first) + ";\n";
+    for (const auto& [suffix, t] : mt.parts) s += "    " + shuffle_index(rr.helpers, t, x + suffix + " =", x + suffix, first) + "\n";
     return s;
   }
   // Each warp's first lane's partial, then every work-item merges the row's T / W of them in order.

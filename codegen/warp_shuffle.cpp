@@ -20,23 +20,23 @@ constexpr const char* kShuffleIdx =
     "  return r;\n"
     "}\n";
 
-// Value x of a shufflable dtype t from lane `arg` through fn.
-std::string shuffled(DType t, const std::string& fn, const std::string& x, const std::string& arg) {
+// `lhs v;`, v the value x of a shufflable dtype t from lane `arg` through fn.
+std::string shuffled(const std::string& lhs, DType t, const std::string& fn, const std::string& x, const std::string& arg) {
   const std::string T = cl_type(t);
-  if (size_of(t) == 4) return "as_" + T + "(" + fn + "(as_uint(" + x + "), " + arg + "))";
-  return "as_" + T + "((uint2)(" + fn + "(as_uint2(" + x + ").x, " + arg + "), " + fn + "(as_uint2(" + x + ").y, " + arg + ")))";
+  if (size_of(t) == 4) return lhs + " as_" + T + "(" + fn + "(as_uint(" + x + "), " + arg + "));";
+  return lhs + " as_" + T + "((uint2)(" + fn + "(as_uint2(" + x + ").x, " + arg + "), " + fn + "(as_uint2(" + x + ").y, " + arg + ")));";
 }
 
 }  // namespace
 
 bool shufflable(DType t) { return size_of(t) == 4 || size_of(t) == 8; }
 
-std::string shuffle_down(HelperSet& h, DType t, const std::string& x, const std::string& d) {
-  return shuffled(t, h.use("fcl_shfl_down", kShuffleDown), x, d);
+std::string shuffle_down(HelperSet& h, DType t, const std::string& lhs, const std::string& x, const std::string& d) {
+  return shuffled(lhs, t, h.use("fcl_shfl_down", kShuffleDown), x, d);
 }
 
-std::string shuffle_index(HelperSet& h, DType t, const std::string& x, const std::string& l) {
-  return shuffled(t, h.use("fcl_shfl_idx", kShuffleIdx), x, l);
+std::string shuffle_index(HelperSet& h, DType t, const std::string& lhs, const std::string& x, const std::string& l) {
+  return shuffled(lhs, t, h.use("fcl_shfl_idx", kShuffleIdx), x, l);
 }
 
 }  // namespace fusecl::codegen
