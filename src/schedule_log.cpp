@@ -75,10 +75,11 @@ std::string describe(const Schedule& s, const std::string& device) {
       if (rs.online) out += "; the max and the sum of exp(x - max) in one pass";
       else if (rs.moment) out += rs.moment == 2 ? "; the variance and the mean in one pass" : "; the variance in one pass";
       // Short rows sharing a group (scheduler.cpp's share_groups), partials within warps.
+      const int per_row = rs.local_size / std::max(1, int(rs.rows_per_group));
       if (rs.rows_per_group > 1)
         out += "; " + std::to_string(rs.rows_per_group) + " short rows a work-group of " + std::to_string(rs.local_size) + " (" +
-               std::to_string(rs.local_size / rs.rows_per_group) + " work-items a row)";
-      if (rs.row_warp) out += "; partial results meeting within warps";
+               (per_row == 1 ? std::string("a work-item") : std::to_string(per_row) + " work-items") + " a row)";
+      if (rs.row_warp && per_row > 1) out += "; partial results meeting within warps";
     }
     if (st.kind == ScheduleStep::Kind::Kernel && st.kernel.plan.kind == codegen::KernelKind::Row) {
       const auto& plan = st.kernel.plan;

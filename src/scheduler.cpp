@@ -93,28 +93,43 @@ void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, b
 // work-items: too small a group for the device to keep enough of them in
 // flight (an H200 holds at most 32 groups an SM, so 32 work-items of its
 // 64 a scheduler can keep). Then each row takes the most work-items (a
-// power of two, 2 at least) that hold kSharedRowElements elements or more
-// each, and the group as many rows as fill tuning.local_size, fewer where
-// the groups would not fill the device. Only rows within a warp share a
-// group (with warp shuffles a row of a whole warp too, meeting with no
-// barrier): a row of whole warps meeting in local memory takes a barrier a
-// level, which a larger group makes every one of its rows wait for. On an
-// H200, 2^26 floats, sum / max / var over rows of 64: 67 / 68 / 83 us
-// against 635 with a group a row (torch.compile 68 / 68 / 70); rows of 17:
-// 91 / 91 / 115 against 2381 (130 / 165 / 213); rows of 256: 64 / 64 / 74
-// against 162 (bench/RESULTS.md, thirty-seventh session).
+// power of two) that hold kSharedRowElements elements or more each, one
+// where two would not, and the group as many rows as fill
+// tuning.local_size, fewer where the groups would not fill the device.
+// Only rows within a warp share a group (with warp shuffles a row of a
+// whole warp too, meeting with no barrier): a row of whole warps meeting in
+// local memory takes a barrier a level, which a larger group makes every
+// one of its rows wait for. On an H200, 2^26 floats, sum / max / var over
+// rows of 64: 68 / 69 / 83 us against 635 with a group a row
+// (torch.compile 70 / 73 / 90); rows of 256: 65 / 65 / 74 against 162 (69
+// / 68 / 71); rows of 24 a work-item each: 83 / 81 / 81 against 88 / 92 /
+// 98 with two (bench/RESULTS.md, thirty-seventh and thirty-eighth
+// sessions).
 constexpr std::int64_t kSharedRowElements = 16;
+bool shares_groups(const DeviceTuning& tuning) { return tuning.row_items_cap > 1 && tuning.local_size >= 64; }
 void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const DeviceTuning& tuning) {
   const int L = tuning.local_size;
-  if (tuning.row_items_cap <= 1 || rs.local_size > 32 || L < 64) return;
+  if (!shares_groups(tuning) || rs.local_size > 32) return;
   int T = L;
-  while (T > 2 && T * kSharedRowElements > m) T /= 2;
+  while (T > 1 && T * kSharedRowElements > m) T /= 2;
   if (T > 32 || (T == 32 && tuning.row_warp != 32)) return;
   int R = L / T;
   while (R > 1 && (n + R - 1) / R < std::int64_t(tuning.target_groups)) R /= 2;
   if (R <= 1) return;
   rs.rows_per_group = std::uint16_t(R);
   rs.local_size = std::uint16_t(R * T);
+}
+
+// Rows of 8 and 16 along the last axis on a GPU, with rows enough for two a
+// group: a work-item a row in vectors, many rows a group (share_groups),
+// rather than a work-item an output in scalars. On an H200, 2^26 floats,
+// sum / max / var over rows of 16: 72 / 71 / 86 us against 137 / 141 / 141
+// (torch.compile 70 / 70 / 84); over rows of 8: 75 / 80 / 88 against 74 /
+// 87 / 102. Rows of 4 and 12 measured slower so (sum 111 against 86, 84
+// against 72) and keep a work-item an output.
+bool vector_short_rows(std::int64_t n, std::int64_t m, bool arg, bool online, bool across_rows, const DeviceTuning& tuning) {
+  return (m == 8 || m == 16) && !arg && !online && !across_rows && shares_groups(tuning) &&
+         n >= 2 * std::int64_t(tuning.target_groups);
 }
 
 // A ColumnBlock plan's parts: where its blocks of `per_block` outputs are
@@ -289,7 +304,8 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
   const std::int64_t block = codegen::kColumnBlock, block_items = block * codegen::kColumnRows;
   if (m > 16 && across_rows && tuning.column_blocks && column_vectors(b, logical, root.reduce().axes, n, m, tuning))
     return {std::move(b.plan), std::move(b.args)};
-  if (m <= 16 || (across_rows && n >= std::int64_t(tuning.target_groups) * 64)) {
+  if ((m <= 16 && !vector_short_rows(n, m, arg, online, across_rows, tuning)) ||
+      (across_rows && n >= std::int64_t(tuning.target_groups) * 64)) {
     rs.strategy = codegen::ReduceStrategy::ThreadPerOutput;
     b.plan.width = 1;
   } else if (across_rows && n >= block && tuning.column_blocks &&

@@ -57,16 +57,19 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
   };
   auto& dev = *x_of(1, 1).node()->device;
   const auto t = gpu_groups(dev);
-  // Work-items a row: the most that hold 16 elements each or more, 2 at
-  // least; several rows a group only where they are within a warp (with
-  // shuffles, a whole warp's), else the layout of one row a group.
+  // Work-items a row: the most that hold 16 elements each or more, one
+  // where two would not; several rows a group only where they are within a
+  // warp (with shuffles, a whole warp's), else the layout of one row a
+  // group; rows of 8 and 16 a work-item each too (a work-item an output
+  // otherwise, in scalars).
   enum Share { always, with_warps, never };
   struct Case {
     std::int64_t m;
     int per_row;
     Share share;
   };
-  for (const Case c : {Case{17, 2, always}, Case{256, 16, always}, Case{257, 16, always}, Case{1000, 32, with_warps},
+  for (const Case c : {Case{8, 1, always}, Case{16, 1, always}, Case{17, 1, always}, Case{31, 1, always}, Case{32, 2, always},
+                       Case{256, 16, always}, Case{257, 16, always}, Case{1000, 32, with_warps},
                        Case{1500, 32, never}, Case{5000, 128, never}, Case{8192, 256, never}}) {
     for (const int warp : {0, 32}) {
       INFO("sum over 1001 rows of " << c.m << (warp ? ", warps of 32" : ""));
@@ -76,11 +79,14 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
       CHECK(p.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput);
       CHECK(p.reduce.local_size / p.reduce.rows_per_group == c.per_row);
       const bool shared = c.share == always || (c.share == with_warps && warp == 32);
-      CHECK(int(p.reduce.rows_per_group) == (shared ? 256 / c.per_row : 1));
+      // As many rows as fill 256 work-items, halved while the groups do not fill the device (8 here).
+      int R = 256 / c.per_row;
+      while ((1001 + R - 1) / R < 8) R /= 2;
+      CHECK(int(p.reduce.rows_per_group) == (shared ? R : 1));
       CHECK(int(p.reduce.row_warp) == warp);
       const std::string text = codegen::render(p, "k");
       CHECK((text.find("o < n") != std::string::npos) == shared);
-      CHECK((text.find("shfl.sync") != std::string::npos) == (warp > 0));
+      CHECK((text.find("shfl.sync") != std::string::npos) == (warp > 0 && c.per_row > 1));
       if (warp && c.per_row <= 32) CHECK(text.find("barrier(") == std::string::npos);
       // A maximum of ints spells its operands twice, in a conditional: each
       // shuffle must still be one statement, run by every lane of the warp.
@@ -111,6 +117,24 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
   CHECK(only_plan(schedule_with(sum(x_of(1001, 256), 1), cpu)).reduce.rows_per_group == 1);
   // Arg-reductions keep a group a row (their index travels with the value).
   CHECK(only_plan(schedule_with(argmax(x_of(1001, 256), 1), t)).reduce.rows_per_group == 1);
+  // Rows of 16 or fewer keep a work-item an output: of 4 and 12 (measured
+  // faster so), arg-reductions, too few rows for two a group, a CPU, and
+  // columns.
+  const auto per_output = [&](const auto& y, const detail::DeviceTuning& tu) {
+    return only_plan(schedule_with(y, tu)).reduce.strategy == codegen::ReduceStrategy::ThreadPerOutput;
+  };
+  CHECK(per_output(sum(x_of(1001, 4), 1), t));
+  CHECK(per_output(sum(x_of(1001, 12), 1), t));
+  CHECK(per_output(argmax(x_of(1001, 16), 1), t));
+  CHECK(per_output(sum(x_of(15, 16), 1), t));
+  CHECK(!per_output(sum(x_of(16, 16), 1), t));
+  CHECK(per_output(sum(x_of(1001, 16), 1), cpu));
+  CHECK(per_output(sum(x_of(16, 1001), 0), t));
+  {
+    const std::string log = detail::describe(schedule_with(sum(x_of(1001, 16), 1), t), "gpu");
+    INFO(log);
+    CHECK(log.find("128 short rows a work-group of 128 (a work-item a row)") != std::string::npos);
+  }
   // Moments (double2 sums): the same work-items a row.
   if (default_device().info().fp64) {
     const auto p = only_plan(schedule_with(var(x_of(1001, 256), 1), t));
@@ -123,7 +147,7 @@ TEST_CASE("reductions over short rows, several rows a work-group: against the ho
   auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
   const auto t = gpu_groups(dev);
   const bool fp64 = default_device().info().fp64;
-  for (const std::int64_t m : {17, 33, 100, 256, 257, 500}) {
+  for (const std::int64_t m : {8, 16, 17, 24, 33, 100, 256, 257, 500}) {
     const std::int64_t rows = 1001;
     const std::size_t N = std::size_t(rows * m);
     auto h = spread_values<float>(N, 0x51 + std::uint64_t(m));
