@@ -226,3 +226,49 @@ TEST_CASE("reductions over short rows, several rows a work-group: against the ho
     }
   }
 }
+
+TEST_CASE("reductions over short rows, several rows a work-group: views", "[reduce][group_rows]") {
+  // Rows of 8, 16 and 24 read through views: a slice of the columns (rows
+  // start where no vector is aligned), a slice with a step (the reduced axis
+  // strided), and a row broadcast to every output.
+  auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
+  const auto t = gpu_groups(dev);
+  const std::int64_t rows = 1001, width = 53;
+  const auto h = spread_values<float>(std::size_t(rows * width), 0x7e);
+  const auto x = from_host(h, {rows, width});
+  for (const std::int64_t m : {8, 16, 24}) {
+    for (const std::int64_t start : {0, 3}) {
+      for (const std::int64_t step : {1, 2}) {
+        INFO(rows << " rows of " << m << " from column " << start << ", step " << step);
+        const auto v = slice(x, 1, start, start + m * step, step);
+        REQUIRE(v.shape() == Shape{rows, m});
+        // Contiguous rows share groups; a strided one is read a work-item an output.
+        const auto p = only_plan(schedule_with(sum(v, 1), t));
+        CHECK((p.reduce.rows_per_group > 1) == (step == 1));
+        auto s = sum(v, 1), mx = max(v, 1);
+        (void)run_with(s, t);
+        (void)run_with(mx, t);
+        const auto hs = s.to_host(), hm = mx.to_host();
+        for (std::int64_t r = 0; r < rows; ++r) {
+          long double total = 0, size = 0;
+          float best = -INFINITY;
+          for (std::int64_t k = 0; k < m; ++k) {
+            const float e = h[std::size_t(r * width + start + k * step)];
+            total += e, size += std::fabs(e), best = std::max(best, e);
+          }
+          INFO("row " << r);
+          REQUIRE(hm[std::size_t(r)] == best);
+          REQUIRE(std::fabs(double(hs[std::size_t(r)]) - double(total)) <= 1e-6 * double(size) + 1e-30);
+        }
+      }
+    }
+    // One row broadcast to every output.
+    INFO("a row of " << m << " broadcast to " << rows << " rows");
+    std::vector<float> one(h.begin(), h.begin() + m);
+    auto b = sum(broadcast_to(from_host(one, {1, m}), {rows, m}), 1);
+    (void)run_with(b, t);
+    long double total = 0;
+    for (const float e : one) total += e;
+    for (const float got : b.to_host()) REQUIRE(std::fabs(double(got) - double(total)) <= 1e-5 * std::fabs(double(total)) + 1e-6);
+  }
+}
