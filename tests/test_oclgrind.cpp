@@ -305,10 +305,23 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
     return s;
   };
   SECTION("reduction: a work-item per output") {
-    const auto a = ints({300, 16}, 8);
+    const auto a = ints({300, 12}, 8);
     const auto r = sum(to_device(a), 1);
     CHECK(kernel_source(r).find("reqd_work_group_size") == std::string::npos);
     require_matches(r, h_reduce<float>(a, {1}, false, false, sums));
+  }
+  SECTION("reduction: short rows sharing a group, the last group past the last row") {
+    // On a GPU's tuning (Oclgrind's is one): rows of 16 a work-item each,
+    // rows of 40 two work-items each, many rows a group (scheduler.cpp's
+    // share_groups); rows past the last get an empty range and no store.
+    for (const std::int64_t m : {16, 40}) {
+      const auto a = ints({301, m}, 18);
+      const auto r = sum(to_device(a), 1);
+      const std::string src = kernel_source(r);
+      INFO(src);
+      CHECK(src.find("o < n") != std::string::npos);
+      require_matches(r, h_reduce<float>(a, {1}, false, false, sums));
+    }
   }
   SECTION("reduction: a group per output") {
     const auto a = ints({8, 2000}, 9);
