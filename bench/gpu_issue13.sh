@@ -85,11 +85,19 @@ bench() { timeout "$1" "$bundle/bin/fusecl-bench" "${@:2}"; }
 mode=${1:-table}
 # The whole suite on this GPU, into $OUT/tests.txt.
 # FILES='a b': only the test cases of tests/test_a.cpp and test_b.cpp (Catch2's filename tags).
+# The test binary of the bundle as the suite runs it (no tuning, outputs
+# poisoned), with kernel cache CACHE, in up to LIMIT seconds: run_tests
+# CACHE LIMIT [Catch2 arguments].
+run_tests() {
+  local cache=$1 limit=$2
+  shift 2
+  (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_POISON_OUTPUTS=1 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. \
+     FUSECL_CACHE_DIR=$cache timeout $limit ./fusecl_tests --reporter compact "$@")
+}
 suite() {
   local spec=()
   [ -n "${FILES:-}" ] && spec=(-# "$(printf '[#test_%s]~[.],' $FILES | sed 's/,$//')")  # not the hidden child cases
-  (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_POISON_OUTPUTS=1 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. FUSECL_CACHE_DIR=/tmp/kc-tests \
-     timeout ${SUITE_LIMIT:-550} ./fusecl_tests --reporter compact "${spec[@]}" > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt")
+  run_tests /tmp/kc-tests ${SUITE_LIMIT:-550} "${spec[@]}" > "$OUT/tests.txt" 2>&1; echo "rc=$?" >> "$OUT/tests.txt"
 }
 # The Python module, built here against this machine's Python and pybind11
 # (the headers fusecl's public headers need from Boost in carry/pyhdr, the
@@ -113,16 +121,11 @@ build_python() {
 # fraction of the time, and a file cut short does not hide the others.
 one_file() {
   local f=$1 t0=$(date +%s) rc
-  (cd "$bundle/bin" && FUSECL_TUNE=0 FUSECL_POISON_OUTPUTS=1 FUSECL_TOOLS_DIR=$PWD FUSECL_SOURCE_DIR=$bundle/../.. \
-     FUSECL_CACHE_DIR=/tmp/kc-files/$f timeout ${FILE_LIMIT:-400} ./fusecl_tests --reporter compact -# "[#test_$f]~[.]" \
-     > "$OUT/files/$f.txt" 2>&1); rc=$?
+  run_tests /tmp/kc-files/$f ${FILE_LIMIT:-400} -# "[#test_$f]~[.]" > "$OUT/files/$f.txt" 2>&1; rc=$?
   echo "$f rc=$rc $(( $(date +%s) - t0 ))s $(grep -E '^(Passed|Failed|No test)' "$OUT/files/$f.txt" | tail -1)"
 }
-export -f one_file; export bundle OUT
+export -f run_tests one_file; export bundle OUT
 
-# Python's fusecl.fuse with number arguments (bench/python_fuse.py) beside
-# cupy.fuse, 3 rounds, after the whole suite and the Python fuse tests
-# (where pytest is installed).
 if [ "$mode" = files ]; then
   mkdir -p "$OUT/files"
   list=${FILES:-$(cd tests && ls test_*.cpp | sed 's/^test_//; s/\.cpp$//')}
@@ -130,6 +133,9 @@ if [ "$mode" = files ]; then
   cat "$OUT/files.txt"
   exit 0
 fi
+# Python's fusecl.fuse with number arguments (bench/python_fuse.py) beside
+# cupy.fuse, 3 rounds, after the whole suite and the Python fuse tests
+# (where pytest is installed).
 if [ "$mode" = python ]; then
   if [ "${SUITE:-1}" = 1 ]; then  # SUITE=0: the Python part only
     suite
