@@ -97,6 +97,12 @@ constexpr int kColumnRows = 8;
 // (render_moment.cpp): M2 then keeps at least 53 - log2(2^24 + groups + 1)
 // bits, above float32's 24 even for an outlier where the shift is taken.
 constexpr std::int64_t kMomentGroupValues = std::int64_t(1) << 24;
+// The most values a work-item of a moment kernel's work-item-an-output form
+// sums around one shift, one of them: its sums' rounding grows with their
+// count n, and the cancellation at the end by n, so M2 keeps about
+// 53 - 2 log2(n) bits, 29 here. Longer ranges are summed in blocks of this
+// many (ReduceSpec::moment_blocks).
+constexpr std::int64_t kMomentThreadValues = 4096;
 
 /// How a split reduction (two_stage) combines its per-group partial results.
 /// OpenCL 1.2 promises no ordering between work-groups of one launch, so
@@ -220,6 +226,11 @@ struct ReduceSpec {
   // with post_sqrt; 2, also the mean of `input` into out1, divided by scalar
   // divisor + 1 (float32, n). op is Mean, acc and out Float32.
   std::uint8_t moment = 0;
+  // Moment kernels a work-item an output (render_moment.cpp's thread_sums):
+  // the range may pass kMomentThreadValues values and is summed in blocks
+  // of that many; false, in one loop (a short row's kernel, which the block
+  // loops would cost registers and time).
+  bool moment_blocks = false;
   // Reduce and moment kernels with strided loads (ndim > 0): how many of the
   // index dimensions, the first (with kept_inner the last), are kept (the
   // output's); the rest are reduced. Each output's kept coordinates are computed once, before its
@@ -373,7 +384,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_warp, row_columns, row_lanes, row_lane_length, row_online,
-                        row_recompute, row_skew, row_reciprocal, row_staged, row_length, row_split, moment, kept_dims, kept_inner, column_rows, online);
+                        row_recompute, row_skew, row_reciprocal, row_staged, row_length, row_split, moment, moment_blocks, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, cross_rows, index32, tile, tile_axis, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

@@ -7,8 +7,8 @@
 // their values from one shift common to the group (one of the group's
 // values) and the squares of those deviations; the sums add in the group's
 // tree, and the groups' (count, mean, M2) meet as sums of deviations from
-// the first group's mean. A work-item per output (short rows) runs Welford's
-// update instead. In float64 nothing a float32 input holds can overflow (the
+// the first group's mean. A work-item per output (short rows) sums its range
+// that way, in blocks where it is long (thread_sums). In float64 nothing a float32 input holds can overflow (the
 // squares of FLT_MAX are far from DBL_MAX), and the rounding is that of
 // float64, far below float32's: the result is the two-pass variance rounded
 // once to float32, NaN and inf propagating as NumPy's do (an inf makes the
@@ -33,14 +33,42 @@ struct MomentEmitter {
   HelperSet& helpers;
   std::string L = std::to_string(group_row_items(rs));  // a row's work-items
 
-  // One value `x` (float64) folded into the running (cn, cm, cq, cs).
-  static std::string welford(const std::string& x, const std::string& ind) {
-    return ind + "{ const double x_ = " + x + "; cn += 1; const double d_ = x_ - cm; cm += d_ / (double)cn; cq += d_ * (x_ - cm); cs += x_; }\n";
-  }
-
-  std::string scalar_step(const std::string& ind) const {
-    return ind + "const long p = o * m + r;\n" + emit_reduced_coordinates(plan, "r", ind) + emit_body(plan, 1, "p", ind, helpers) +
-           welford("(double)v" + std::to_string(rs.input), ind);
+  // A work-item per output (short rows, or columns with outputs enough):
+  // deviations from the range's first value and their squares summed as
+  // group_sums does, with no division per element, and M2 / divisor at the
+  // end as (n b - a^2) / (n divisor), one division. A range longer than
+  // kMomentThreadValues (ReduceSpec::moment_blocks) is summed in blocks of
+  // that many, each around its own first value, met by Chan's update (three
+  // divisions a block); that loop nest costs a short range registers and
+  // time (var over rows of 12 on an H200: 90 us against 73), so a short
+  // range takes one loop. cs sums the values for the mean output. Welford's
+  // update, before, took a float64 division per element, which a GPU issues
+  // as a routine of a dozen instructions: 133 us over rows of 4 against 90
+  // now (bench/RESULTS.md, thirty-ninth session).
+  std::string thread_sums() const {
+    const std::string v = "v" + std::to_string(rs.input);
+    auto step = [&](const std::string& first, const std::string& ind) {
+      return ind + "const long p = o * m + r;\n" + emit_reduced_coordinates(plan, "r", ind) + emit_body(plan, 1, "p", ind, helpers) +
+             ind + "const double x_ = (double)" + v + ";\n" + ind + "if (r == " + first + ") sh = x_;\n" + ind +
+             "const double d_ = x_ - sh;\n" + ind + "sa += d_;\n" + ind + "sb = fma(d_, d_, sb);\n" + ind + "cs += x_;\n";
+    };
+    std::string b = "  double cs = 0;\n";
+    if (!rs.moment_blocks) {
+      b += "  double sh = 0, sa = 0, sb = 0;\n  for (long r = 0; r < m; ++r) {\n" + step("0", "    ") + "  }\n";
+      // Clamped below 0: rounding (NaN stays NaN; m == 0 gives 0 / 0, NaN).
+      b += "  const double n_ = (double)m, u_ = n_ * sb - sa * sa;\n";
+      return b + store("  ", "u_ < 0 ? 0.0 : u_", "cs", "n_");
+    }
+    const std::string B = std::to_string(kMomentThreadValues);
+    b += "  long cn = 0;\n  double cm = 0, cq = 0;\n  for (long r0 = 0; r0 < m; r0 += " + B + ") {\n";
+    b += "    const long r1 = min(m, r0 + " + B + ");\n    double sh = 0, sa = 0, sb = 0;\n";
+    b += "    for (long r = r0; r < r1; ++r) {\n" + step("r0", "      ") + "    }\n";
+    // The block's M2 (clamped) and mean, then Chan's merge; the first
+    // block's f_ is 1 and cn 0, so it is taken exactly.
+    b += "    const long nb = r1 - r0;\n    const double nd = (double)nb, t_ = sb - sa * (sa / nd), mb = sh + sa / nd;\n";
+    b += "    const double f_ = nd / (double)(cn + nb), dl = mb - cm;\n";
+    b += "    cq += (t_ < 0 ? 0.0 : t_) + dl * dl * ((double)cn * f_);\n    cm += dl * f_;\n    cn += nb;\n  }\n";
+    return b + store("  ", "cq", "cs");
   }
 
   static std::string locals(const ReduceSpec& rs) {
@@ -48,10 +76,11 @@ struct MomentEmitter {
            group_local(rs, "double", "shs");
   }
 
-  // The results of output o from M2 `q` and sum `s` (float64).
-  std::string store(const std::string& ind, const std::string& q, const std::string& s) const {
+  // The results of output o from M2 `q` and sum `s` (float64), M2 over
+  // `scale` times the divisor where one is given.
+  std::string store(const std::string& ind, const std::string& q, const std::string& s, const std::string& scale = "") const {
     const std::string div = "s" + std::to_string(rs.divisor);
-    std::string v = "(" + q + ") / " + div;
+    std::string v = "(" + q + ") / " + (scale.empty() ? div : "((" + scale + ") * " + div + ")");
     if (rs.post_sqrt) v = "sqrt(" + v + ")";
     std::string out = ind + "out0[o] = (float)(" + v + ");\n";
     if (rs.moment == 2) out += ind + "out1[o] = (float)(" + s + ") / s" + std::to_string(rs.divisor + 1) + ";\n";
@@ -245,7 +274,6 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   std::string sig;
   const auto ps = params(plan);
   for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
-  const std::string init = "  long cn = 0;\n  double cm = 0, cq = 0, cs = 0;\n";
   const std::string kept = emit_coordinates(plan, "o", "  ", 0, rs.kept_dims);  // once an output
   auto kernel = [&](const std::string& body, bool group) {
     return reduce_kernel_text(plan, name, sig, helpers, body, group ? rs.local_size : 0);
@@ -258,9 +286,7 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
     return reduce_kernel_text(plan, name, sig, helpers, e.column_sums(), g.across, g.rows);
   }
   if (rs.strategy == ReduceStrategy::ThreadPerOutput) {
-    b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + kept + init;
-    b += "  for (long r = 0; r < m; ++r) {\n" + e.scalar_step("    ") + "  }\n";
-    b += e.store("  ", "cq", "cs");
+    b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + kept + e.thread_sums();
     return kernel(b, false);
   }
 

@@ -244,6 +244,10 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
   }
   if (plan.index32 && !index_space_fits_32(a.dims))
     throw Error("internal: a kernel made for coordinates in 32 bits run on an index space of 2^31 elements or more");
+  if (plan.reduce.moment && plan.reduce.strategy == codegen::ReduceStrategy::ThreadPerOutput && !plan.reduce.combine &&
+      !plan.reduce.moment_blocks && a.reduce_count > codegen::kMomentThreadValues)
+    throw Error("internal: a moment kernel made for ranges of at most " + std::to_string(codegen::kMomentThreadValues) +
+                " values run on " + std::to_string(a.reduce_count));
   if (plan.reduce.row_length > 0) {
     if (a.reduce_count != std::int64_t(plan.reduce.row_length))
       throw Error("internal: a row kernel made for rows of " + std::to_string(plan.reduce.row_length) + " run on rows of " +

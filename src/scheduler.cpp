@@ -308,6 +308,7 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
       (across_rows && n >= std::int64_t(tuning.target_groups) * 64)) {
     rs.strategy = codegen::ReduceStrategy::ThreadPerOutput;
     b.plan.width = 1;
+    rs.moment_blocks = rs.moment && m > codegen::kMomentThreadValues;
   } else if (across_rows && n >= block && tuning.column_blocks &&
              tuning.max_work_group_size >= std::size_t(block_items)) {
     rs.strategy = codegen::ReduceStrategy::ColumnBlock;

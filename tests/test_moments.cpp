@@ -1,5 +1,5 @@
 // var and std of float32 in one pass (moment kernels, codegen/render_moment.cpp):
-// shifted sums per work-group (Welford for a work-item per output) in float64,
+// shifted sums per work-group (per block of a work-item's range for a work-item per output) in float64,
 // the groups' results combined as sums around the first's mean, the mean a second
 // output where the same evaluation asks for it. Checked against the long
 // double two-pass reference and against the two-pass kernels on the same
@@ -11,6 +11,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/host_array.hpp"
+#include "support/schedule_run.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -332,6 +333,70 @@ TEST_CASE("var over a leading axis of many columns: one pass in vectors, or with
     for (std::int64_t r = 0; r < rows; ++r) col.push_back(h[std::size_t(r * cols + c)]);
     check_close(gv[std::size_t(c)], ref_var(col, 1), 16);
     check_close(gs[std::size_t(c)], std::sqrt(ref_var(col, 0)), 16);
+  }
+}
+
+TEST_CASE("var and std in one pass, a work-item a column: one loop, or past 4096 values blocks met by Chan's update", "[reduce][moments][columns]") {
+  if (!device_has_fp64()) return;
+  // A GPU's layout without pair kernels reads each column of many a
+  // work-item (render_moment.cpp's thread_sums): columns of up to
+  // kMomentThreadValues values in one loop around the first value, longer
+  // ones in blocks of that many, each around its own first. Columns of 4096
+  // (one loop), 4097 (a block and one value) and 9000 (two blocks and a
+  // part). Each block starts with an outlier (the worst shift), the second
+  // block's values sit far from the others (the merge's d^2 term), every
+  // column differs, and some hold a NaN, an inf, or one value only.
+  static_assert(codegen::kMomentThreadValues == 4096);
+  const std::int64_t cols = 256;
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (const std::int64_t rows : {4096, 4097, 9000}) {
+    auto h = noisy(std::size_t(rows * cols), 1e4f, 2.0f, std::uint64_t(rows));
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) {
+        float& v = h[std::size_t(r * cols + c)];
+        if (r >= 4096 && r < 8192) v += 3e3f + float(c);
+        if (r % 4096 == 0) v += (c % 2 ? 4e4f : -6e4f);
+        if (c == 5) v = 7.25f;                                 // constant: exactly 0
+        if (c == 6 && r == std::min<std::int64_t>(5000, rows - 2)) v = nan;
+        if (c == 7 && r == rows - 1) v = inf;                  // the last value
+        if (c == 8 && r == 4096 % rows) v = -inf;              // a block's shift
+      }
+    const auto x = from_host(h, {rows, cols});
+    auto t = detail::tuning_of(*x.node()->device);
+    t.one_pass_moments = true;
+    t.column_blocks = true;
+    t.target_groups = 4;  // 256 columns: a work-item each
+    t.row_items_cap = 1024;
+    t.vector_bytes = 16;
+    t.moment_width = 2;
+    t.pair_kernels = false;
+    for (const int ddof : {0, 1}) {
+      INFO("columns of " << rows << ", ddof " << ddof);
+      auto v = var(x, 0, false, ddof);
+      auto s = stddev(x, 0, true, ddof);
+      for (const auto& sch : {run_with(v, t), run_with(s, t)}) {
+        REQUIRE(sch.kernel_count() == 1);
+        const auto& rs = sch.steps[0].kernel.plan.reduce;
+        CHECK(rs.strategy == codegen::ReduceStrategy::ThreadPerOutput);
+        CHECK(rs.moment != 0);
+        CHECK(rs.moment_blocks == (rows > 4096));
+      }
+      const auto gv = v.to_host(), gs = s.to_host();
+      for (std::int64_t c = 0; c < cols; ++c) {
+        INFO("column " << c);
+        std::vector<float> col;
+        for (std::int64_t r = 0; r < rows; ++r) col.push_back(h[std::size_t(r * cols + c)]);
+        const long double want = ref_var(col, ddof);
+        if (c == 5) CHECK(gv[std::size_t(c)] == 0.0f);
+        if (c >= 6 && c <= 8) {
+          CHECK(std::isnan(gv[std::size_t(c)]));
+          CHECK(std::isnan(gs[std::size_t(c)]));
+          continue;
+        }
+        check_close(gv[std::size_t(c)], want, 2);
+        check_close(gs[std::size_t(c)], std::sqrt(want), 2);
+      }
+    }
   }
 }
 
