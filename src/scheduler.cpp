@@ -124,11 +124,14 @@ void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const
 // group: a work-item a row in vectors, many rows a group (share_groups),
 // rather than a work-item an output in scalars. On an H200, 2^26 floats,
 // sum / max / var over rows of 16: 72 / 71 / 86 us against 137 / 141 / 141
-// (torch.compile 70 / 70 / 84); over rows of 8: 75 / 80 / 88 against 74 /
-// 87 / 102. Rows of 4 and 12 measured slower so (sum 111 against 86, 84
-// against 72) and keep a work-item an output.
-bool vector_short_rows(std::int64_t n, std::int64_t m, bool arg, bool online, bool across_rows, const DeviceTuning& tuning) {
-  return (m == 8 || m == 16) && !arg && !online && !across_rows && shares_groups(tuning) &&
+// (torch.compile 70 / 70 / 84); sum / max over rows of 8: 75 / 80 against
+// 74 / 87. Not var over rows of 8 since its work-item-an-output form ends
+// in one division (render_moment.cpp's thread_sums): 75 us so against 88
+// (torch.compile 73; thirty-ninth session). Rows of 4 and 12 measured
+// slower so (sum 111 against 86, 84 against 72) and keep a work-item an
+// output.
+bool vector_short_rows(std::int64_t n, std::int64_t m, bool arg, bool online, bool moment, bool across_rows, const DeviceTuning& tuning) {
+  return (m == 16 || (m == 8 && !moment)) && !arg && !online && !across_rows && shares_groups(tuning) &&
          n >= 2 * std::int64_t(tuning.target_groups);
 }
 
@@ -304,7 +307,7 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
   const std::int64_t block = codegen::kColumnBlock, block_items = block * codegen::kColumnRows;
   if (m > 16 && across_rows && tuning.column_blocks && column_vectors(b, logical, root.reduce().axes, n, m, tuning))
     return {std::move(b.plan), std::move(b.args)};
-  if ((m <= 16 && !vector_short_rows(n, m, arg, online, across_rows, tuning)) ||
+  if ((m <= 16 && !vector_short_rows(n, m, arg, online, rs.moment != 0, across_rows, tuning)) ||
       (across_rows && n >= std::int64_t(tuning.target_groups) * 64)) {
     rs.strategy = codegen::ReduceStrategy::ThreadPerOutput;
     b.plan.width = 1;
