@@ -149,25 +149,21 @@ struct MomentEmitter {
     b += emit_reduced_coordinates(plan, "r_begin", "    ") + emit_body(plan, 1, "p", "    ", helpers) + "    sh = (double)" + v + ";\n  }\n";
     b += "  double sa = 0, sb = 0, ss = 0;\n  long r_tail = r_begin;\n";
     if (W > 1) {
-      // Two vectors per step, q and q + L, keep two loads in flight per
-      // work-item (a reduction over a long range is bound by the loads a
-      // device has in flight).
+      // One vector a step, one chain of sums. Two vectors a step (two
+      // loads in flight, two chains) took more registers and time on both
+      // kinds of device: var of 2^26 floats on an H200 81 us against 72,
+      // over rows of 256 75 against 72; of 2^22 on PoCL 3.2-3.6 ms against
+      // 1.7-2.3 (bench/RESULTS.md, thirty-ninth session).
       const std::string z = "(" + DW + ")(0)";
-      b += "  {\n    const " + DW + " shv = (" + DW + ")(sh);\n    " + DW + " a0 = " + z + ", b0 = " + z + ", a1 = " + z + ", b1 = " + z +
-           (mean ? ", vs = " + z : "") + ";\n";
+      b += "  {\n    const " + DW + " shv = (" + DW + ")(sh);\n    " + DW + " a_ = " + z + ", b_ = " + z + (mean ? ", vs = " + z : "") + ";\n";
       b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
-      b += "    for (long q0 = lid; q0 < nvec; q0 += 2 * " + L + ") {\n";
-      for (int u = 0; u < 2; ++u) {
-        const std::string U = std::to_string(u);
-        b += u == 0 ? "      {\n        const long q = q0;\n" : "      if (q0 + " + L + " < nvec) {\n        const long q = q0 + " + L + ";\n";
-        b += "        const long p = o * m + r_begin + q * " + Ws + ";\n";
-        b += emit_reduced_coordinates(plan, "r_begin + q * " + Ws, "        ") + emit_body(plan, W, "p", "        ", helpers);
-        b += "        const " + DW + " x_ = convert_" + DW + "(" + v + ");\n";
-        b += "        const " + DW + " d_ = x_ - shv;\n        a" + U + " += d_;\n        b" + U + " = fma(d_, d_, b" + U + ");\n";
-        if (mean) b += "        vs += x_;\n";  // the mean's own sum (shift + a would turn an inf shift into NaN)
-        b += "      }\n";
-      }
-      b += "    }\n    const " + DW + " a_ = a0 + a1, b_ = b0 + b1;\n";
+      b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";
+      b += "      const long p = o * m + r_begin + q * " + Ws + ";\n";
+      b += emit_reduced_coordinates(plan, "r_begin + q * " + Ws, "      ") + emit_body(plan, W, "p", "      ", helpers);
+      b += "      const " + DW + " x_ = convert_" + DW + "(" + v + ");\n";
+      b += "      const " + DW + " d_ = x_ - shv;\n      a_ += d_;\n      b_ = fma(d_, d_, b_);\n";
+      if (mean) b += "      vs += x_;\n";  // the mean's own sum (shift + a would turn an inf shift into NaN)
+      b += "    }\n";
       for (int j = 0; j < W; ++j) {
         b += "    sa += a_" + lane(j) + "; sb += b_" + lane(j) + ";";
         b += mean ? " ss += vs" + lane(j) + ";\n" : "\n";

@@ -215,13 +215,15 @@ struct DeviceTuning {
   // var/std of float32 in one pass (moment kernels): the device has float64
   // and FUSECL_ONE_PASS_MOMENTS is not 0.
   bool one_pass_moments = false;
-  // Moment kernels: the widest vector of their float64 accumulators. Each
-  // lane holds five float64 sums (two chains), so on a GPU, where a
-  // work-item's registers decide how many stay resident, double4 takes 74
-  // registers and three groups per SM, double2 54 and four (mean and std at
-  // 2^26 on an H200: 162 µs against 146); a CPU's wide vector registers
-  // gain from the device's full width (PoCL at 2^22: 3.6 ms at 16 lanes,
-  // 4.0 at 4).
+  // Moment kernels: the widest vector of their float64 accumulators. On a
+  // GPU, where a work-item's registers decide how many stay resident, wider
+  // accumulators cost groups per SM: with two chains of sums a lane, double4
+  // took 74 registers and three groups per SM, double2 54 and four (mean and
+  // std at 2^26 on an H200: 162 µs against 146; var over rows of 128 86 µs
+  // against 78, of 8 101 against 88, thirty-ninth session). The group form
+  // now keeps one chain (render_moment.cpp), unmeasured at double4. A
+  // CPU's wide vector registers gain from the device's full width (PoCL at
+  // 2^22: 3.6 ms at 16 lanes, 4.0 at 4).
   int moment_width = 16;
 
   friend bool operator==(const DeviceTuning&, const DeviceTuning&) = default;
