@@ -7,9 +7,10 @@
 // their values from one shift common to the group (one of the group's
 // values) and the squares of those deviations; the sums add in the group's
 // tree, and the groups' (count, mean, M2) meet as sums of deviations from
-// the first group's mean. A work-item per output (short rows) sums its range
-// that way, in blocks where it is long (thread_sums). In float64 nothing a float32 input holds can overflow (the
-// squares of FLT_MAX are far from DBL_MAX), and the rounding is that of
+// the first group's mean. A work-item per output (short rows) sums its
+// range that way, in blocks where it is long (thread_sums). In float64
+// nothing a float32 input holds can overflow (the squares of FLT_MAX are
+// far from DBL_MAX), and the rounding is that of
 // float64, far below float32's: the result is the two-pass variance rounded
 // once to float32, NaN and inf propagating as NumPy's do (an inf makes the
 // deviations inf - inf). The mean output is the float64 sum rounded to
