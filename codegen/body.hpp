@@ -110,6 +110,8 @@ std::string group_store_test(const ReduceSpec& rs);
 /// A ColumnBlock kernel's first lines (render_reduce.cpp): its work-item
 /// (lx, ly), block blk, part of the rows [r_begin, r_end) and first output o.
 std::string column_block_prologue(const KernelPlan& plan);
+/// A reduction over short rows in lanes (ReduceSpec::lanes_per_row), plain or a moment (render_lane_rows.cpp).
+std::string render_lane_rows(const KernelPlan& plan, const std::string& name);
 /// A reduction plan with reduce.moment (render_moment.cpp).
 std::string render_moment(const KernelPlan& plan, const std::string& name);
 std::string render_row(const KernelPlan& plan, const std::string& name);

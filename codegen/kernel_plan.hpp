@@ -169,6 +169,20 @@ struct ReduceSpec {
   // constant it is: their rows are loaded and stored as whole vectors of the
   // block they fill, turned into lanes with shuffles (render_row_lanes.cpp).
   std::uint8_t row_lane_length = 0;
+  // GroupPerOutput reductions over short rows on GPUs (scheduler.cpp's
+  // lanes_for_rows; render_lane_rows.cpp): rows in lanes. A row of
+  // lanes_per_row * row_vectors vectors of the plan's width (its length m,
+  // a constant of the source) takes lanes_per_row neighbouring work-items,
+  // lane l loading its vectors l, l + lanes_per_row, ...; each work-item
+  // takes rows_per_item rows, local_size / lanes_per_row apart, so each
+  // load of a warp reads one contiguous span (whole rows), and the
+  // work-item has rows_per_item * row_vectors loads in flight. The row's
+  // lanes meet through warp shuffles (row_warp) or a tree in local memory.
+  // rows_per_group is rows_per_item * local_size / lanes_per_row. 0: not
+  // this form.
+  std::uint8_t lanes_per_row = 0;
+  std::uint8_t row_vectors = 0;
+  std::uint8_t rows_per_item = 0;
   // Row kernels that loop over their rows (row_chunks 0, not the grid form):
   // softmax's max and its sum of exp(x - max) in one pass over the row
   // (render_row.cpp's online phase), where the plan has that pair
@@ -383,7 +397,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 // field can never be left out of the key and silently reuse a stale kernel.
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
-                        finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_warp, row_columns, row_lanes, row_lane_length, row_online,
+                        finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_warp, row_columns, row_lanes, row_lane_length, lanes_per_row, row_vectors, rows_per_item, row_online,
                         row_recompute, row_skew, row_reciprocal, row_staged, row_length, row_split, moment, moment_blocks, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, cross_rows, index32, tile, tile_axis, reduce);

@@ -28,8 +28,11 @@ std::string param_declaration(const KernelPlan& plan, const Param& p) {
     case ParamRole::Input: return "__global const " + cl_type(plan.buffer_dtypes[std::size_t(p.index)]) + "* restrict in" + idx;
     case ParamRole::Scalar: return "const " + cl_type(plan.scalar_dtypes[std::size_t(p.index)]) + " s" + idx;
     case ParamRole::Count: return "const long n";
-    // A row length that is a constant of the source (ReduceSpec::row_length) names the argument m_, unread.
-    case ParamRole::ReduceCount: return plan.kind == KernelKind::Row && plan.reduce.row_length > 0 ? "const long m_" : "const long m";
+    // A row length that is a constant of the source (ReduceSpec::row_length, lanes_per_row) names the argument m_, unread.
+    case ParamRole::ReduceCount:
+      return (plan.kind == KernelKind::Row && plan.reduce.row_length > 0) || (plan.kind == KernelKind::Reduce && plan.reduce.lanes_per_row > 0)
+                 ? "const long m_"
+                 : "const long m";
     case ParamRole::Dim: return "const long d" + idx;
     case ParamRole::Divider: return "const uint2 dv" + idx;
     case ParamRole::Offset: return "const long off" + idx;
@@ -115,7 +118,10 @@ std::string render_elementwise(const KernelPlan& plan, const std::string& name) 
 }
 
 std::string render(const KernelPlan& plan, const std::string& name) {
-  if (plan.kind == KernelKind::Reduce) return plan.reduce.moment ? render_moment(plan, name) : render_reduce(plan, name);
+  if (plan.kind == KernelKind::Reduce) {
+    if (plan.reduce.lanes_per_row > 0) return render_lane_rows(plan, name);
+    return plan.reduce.moment ? render_moment(plan, name) : render_reduce(plan, name);
+  }
   if (plan.kind == KernelKind::Row) return render_row(plan, name);
   if (plan.tile) return render_tiled(plan, name);
   return render_elementwise(plan, name);

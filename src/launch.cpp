@@ -124,6 +124,11 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // FUSECL_ROW_SHUFFLE=0 keeps local memory, to compare.
   static const bool row_shuffle = rt::switch_setting("FUSECL_ROW_SHUFFLE", true);
   d.row_warp = row_shuffle && info.warp_size == 32 && info.nv_compute_capability >= 30 ? 32 : 0;
+  // Short rows in lanes (DeviceTuning::lane_rows): GPUs, whose warps read
+  // a contiguous span a load at full rate; a CPU's short rows take the
+  // lanes form of row kernels or a work-item an output.
+  static const bool lane_rows = rt::switch_setting("FUSECL_LANE_ROWS", true);
+  d.lane_rows = !cpu && lane_rows;
   // Short rows of a GPU's row kernels through local memory (DeviceTuning::
   // row_stage); a CPU's work-group is a loop on one core, which reads its
   // rows in place.
@@ -248,6 +253,10 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
       !plan.reduce.moment_blocks && a.reduce_count > codegen::kMomentThreadValues)
     throw Error("internal: a moment kernel made for ranges of at most " + std::to_string(codegen::kMomentThreadValues) +
                 " values run on " + std::to_string(a.reduce_count));
+  if (plan.reduce.lanes_per_row > 0 && a.reduce_count != std::int64_t(plan.reduce.lanes_per_row) * plan.reduce.row_vectors * plan.width)
+    throw Error("internal: a reduction made for rows of " +
+                std::to_string(std::int64_t(plan.reduce.lanes_per_row) * plan.reduce.row_vectors * plan.width) + " run on rows of " +
+                std::to_string(a.reduce_count));
   if (plan.reduce.row_length > 0) {
     if (a.reduce_count != std::int64_t(plan.reduce.row_length))
       throw Error("internal: a row kernel made for rows of " + std::to_string(plan.reduce.row_length) + " run on rows of " +

@@ -135,6 +135,51 @@ bool vector_short_rows(std::int64_t n, std::int64_t m, bool arg, bool online, bo
          n >= 2 * std::int64_t(tuning.target_groups);
 }
 
+// Short rows along the last axes on a GPU in lanes (codegen ReduceSpec::
+// lanes_per_row, render_lane_rows.cpp): a row of m elements in vectors of
+// 16 bytes takes T lanes, the largest power of two up to 32 that divides
+// its m / W vectors, each lane V = m / W / T of them, at most 4; each
+// work-item takes kLaneRowsPerItem rows, fewer where the groups would not
+// fill the device. Rows of at most 32 vectors (128 floats), 16 for moments
+// (float64 sums a lane: var over rows of 128 took 75 us so against 73 in
+// the group form). On an H200, 2^26 floats, us (torch.compile in the same
+// run): sum / max / var over rows of 4 80 / 79 / 80 against 86 / 88 / 90
+// before (83 / 83 / 81); of 24 70 / 69 / 70 against 83 / 82 / 82 (71 / 71 /
+// 84); of 32 67 / 67 / 71 against 77 / 80 / 88 (71 / 69 / 71); of 64 67 /
+// 67 / 72 against 68 / 69 / 78 (71 / 71 / 70). Two rows a work-item: var
+// over rows of 24 took 76 with 4, 82 with 8 (bench/RESULTS.md, fortieth
+// session). Rows that are no whole vectors, or not aligned to them, keep
+// the layouts below.
+constexpr int kLaneRowsPerItem = 2, kLaneRowBytes = 16;
+bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bool online, bool across_rows, const DeviceTuning& tuning) {
+  auto& rs = b.plan.reduce;
+  if (!tuning.lane_rows || arg || online || across_rows || n < 1 || tuning.local_size < 64) return false;
+  codegen::KernelPlan trial = b.plan;
+  trial.width = std::uint8_t(choose_width(trial, kLaneRowBytes, m));
+  const std::int64_t W = trial.width;
+  if (W < 2 || m % W != 0 || !vector_loads_aligned(trial, b.args)) return false;
+  const std::int64_t vectors = m / W;
+  if (vectors < 1 || vectors > (rs.moment ? 16 : 32)) return false;
+  std::int64_t T = 1;
+  while (T < 32 && vectors % (2 * T) == 0) T *= 2;
+  const std::int64_t V = vectors / T;
+  if (V > 4) return false;
+  int L = tuning.local_size, K = kLaneRowsPerItem;
+  const auto groups = [&] { return (n + K * L / T - 1) / (K * L / T); };
+  while (K > 1 && groups() < tuning.target_groups) K /= 2;
+  while (L > std::max<std::int64_t>(64, T) && groups() < tuning.target_groups) L /= 2;
+  b.plan.width = trial.width;
+  b.plan.aligned = true;
+  rs.strategy = codegen::ReduceStrategy::GroupPerOutput;
+  rs.local_size = std::uint16_t(L);
+  rs.lanes_per_row = std::uint8_t(T);
+  rs.row_vectors = std::uint8_t(V);
+  rs.rows_per_item = std::uint8_t(K);
+  rs.rows_per_group = std::uint16_t(K * L / T);
+  rs.row_warp = tuning.row_warp > 0 && L % tuning.row_warp == 0 && T <= tuning.row_warp ? std::uint8_t(tuning.row_warp) : 0;
+  return true;
+}
+
 // A ColumnBlock plan's parts: where its blocks of `per_block` outputs are
 // too few to keep the device busy, the rows are split into parts (of at
 // least 64 rows a work-item, `rows` work-items down each block), combined by
@@ -307,6 +352,7 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
   const std::int64_t block = codegen::kColumnBlock, block_items = block * codegen::kColumnRows;
   if (m > 16 && across_rows && tuning.column_blocks && column_vectors(b, logical, root.reduce().axes, n, m, tuning))
     return {std::move(b.plan), std::move(b.args)};
+  if (lanes_for_rows(b, n, m, arg, online, across_rows, tuning)) return {std::move(b.plan), std::move(b.args)};
   if ((m <= 16 && !vector_short_rows(n, m, arg, online, rs.moment != 0, across_rows, tuning)) ||
       (across_rows && n >= std::int64_t(tuning.target_groups) * 64)) {
     rs.strategy = codegen::ReduceStrategy::ThreadPerOutput;

@@ -188,6 +188,10 @@ struct DeviceTuning {
   // every other device: OpenCL's sub-group functions are an extension
   // NVIDIA's driver does not offer).
   int row_warp = 0;
+  // GPUs: reductions over short rows along the last axes in lanes (codegen
+  // ReduceSpec::lanes_per_row, scheduler.cpp's lanes_for_rows says where);
+  // FUSECL_LANE_ROWS=0: never, to compare.
+  bool lane_rows = false;
   // GPUs: row kernels held element by element stage their rows' loads and
   // outputs through local memory in vectors (codegen ReduceSpec::row_staged,
   // plan_row.cpp says where): 0 never; 1 where plan_row's rule says it gains;

@@ -41,6 +41,7 @@ detail::DeviceTuning gpu_groups(detail::DeviceState& dev) {
   t.one_pass_moments = true;
   t.row_items_cap = 1024;
   t.target_groups = 8;
+  t.lane_rows = false;  // rows in lanes: test_lane_rows.cpp
   return t;
 }
 

@@ -588,8 +588,9 @@ TEST_CASE("each reduction strategy gives the right values", "[reduce][strategy]"
   run("column sums of (64, 4096)", sum(to_device(cols), 0), h_reduce<float>(cols, {0}, false, false, add), 0);
   const auto tall = small_ints<float>({200000, 3}, 87, -3, 3);
   run("column sums of (200000, 3)", sum(to_device(tall), 0), h_reduce<float>(tall, {0}, false, false, add), 0);
-  const auto tiny = small_ints<float>({1000, 16}, 85, -3, 3);
-  run("row sums of (1000, 16)", sum(to_device(tiny), 1), h_reduce<float>(tiny, {1}, false, false, add), 0);
+  // Rows of 15, no whole vectors: a GPU reads rows of 16 in lanes (test_lane_rows.cpp).
+  const auto tiny = small_ints<float>({1000, 15}, 85, -3, 3);
+  run("row sums of (1000, 15)", sum(to_device(tiny), 1), h_reduce<float>(tiny, {1}, false, false, add), 0);
   CHECK(seen.count("split over groups") == 1);
   CHECK(seen.count("work-group per output") == 1);
   CHECK(seen.count("work-item per output") == 1);

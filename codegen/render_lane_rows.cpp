@@ -1,0 +1,195 @@
+// Reductions over short rows in lanes (ReduceSpec::lanes_per_row; where the
+// scheduler takes it: scheduler.cpp's lanes_for_rows). A row of m = T * V
+// vectors takes T neighbouring work-items (lanes), lane l loading the row's
+// vectors l, l + T, ..., l + (V - 1) T; a work-item takes K rows, S = local
+// / T apart. So each load of a warp reads one contiguous span of whole rows
+// (512 bytes of float4), where a work-item a row (rows of 24) or two (rows
+// of 32) read every other 16 bytes of it and left the rest to a later load,
+// and each work-item has K * V loads in flight. Then each row's T lanes meet
+// in a tree: through warp shuffles (ReduceSpec::row_warp) or in local memory.
+//
+// On an H200 (2^26 floats, us, torch.compile in the same run): sum over rows
+// of 24 / 32 70 / 67 against 83 / 77 before (71 / 71), max 69 / 67 against
+// 82 / 81 (71 / 69), var over rows of 4 / 16 / 32 80 / 70 / 71 against 90 /
+// 86 / 87 (81 / 87 / 71); K = 2 was best for var, level with 4 for sums
+// (bench/RESULTS.md, fortieth session).
+//
+// Accuracy: a row is at most 32 vectors (16 for moments): each lane folds
+// its V vectors in order, then its lanes in pairs, then the row's lanes meet
+// in a tree, O((V + log2 m) u) for sums, as a work-group's tree is. Moments
+// sum, in float64, the deviations from the row's first value and their
+// squares, as render_moment.cpp's group form does, and end in M2 = b - a^2 /
+// m: the same bound, with m at most 64 values here.
+#include "codegen/body.hpp"
+#include "codegen/spelling.hpp"
+#include "codegen/warp_shuffle.hpp"
+
+#include <vector>
+
+namespace fusecl::codegen {
+
+namespace {
+
+struct Lanes {
+  int W, T, V, K, S;  // width, lanes a row, vectors a lane, rows a work-item, rows apart
+};
+
+Lanes lanes_of(const KernelPlan& plan) {
+  const ReduceSpec& rs = plan.reduce;
+  const int T = rs.lanes_per_row;
+  return {plan.width, T, rs.row_vectors, rs.rows_per_item, rs.local_size / T};
+}
+
+std::string row_at(int k, const Lanes& f) { return "base_ + " + std::to_string(k * f.S); }
+
+// The work-item's lane and first row, and `m` as the constant it is.
+std::string prologue(const KernelPlan& plan, const Lanes& f) {
+  const std::string T = std::to_string(f.T);
+  std::string b = "  const long m = " + std::to_string(f.T * f.V * f.W) + "L;\n";
+  b += "  const int lid_ = (int)get_local_id(0), lane_ = lid_ % " + T + ";\n";
+  return b + "  const long base_ = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) + " + lid_ / " + T + ";\n";
+}
+
+// Row k's scope: its output o (rows past the last read the last, and store
+// nothing), its kept coordinates, then for each of the lane's vectors j its
+// position, coordinates and loads, and fold(k, j, value of width W).
+template <class Fold>
+std::string load_row(const KernelPlan& plan, const Lanes& f, HelperSet& h, int k, const std::string& declare, const Fold& fold) {
+  const ReduceSpec& rs = plan.reduce;
+  const std::string v = "v" + std::to_string(rs.input);
+  std::string b = "  {\n    const long o = min(" + row_at(k, f) + ", n - 1);\n" + emit_coordinates(plan, "o", "    ", 0, rs.kept_dims) + declare;
+  for (int j = 0; j < f.V; ++j) {
+    b += "    {\n      const long r = (long)(lane_ + " + std::to_string(j * f.T) + ") * " + std::to_string(f.W) + ";\n";
+    b += "      const long p = o * m + r;\n" + emit_reduced_coordinates(plan, "r", "      ") + emit_body(plan, f.W, "p", "      ", h);
+    b += fold(k, j, v) + "    }\n";
+  }
+  return b + "  }\n";
+}
+
+// The row's lanes meet in a tree down to lane 0: values `xs` (of dtype t,
+// K of them per kind of value), each pair through `combine` (a statement
+// "x = ...(x, y_)"). Through shuffles within a warp, or in local memory with a
+// barrier a level (every work-item reaches each).
+template <class Combine>
+std::string meet(const KernelPlan& plan, const Lanes& f, HelperSet& h, DType t, const std::vector<std::string>& xs, const Combine& combine) {
+  if (f.T == 1) return "";
+  std::string b;
+  if (plan.reduce.row_warp > 0 && shufflable(t)) {
+    for (int d = f.T / 2; d > 0; d /= 2)
+      for (const auto& x : xs)
+        b += "  { " + shuffle_down(h, t, "const " + cl_type(t) + " y_ =", x, std::to_string(d) + "u") + " " + combine(x, "y_") + " }\n";
+    return b;
+  }
+  const std::string L = std::to_string(plan.reduce.local_size), T = cl_type(t);
+  b += "  __local " + T + " shl_[" + std::to_string(xs.size() * std::size_t(plan.reduce.local_size)) + "];\n";
+  for (std::size_t i = 0; i < xs.size(); ++i) b += "  shl_[" + std::to_string(i) + " * " + L + " + lid_] = " + xs[i] + ";\n";
+  b += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
+  b += "  for (int d_ = " + std::to_string(f.T / 2) + "; d_ > 0; d_ >>= 1) {\n    if (lane_ < d_) {\n";
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const std::string at = std::to_string(i) + " * " + L + " + lid_";
+    b += "      { " + T + " x_ = shl_[" + at + "]; const " + T + " y_ = shl_[" + at + " + d_]; " + combine("x_", "y_") + " shl_[" + at +
+         "] = x_; }\n";
+  }
+  b += "    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
+  for (std::size_t i = 0; i < xs.size(); ++i) b += "  " + xs[i] + " = shl_[" + std::to_string(i) + " * " + L + " + lid_];\n";
+  return b;
+}
+
+std::string plain_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
+  const ReduceSpec& rs = plan.reduce;
+  const ReduceInfo& info = reduce_info(rs.op);
+  const std::string A = cl_type(rs.acc), AW = cl_type(rs.acc, f.W);
+  const auto combine = [&](const std::string& a, const std::string& b, int w) { return spell(info.combine, rs.acc, rs.acc, a, b, "", w, h); };
+  std::string b = prologue(plan, f);
+  std::vector<std::string> xs;
+  for (int k = 0; k < f.K; ++k) xs.push_back("a" + std::to_string(k) + "_");
+  for (const auto& x : xs) b += "  " + A + " " + x + ";\n";
+  for (int k = 0; k < f.K; ++k) {
+    const auto fold = [&](int kk, int j, const std::string& v) {
+      std::string s = j == 0 ? "      w_ = " + v + ";\n" : "      w_ = " + combine("w_", v, f.W) + ";\n";
+      if (j + 1 < f.V) return s;
+      // The vector's lanes in pairs.
+      std::vector<std::string> ls;
+      for (int l = 0; l < f.W; ++l) ls.push_back(f.W > 1 ? "w_" + lane(l) : "w_");
+      while (ls.size() > 1) {
+        std::vector<std::string> next;
+        for (std::size_t i = 0; i + 1 < ls.size(); i += 2) next.push_back(combine(ls[i], ls[i + 1], 1));
+        if (ls.size() % 2) next.push_back(ls.back());
+        ls = next;
+      }
+      return s + "      " + xs[std::size_t(kk)] + " = " + ls[0] + ";\n";
+    };
+    b += load_row(plan, f, h, k, "    " + AW + " w_;\n", fold);
+  }
+  b += meet(plan, f, h, rs.acc, xs, [&](const std::string& x, const std::string& y) { return x + " = " + combine(x, y, 1) + ";"; });
+  for (int k = 0; k < f.K; ++k) {
+    std::string v = xs[std::size_t(k)];
+    if (info.finish == Finish::Mean) v = "(" + v + ") / s" + std::to_string(rs.divisor);
+    if (rs.post_sqrt) v = "sqrt(" + v + ")";
+    b += "  if (lane_ == 0 && " + row_at(k, f) + " < n) out0[" + row_at(k, f) + "] = " + v + ";\n";
+  }
+  return b;
+}
+
+// Moments: each row's shift is its first value, lane 0's first element,
+// which the row's lanes take through a shuffle or load again.
+std::string moment_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
+  const ReduceSpec& rs = plan.reduce;
+  const bool mean = rs.moment == 2, warps = rs.row_warp > 0;
+  const std::string FW = cl_type(DType::Float32, f.W), v = "v" + std::to_string(rs.input);
+  std::string b = prologue(plan, f);
+  std::vector<std::string> xs;
+  for (int k = 0; k < f.K; ++k) {
+    const std::string ks = std::to_string(k);
+    b += "  double a" + ks + "_ = 0, b" + ks + "_ = 0, c" + ks + "_ = 0;\n";
+    xs.push_back("a" + ks + "_"), xs.push_back("b" + ks + "_");
+    if (mean) xs.push_back("c" + ks + "_");
+  }
+  for (int k = 0; k < f.K; ++k) {
+    const std::string ks = std::to_string(k);
+    std::string declare = "    double sh = 0;\n";
+    if (!warps) {
+      declare += "    {\n      const long p = o * m;\n" + emit_reduced_coordinates(plan, "0", "      ") + emit_body(plan, 1, "p", "      ", h) +
+                 "      sh = (double)" + v + ";\n    }\n";
+    }
+    const auto fold = [&](int, int j, const std::string& value) {
+      std::string s = "      const " + FW + " w_ = " + value + ";\n";
+      if (j == 0 && warps)
+        s += "      " + shuffle_index(h, DType::Float32, "const float f_ =", f.W > 1 ? "w_.s0" : "w_", "(uint)((lid_ & 31) - lane_)") +
+             "\n      sh = (double)f_;\n";
+      for (int l = 0; l < f.W; ++l)
+        s += "      { const double x_ = (double)" + (f.W > 1 ? "w_" + lane(l) : std::string("w_")) + ", d_ = x_ - sh; a" + ks + "_ += d_; b" + ks +
+             "_ = fma(d_, d_, b" + ks + "_);" + (mean ? " c" + ks + "_ += x_;" : "") + " }\n";
+      return s;
+    };
+    b += load_row(plan, f, h, k, declare, fold);
+  }
+  b += meet(plan, f, h, DType::Float64, xs, [](const std::string& x, const std::string& y) { return x + " += " + y + ";"; });
+  const std::string div = "s" + std::to_string(rs.divisor);
+  for (int k = 0; k < f.K; ++k) {
+    const std::string ks = std::to_string(k);
+    // M2 clamped below 0 (rounding; NaN stays NaN).
+    std::string q = "(t_ < 0 ? 0.0 : t_) / " + div;
+    if (rs.post_sqrt) q = "sqrt(" + q + ")";
+    b += "  if (lane_ == 0 && " + row_at(k, f) + " < n) {\n    const long o = " + row_at(k, f) + ";\n";
+    b += "    const double nd = (double)m, t_ = b" + ks + "_ - a" + ks + "_ * (a" + ks + "_ / nd);\n";
+    b += "    out0[o] = (float)(" + q + ");\n";
+    if (mean) b += "    out1[o] = (float)(c" + ks + "_) / s" + std::to_string(rs.divisor + 1) + ";\n";
+    b += "  }\n";
+  }
+  return b;
+}
+
+}  // namespace
+
+std::string render_lane_rows(const KernelPlan& plan, const std::string& name) {
+  HelperSet helpers;
+  const Lanes f = lanes_of(plan);
+  std::string sig;
+  const auto ps = params(plan);
+  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+  const std::string body = plan.reduce.moment ? moment_body(plan, f, helpers) : plain_body(plan, f, helpers);
+  return reduce_kernel_text(plan, name, sig, helpers, body, plan.reduce.local_size);
+}
+
+}  // namespace fusecl::codegen
