@@ -305,21 +305,35 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
     return s;
   };
   SECTION("reduction: a work-item per output") {
-    const auto a = ints({300, 12}, 8);
+    const auto a = ints({300, 13}, 8);  // no whole vectors: not in lanes on a GPU's tuning
     const auto r = sum(to_device(a), 1);
     CHECK(kernel_source(r).find("reqd_work_group_size") == std::string::npos);
     require_matches(r, h_reduce<float>(a, {1}, false, false, sums));
   }
   SECTION("reduction: short rows sharing a group, the last group past the last row") {
-    // On a GPU's tuning (Oclgrind's is one): rows of 16 a work-item each,
+    // On a GPU's tuning (Oclgrind's is one): rows of 17 a work-item each,
     // rows of 40 two work-items each, many rows a group (scheduler.cpp's
-    // share_groups); rows past the last get an empty range and no store.
-    for (const std::int64_t m : {16, 40}) {
+    // share_groups; rows of 40 are 10 vectors, too many a lane for rows in
+    // lanes); rows past the last get an empty range and no store.
+    for (const std::int64_t m : {17, 40}) {
       const auto a = ints({301, m}, 18);
       const auto r = sum(to_device(a), 1);
       const std::string src = kernel_source(r);
       INFO(src);
       CHECK(src.find("o < n") != std::string::npos);
+      require_matches(r, h_reduce<float>(a, {1}, false, false, sums));
+    }
+  }
+  SECTION("reduction: short rows in lanes, the last group past the last row") {
+    // On a GPU's tuning: rows of 16, 24 and 128 over 4, 2 and 32 work-items
+    // (render_lane_rows.cpp), their lanes meeting in local memory; rows past
+    // the last read the last row and store nothing.
+    for (const std::int64_t m : {16, 24, 128}) {
+      const auto a = ints({301, m}, 19);
+      const auto r = sum(to_device(a), 1);
+      const std::string src = kernel_source(r);
+      INFO(src);
+      CHECK(src.find("lane_") != std::string::npos);
       require_matches(r, h_reduce<float>(a, {1}, false, false, sums));
     }
   }
