@@ -112,6 +112,13 @@ std::string group_store_test(const ReduceSpec& rs);
 std::string column_block_prologue(const KernelPlan& plan);
 /// A reduction over short rows in lanes (ReduceSpec::lanes_per_row), plain or a moment (render_lane_rows.cpp).
 std::string render_lane_rows(const KernelPlan& plan, const std::string& name);
+/// A reduction's result from its accumulator `acc`: divided by the mean's
+/// divisor, then its square root for std (render_reduce.cpp).
+std::string reduce_finish(const ReduceSpec& rs, const std::string& acc);
+/// A moment kernel's stores of output o, indented by `ind`: out0 from M2 `q`
+/// over the divisor (times `scale` where given), its square root for std,
+/// and with moment 2 out1 from the float64 sum `s` (render_moment.cpp).
+std::string moment_store(const ReduceSpec& rs, const std::string& ind, const std::string& q, const std::string& s, const std::string& scale = "");
 /// A reduction plan with reduce.moment (render_moment.cpp).
 std::string render_moment(const KernelPlan& plan, const std::string& name);
 std::string render_row(const KernelPlan& plan, const std::string& name);

@@ -323,6 +323,12 @@ struct KernelPlan {
   bool uses_fp64() const;
 };
 
+/// A rows-in-lanes plan's row length (ReduceSpec::lanes_per_row): its
+/// lanes' vectors of the plan's width.
+inline std::int64_t lane_row_length(const KernelPlan& plan) {
+  return std::int64_t(plan.reduce.lanes_per_row) * plan.reduce.row_vectors * plan.width;
+}
+
 /// Compact bytes that determine the generated source exactly: every field of
 /// the plan (through the hana adaptations at the end of this header), so two
 /// plans have equal signatures exactly when all their fields are equal.

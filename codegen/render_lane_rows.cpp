@@ -45,7 +45,7 @@ std::string row_at(int k, const Lanes& f) { return "base_ + " + std::to_string(k
 // The work-item's lane and first row, and `m` as the constant it is.
 std::string prologue(const KernelPlan& plan, const Lanes& f) {
   const std::string T = std::to_string(f.T);
-  std::string b = "  const long m = " + std::to_string(f.T * f.V * f.W) + "L;\n";
+  std::string b = "  const long m = " + std::to_string(lane_row_length(plan)) + "L;\n";
   b += "  const int lid_ = (int)get_local_id(0), lane_ = lid_ % " + T + ";\n";
   return b + "  const long base_ = (long)get_group_id(0) * " + std::to_string(plan.reduce.rows_per_group) + " + lid_ / " + T + ";\n";
 }
@@ -122,12 +122,8 @@ std::string plain_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
     b += load_row(plan, f, h, k, "    " + AW + " w_;\n", fold);
   }
   b += meet(plan, f, h, rs.acc, xs, [&](const std::string& x, const std::string& y) { return x + " = " + combine(x, y, 1) + ";"; });
-  for (int k = 0; k < f.K; ++k) {
-    std::string v = xs[std::size_t(k)];
-    if (info.finish == Finish::Mean) v = "(" + v + ") / s" + std::to_string(rs.divisor);
-    if (rs.post_sqrt) v = "sqrt(" + v + ")";
-    b += "  if (lane_ == 0 && " + row_at(k, f) + " < n) out0[" + row_at(k, f) + "] = " + v + ";\n";
-  }
+  for (int k = 0; k < f.K; ++k)
+    b += "  if (lane_ == 0 && " + row_at(k, f) + " < n) out0[" + row_at(k, f) + "] = " + reduce_finish(rs, xs[std::size_t(k)]) + ";\n";
   return b;
 }
 
@@ -165,17 +161,12 @@ std::string moment_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
     b += load_row(plan, f, h, k, declare, fold);
   }
   b += meet(plan, f, h, DType::Float64, xs, [](const std::string& x, const std::string& y) { return x + " += " + y + ";"; });
-  const std::string div = "s" + std::to_string(rs.divisor);
   for (int k = 0; k < f.K; ++k) {
     const std::string ks = std::to_string(k);
-    // M2 clamped below 0 (rounding; NaN stays NaN).
-    std::string q = "(t_ < 0 ? 0.0 : t_) / " + div;
-    if (rs.post_sqrt) q = "sqrt(" + q + ")";
     b += "  if (lane_ == 0 && " + row_at(k, f) + " < n) {\n    const long o = " + row_at(k, f) + ";\n";
     b += "    const double nd = (double)m, t_ = b" + ks + "_ - a" + ks + "_ * (a" + ks + "_ / nd);\n";
-    b += "    out0[o] = (float)(" + q + ");\n";
-    if (mean) b += "    out1[o] = (float)(c" + ks + "_) / s" + std::to_string(rs.divisor + 1) + ";\n";
-    b += "  }\n";
+    // M2 clamped below 0 (rounding; NaN stays NaN).
+    b += moment_store(rs, "    ", "t_ < 0 ? 0.0 : t_", "c" + ks + "_") + "  }\n";
   }
   return b;
 }

@@ -80,12 +80,7 @@ struct MomentEmitter {
   // The results of output o from M2 `q` and sum `s` (float64), M2 over
   // `scale` times the divisor where one is given.
   std::string store(const std::string& ind, const std::string& q, const std::string& s, const std::string& scale = "") const {
-    const std::string div = "s" + std::to_string(rs.divisor);
-    std::string v = "(" + q + ") / " + (scale.empty() ? div : "((" + scale + ") * " + div + ")");
-    if (rs.post_sqrt) v = "sqrt(" + v + ")";
-    std::string out = ind + "out0[o] = (float)(" + v + ");\n";
-    if (rs.moment == 2) out += ind + "out1[o] = (float)(" + s + ") / s" + std::to_string(rs.divisor + 1) + ";\n";
-    return out;
+    return moment_store(rs, ind, q, s, scale);
   }
 
   // Partials in scratch, per (o, part): counts, then means, M2s and sums.
@@ -260,6 +255,15 @@ struct MomentEmitter {
 };
 
 }  // namespace
+
+std::string moment_store(const ReduceSpec& rs, const std::string& ind, const std::string& q, const std::string& s, const std::string& scale) {
+  const std::string div = "s" + std::to_string(rs.divisor);
+  std::string v = "(" + q + ") / " + (scale.empty() ? div : "((" + scale + ") * " + div + ")");
+  if (rs.post_sqrt) v = "sqrt(" + v + ")";
+  std::string out = ind + "out0[o] = (float)(" + v + ");\n";
+  if (rs.moment == 2) out += ind + "out1[o] = (float)(" + s + ") / s" + std::to_string(rs.divisor + 1) + ";\n";
+  return out;
+}
 
 std::string render_moment(const KernelPlan& plan, const std::string& name) {
   const ReduceSpec& rs = plan.reduce;

@@ -97,12 +97,7 @@ struct Emitter {
     return ind + "acc = " + combine("acc", v, 1) + ";\n";
   }
 
-  std::string finish_value(const std::string& acc) const {
-    std::string v = acc;
-    if (info.finish == Finish::Mean) v = "(" + v + ") / s" + std::to_string(rs.divisor);
-    if (rs.post_sqrt) v = "sqrt(" + v + ")";
-    return v;
-  }
+  std::string finish_value(const std::string& acc) const { return reduce_finish(rs, acc); }
 
   // Tree reduction of sh[0..L) (and shi) into sh[0], L the row's work-items;
   // every work-item of the group takes part. Through warp shuffles where
@@ -177,6 +172,13 @@ std::string reduce_kernel_text(const KernelPlan& plan, const std::string& name, 
   const std::string attr =
       x > 0 ? "__attribute__((reqd_work_group_size(" + std::to_string(x) + ", " + std::to_string(y) + ", 1)))\n" : std::string();
   return program_prelude(plan) + helpers.text() + "\n__kernel " + attr + "void " + name + "(\n    " + sig + ")\n{\n" + body + "}\n";
+}
+
+std::string reduce_finish(const ReduceSpec& rs, const std::string& acc) {
+  std::string v = acc;
+  if (reduce_info(rs.op).finish == Finish::Mean) v = "(" + v + ") / s" + std::to_string(rs.divisor);
+  if (rs.post_sqrt) v = "sqrt(" + v + ")";
+  return v;
 }
 
 int group_row_items(const ReduceSpec& rs) { return rs.local_size / std::max(1, int(rs.rows_per_group)); }

@@ -253,9 +253,8 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
       !plan.reduce.moment_blocks && a.reduce_count > codegen::kMomentThreadValues)
     throw Error("internal: a moment kernel made for ranges of at most " + std::to_string(codegen::kMomentThreadValues) +
                 " values run on " + std::to_string(a.reduce_count));
-  if (plan.reduce.lanes_per_row > 0 && a.reduce_count != std::int64_t(plan.reduce.lanes_per_row) * plan.reduce.row_vectors * plan.width)
-    throw Error("internal: a reduction made for rows of " +
-                std::to_string(std::int64_t(plan.reduce.lanes_per_row) * plan.reduce.row_vectors * plan.width) + " run on rows of " +
+  if (plan.reduce.lanes_per_row > 0 && a.reduce_count != codegen::lane_row_length(plan))
+    throw Error("internal: a reduction made for rows of " + std::to_string(codegen::lane_row_length(plan)) + " run on rows of " +
                 std::to_string(a.reduce_count));
   if (plan.reduce.row_length > 0) {
     if (a.reduce_count != std::int64_t(plan.reduce.row_length))
