@@ -171,15 +171,16 @@ struct ReduceSpec {
   std::uint8_t row_lane_length = 0;
   // GroupPerOutput reductions over short rows on GPUs (scheduler.cpp's
   // lanes_for_rows; render_lane_rows.cpp): rows in lanes. A row of
-  // lanes_per_row * row_vectors vectors of the plan's width (its length m,
-  // a constant of the source) takes lanes_per_row neighbouring work-items,
-  // lane l loading its vectors l, l + lanes_per_row, ...; each work-item
-  // takes rows_per_item rows, local_size / lanes_per_row apart, so each
-  // load of a warp reads one contiguous span (whole rows), and the
-  // work-item has rows_per_item * row_vectors loads in flight. The row's
-  // lanes meet through warp shuffles (row_warp) or a tree in local memory.
-  // rows_per_group is rows_per_item * local_size / lanes_per_row. 0: not
-  // this form.
+  // row_vectors vectors of the plan's width (its length m, a constant of
+  // the source) takes lanes_per_row neighbouring work-items, lane l loading
+  // its vectors l, l + lanes_per_row, ... below row_vectors (where
+  // lanes_per_row does not divide row_vectors, the last round leaves some
+  // lanes idle); each work-item takes rows_per_item rows, local_size /
+  // lanes_per_row apart, so each load of a warp reads one contiguous span
+  // (whole rows), and the work-item has rows_per_item * ceil(row_vectors /
+  // lanes_per_row) loads in flight. The row's lanes meet through warp
+  // shuffles (row_warp) or a tree in local memory. rows_per_group is
+  // rows_per_item * local_size / lanes_per_row. 0: not this form.
   std::uint8_t lanes_per_row = 0;
   std::uint8_t row_vectors = 0;
   std::uint8_t rows_per_item = 0;
@@ -324,9 +325,9 @@ struct KernelPlan {
 };
 
 /// A rows-in-lanes plan's row length (ReduceSpec::lanes_per_row): its
-/// lanes' vectors of the plan's width.
+/// row_vectors vectors of the plan's width.
 inline std::int64_t lane_row_length(const KernelPlan& plan) {
-  return std::int64_t(plan.reduce.lanes_per_row) * plan.reduce.row_vectors * plan.width;
+  return std::int64_t(plan.reduce.row_vectors) * plan.width;
 }
 
 /// Compact bytes that determine the generated source exactly: every field of

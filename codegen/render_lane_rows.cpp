@@ -1,7 +1,9 @@
 // Reductions over short rows in lanes (ReduceSpec::lanes_per_row; where the
-// scheduler takes it: scheduler.cpp's lanes_for_rows). A row of m = T * V
-// vectors takes T neighbouring work-items (lanes), lane l loading the row's
-// vectors l, l + T, ..., l + (V - 1) T; a work-item takes K rows, S = local
+// scheduler takes it: scheduler.cpp's lanes_for_rows). A row of R vectors
+// takes T neighbouring work-items (lanes), lane l loading the row's vectors
+// l, l + T, ..., l + (V - 1) T, V = ceil(R / T) (where T does not divide R,
+// the lanes past vector R - 1 in the last round load that vector again and
+// leave it out of their sums); a work-item takes K rows, S = local
 // / T apart. So each load of a warp reads one contiguous span of whole rows
 // (512 bytes of float4), where a work-item a row (rows of 24) or two (rows
 // of 32) read every other 16 bytes of it and left the rest to a later load,
@@ -31,13 +33,15 @@ namespace fusecl::codegen {
 namespace {
 
 struct Lanes {
-  int W, T, V, K, S;  // width, lanes a row, vectors a lane, rows a work-item, rows apart
+  int W, T, R, V, K, S;  // width, lanes a row, vectors a row, vectors a lane (at most), rows a work-item, rows apart
+  // Whether lane vector j (lane l's vector l + j T) is past the row's end in some lanes.
+  bool partial(int j) const { return (j + 1) * T > R; }
 };
 
 Lanes lanes_of(const KernelPlan& plan) {
   const ReduceSpec& rs = plan.reduce;
-  const int T = rs.lanes_per_row;
-  return {plan.width, T, rs.row_vectors, rs.rows_per_item, rs.local_size / T};
+  const int T = rs.lanes_per_row, R = rs.row_vectors;
+  return {plan.width, T, R, (R + T - 1) / T, rs.rows_per_item, rs.local_size / T};
 }
 
 std::string row_at(int k, const Lanes& f) { return "base_ + " + std::to_string(k * f.S); }
@@ -52,14 +56,23 @@ std::string prologue(const KernelPlan& plan, const Lanes& f) {
 
 // Row k's scope: its output o (rows past the last read the last, and store
 // nothing), its kept coordinates, then for each of the lane's vectors j its
-// position, coordinates and loads, and fold(k, j, value of width W).
+// position, coordinates and loads, and fold(k, j, value of width W). Where
+// vector j is past the row's end in some lanes (Lanes::partial), those
+// lanes load the row's last vector again and ok_ is false there: every lane
+// loads, so that the loads stay in step and a shuffle after them finds
+// every lane, and the fold leaves the value out.
 template <class Fold>
 std::string load_row(const KernelPlan& plan, const Lanes& f, HelperSet& h, int k, const std::string& declare, const Fold& fold) {
   const ReduceSpec& rs = plan.reduce;
   const std::string v = "v" + std::to_string(rs.input);
   std::string b = "  {\n    const long o = min(" + row_at(k, f) + ", n - 1);\n" + emit_coordinates(plan, "o", "    ", 0, rs.kept_dims) + declare;
   for (int j = 0; j < f.V; ++j) {
-    b += "    {\n      const long r = (long)(lane_ + " + std::to_string(j * f.T) + ") * " + std::to_string(f.W) + ";\n";
+    const std::string q = "lane_ + " + std::to_string(j * f.T);
+    if (f.partial(j))
+      b += "    {\n      const bool ok_ = " + q + " < " + std::to_string(f.R) + ";\n      const long r = (long)min(" + q + ", " +
+           std::to_string(f.R - 1) + ") * " + std::to_string(f.W) + ";\n";
+    else
+      b += "    {\n      const long r = (long)(" + q + ") * " + std::to_string(f.W) + ";\n";
     b += "      const long p = o * m + r;\n" + emit_reduced_coordinates(plan, "r", "      ") + emit_body(plan, f.W, "p", "      ", h);
     b += fold(k, j, v) + "    }\n";
   }
@@ -106,7 +119,10 @@ std::string plain_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
   for (const auto& x : xs) b += "  " + A + " " + x + ";\n";
   for (int k = 0; k < f.K; ++k) {
     const auto fold = [&](int kk, int j, const std::string& v) {
-      std::string s = j == 0 ? "      w_ = " + v + ";\n" : "      w_ = " + combine("w_", v, f.W) + ";\n";
+      std::string s;
+      if (!f.partial(j)) s = j == 0 ? "      w_ = " + v + ";\n" : "      w_ = " + combine("w_", v, f.W) + ";\n";
+      else if (j == 0) s = "      w_ = ok_ ? " + v + " : (" + AW + ")(" + reduce_identity(info.identity, rs.acc) + ");\n";
+      else s = "      if (ok_) w_ = " + combine("w_", v, f.W) + ";\n";
       if (j + 1 < f.V) return s;
       // The vector's lanes in pairs.
       std::vector<std::string> ls;
@@ -153,9 +169,11 @@ std::string moment_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
       if (j == 0 && warps)
         s += "      " + shuffle_index(h, DType::Float32, "const float f_ =", f.W > 1 ? "w_.s0" : "w_", "(uint)((lid_ & 31) - lane_)") +
              "\n      sh = (double)f_;\n";
+      if (f.partial(j)) s += "      if (ok_) {\n";
       for (int l = 0; l < f.W; ++l)
         s += "      { const double x_ = (double)" + (f.W > 1 ? "w_" + lane(l) : std::string("w_")) + ", d_ = x_ - sh; a" + ks + "_ += d_; b" + ks +
              "_ = fma(d_, d_, b" + ks + "_);" + (mean ? " c" + ks + "_ += x_;" : "") + " }\n";
+      if (f.partial(j)) s += "      }\n";
       return s;
     };
     b += load_row(plan, f, h, k, declare, fold);

@@ -76,12 +76,15 @@ std::string describe(const Schedule& s, const std::string& device) {
       else if (rs.moment) out += rs.moment == 2 ? "; the variance and the mean in one pass" : "; the variance in one pass";
       // Short rows sharing a group (scheduler.cpp's share_groups), partials within warps.
       const int per_row = rs.local_size / std::max(1, int(rs.rows_per_group));
-      if (rs.lanes_per_row > 0)  // scheduler.cpp's lanes_for_rows
-        out += "; short rows in lanes: " + std::to_string(rs.lanes_per_row) + " work-item(s) a row, " + std::to_string(rs.row_vectors) +
-               " vector(s) of " + std::to_string(st.kernel.plan.width) + " each, " + std::to_string(rs.rows_per_item) +
+      if (rs.lanes_per_row > 0) {  // scheduler.cpp's lanes_for_rows
+        const int T = rs.lanes_per_row, V = (rs.row_vectors + T - 1) / T;
+        const bool whole = rs.row_vectors % T == 0;
+        out += "; short rows in lanes: " + std::to_string(T) + " work-item(s) a row, " + (whole ? "" : "up to ") + std::to_string(V) +
+               " vector(s) of " + std::to_string(st.kernel.plan.width) + " each" +
+               (whole ? std::string() : " (" + std::to_string(rs.row_vectors) + " a row, some lanes idle)") + ", " + std::to_string(rs.rows_per_item) +
                " row(s) a work-item, " + std::to_string(rs.rows_per_group) + " rows a work-group of " + std::to_string(rs.local_size) +
                (rs.row_warp && rs.lanes_per_row > 1 ? "; partial results meeting within warps" : "");
-      else if (rs.rows_per_group > 1)
+      } else if (rs.rows_per_group > 1)
         out += "; " + std::to_string(rs.rows_per_group) + " short rows a work-group of " + std::to_string(rs.local_size) + " (" +
                (per_row == 1 ? std::string("a work-item") : std::to_string(per_row) + " work-items") + " a row)";
       if (rs.row_warp && per_row > 1 && rs.lanes_per_row == 0) out += "; partial results meeting within warps";

@@ -137,8 +137,9 @@ bool vector_short_rows(std::int64_t n, std::int64_t m, bool arg, bool online, bo
 
 // Short rows along the last axes on a GPU in lanes (codegen ReduceSpec::
 // lanes_per_row, render_lane_rows.cpp): a row of m elements in vectors of
-// 16 bytes takes T lanes, the largest power of two up to 32 that divides
-// its m / W vectors, each lane V = m / W / T of them, at most 4; each
+// 16 bytes (8 where m is no multiple of 16 bytes) takes T lanes, the
+// largest power of two up to 32 that divides its R = m / W vectors, each
+// lane V = R / T of them, at most 4; each
 // work-item takes kLaneRowsPerItem rows, fewer where the groups would not
 // fill the device. Rows of at most 32 vectors (128 floats), 16 for moments
 // (float64 sums a lane: var over rows of 128 took 75 us so against 73 in
@@ -148,22 +149,43 @@ bool vector_short_rows(std::int64_t n, std::int64_t m, bool arg, bool online, bo
 // 84); of 32 67 / 67 / 71 against 77 / 80 / 88 (71 / 69 / 71); of 64 67 /
 // 67 / 72 against 68 / 69 / 78 (71 / 71 / 70). Two rows a work-item: var
 // over rows of 24 took 76 with 4, 82 with 8 (bench/RESULTS.md, fortieth
-// session). Rows that are no whole vectors, or not aligned to them, keep
-// the layouts below.
+// session). Rows whose vectors no power of two T divides with V <= 4
+// (rows of 10, 14, 20, 28, 36, 40, 44, 52, 56, 60, 100, ...) take the
+// fewest lane slots, some lanes idle in the last round: sum / max / var
+// over rows of 14 69 / 71 / 75 against 77 / 89 / 81 before (torch.compile
+// 73 / 73 / 78), of 44 68 / 71 / 71 against 84 / 89 / 91 (69 / 72 / 74), of
+// 60 68 / 71 / 75 against 107 / 115 / 90 (74 / 71 / 70); rows of 2 and 6
+// floats (vectors of 2) sum in 109 and 74 against 131 and 77
+// (forty-first session). Rows that are not aligned to vectors of at least
+// 2, or are odd, keep the layouts below.
 constexpr int kLaneRowsPerItem = 2, kLaneRowBytes = 16;
 bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bool online, bool across_rows, const DeviceTuning& tuning) {
   auto& rs = b.plan.reduce;
   if (!tuning.lane_rows || arg || online || across_rows || n < 1 || tuning.local_size < 64) return false;
   codegen::KernelPlan trial = b.plan;
-  trial.width = std::uint8_t(choose_width(trial, kLaneRowBytes, m));
-  const std::int64_t W = trial.width;
+  std::int64_t W = choose_width(trial, kLaneRowBytes, m);
+  while (W > 2 && m % W != 0) W /= 2;  // rows of 10 floats: vectors of 2
+  trial.width = std::uint8_t(W);
   if (W < 2 || m % W != 0 || !vector_loads_aligned(trial, b.args)) return false;
   const std::int64_t vectors = m / W;
   if (vectors < 1 || vectors > (rs.moment ? 16 : 32)) return false;
   std::int64_t T = 1;
   while (T < 32 && vectors % (2 * T) == 0) T *= 2;
-  const std::int64_t V = vectors / T;
-  if (V > 4) return false;
+  std::int64_t V = vectors / T;
+  if (V > 4) {
+    // No whole number of vectors a lane: the fewest lane slots T * ceil(R /
+    // T), the fewer lanes (more vectors a lane, fewer shuffles) on a tie;
+    // lanes past the row's last vector idle in the last round. Not for
+    // moments in vectors of 2 (var over rows of 10 and 18: 86 and 93 us so
+    // against 71 and 94 before).
+    if (rs.moment && W < 4) return false;
+    std::int64_t best = 0;
+    for (std::int64_t t = 2; t <= 32; t *= 2) {
+      const std::int64_t v = (vectors + t - 1) / t;
+      if (v <= 4 && (best == 0 || t * v < best)) best = t * v, T = t, V = v;
+    }
+    if (V > 4) return false;
+  }
   int L = tuning.local_size, K = kLaneRowsPerItem;
   const auto groups = [&] { return (n + K * L / T - 1) / (K * L / T); };
   while (K > 1 && groups() < tuning.target_groups) K /= 2;
@@ -173,7 +195,7 @@ bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bo
   rs.strategy = codegen::ReduceStrategy::GroupPerOutput;
   rs.local_size = std::uint16_t(L);
   rs.lanes_per_row = std::uint8_t(T);
-  rs.row_vectors = std::uint8_t(V);
+  rs.row_vectors = std::uint8_t(vectors);
   rs.rows_per_item = std::uint8_t(K);
   rs.rows_per_group = std::uint16_t(K * L / T);
   rs.row_warp = tuning.row_warp > 0 && L % tuning.row_warp == 0 && T <= tuning.row_warp ? std::uint8_t(tuning.row_warp) : 0;

@@ -56,24 +56,31 @@ TEST_CASE("reductions over short rows in lanes: layouts", "[reduce][lane_rows]")
   auto& dev = *rows_of(1, 1).node()->device;
   const auto t = gpu_lanes(dev, 32);
   // Lanes a row: the largest power of two up to 32 dividing the row's
-  // vectors (of 4 floats), each lane at most 4 of them; rows of at most 32
-  // vectors (16 for moments).
+  // vectors (of 4 floats, or of 2 where rows are no whole number of 4),
+  // each lane at most 4 of them; where none does, the fewest lane slots
+  // (some lanes idle in the last round), the fewer lanes on a tie. Rows of
+  // at most 32 vectors (16 for moments).
   struct Case {
     std::int64_t m;
-    int lanes, vectors;  // 0: not this form
+    int lanes, per_lane, width;  // lanes 0: not this form
   };
-  for (const Case c : {Case{4, 1, 1}, Case{8, 2, 1}, Case{12, 1, 3}, Case{16, 4, 1}, Case{20, 0, 0}, Case{24, 2, 3}, Case{32, 8, 1},
-                       Case{48, 4, 3}, Case{64, 16, 1}, Case{96, 8, 3}, Case{128, 32, 1}, Case{132, 0, 0}, Case{256, 0, 0},
-                       Case{17, 0, 0}, Case{40, 0, 0}}) {
+  for (const Case c : {Case{4, 1, 1, 4}, Case{8, 2, 1, 4}, Case{12, 1, 3, 4}, Case{16, 4, 1, 4}, Case{24, 2, 3, 4}, Case{32, 8, 1, 4},
+                       Case{48, 4, 3, 4}, Case{64, 16, 1, 4}, Case{96, 8, 3, 4}, Case{128, 32, 1, 4}, Case{132, 0, 0, 0}, Case{256, 0, 0, 0},
+                       Case{17, 0, 0, 0}, Case{6, 1, 3, 2},
+                       // no whole number of lanes' vectors
+                       Case{10, 2, 3, 2}, Case{14, 2, 4, 2}, Case{20, 2, 3, 4}, Case{28, 2, 4, 4}, Case{36, 4, 3, 4}, Case{40, 4, 3, 4},
+                       Case{44, 4, 3, 4}, Case{52, 4, 4, 4}, Case{68, 8, 3, 4}, Case{80, 8, 3, 4}, Case{100, 8, 4, 4}, Case{124, 8, 4, 4},
+                       Case{18, 4, 3, 2}, Case{62, 8, 4, 2}, Case{66, 0, 0, 0}}) {
     INFO("sum over 4099 rows of " << c.m);
     const bool taken = c.lanes > 0;
     const auto p = only_plan(schedule_with(sum(rows_of(4099, c.m), 1), t));
     CHECK((p.reduce.lanes_per_row > 0) == taken);
     if (!taken) continue;
     CHECK(p.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput);
-    CHECK(int(p.width) == 4);
+    CHECK(int(p.width) == c.width);
     CHECK(int(p.reduce.lanes_per_row) == c.lanes);
-    CHECK(int(p.reduce.row_vectors) == c.vectors);
+    CHECK(int(p.reduce.row_vectors) * c.width == c.m);
+    CHECK((int(p.reduce.row_vectors) + c.lanes - 1) / c.lanes == c.per_lane);
     CHECK(int(p.reduce.rows_per_item) == 2);
     CHECK(int(p.reduce.local_size) == 256);
     CHECK(int(p.reduce.rows_per_group) == 2 * 256 / c.lanes);
@@ -91,9 +98,11 @@ TEST_CASE("reductions over short rows in lanes: layouts", "[reduce][lane_rows]")
     CHECK(tq.find("shfl.sync") == std::string::npos);
     CHECK((tq.find("barrier(") != std::string::npos) == (c.lanes > 1));
   }
-  // Moments: rows of at most 16 vectors.
+  // Moments: rows of at most 16 vectors; rows that are no whole number of
+  // lanes' vectors only in vectors of 4 (rows of 20, not 10).
   if (default_device().info().fp64) {
-    for (const auto& [m, taken] : {std::pair{4, true}, std::pair{32, true}, std::pair{64, true}, std::pair{128, false}}) {
+    for (const auto& [m, taken] : {std::pair{4, true}, std::pair{32, true}, std::pair{64, true}, std::pair{128, false}, std::pair{6, true},
+                                   std::pair{10, false}, std::pair{14, false}, std::pair{20, true}, std::pair{60, true}, std::pair{68, false}}) {
       INFO("var over 4099 rows of " << m);
       const auto p = only_plan(schedule_with(var(rows_of(4099, m), 1), t));
       CHECK(p.reduce.moment == 1);
@@ -130,6 +139,10 @@ TEST_CASE("reductions over short rows in lanes: layouts", "[reduce][lane_rows]")
   INFO(log);
   CHECK(log.find("short rows in lanes: 2 work-item(s) a row, 3 vector(s) of 4 each, 2 row(s) a work-item, 256 rows a work-group of 256") !=
         std::string::npos);
+  const std::string padded = detail::describe(schedule_with(sum(rows_of(4099, 10), 1), t), "gpu");
+  INFO(padded);
+  CHECK(padded.find("short rows in lanes: 2 work-item(s) a row, up to 3 vector(s) of 2 each (5 a row, some lanes idle), 2 row(s) a work-item") !=
+        std::string::npos);
 }
 
 TEST_CASE("reductions over short rows in lanes: against the host", "[reduce][lane_rows]") {
@@ -148,7 +161,9 @@ TEST_CASE("reductions over short rows in lanes: against the host", "[reduce][lan
       for (const std::int64_t v : ei.to_host()) REQUIRE(v == 0);
       REQUIRE(e.to_host().size() == (shape.ndim() == 2 ? 7u : 1u));
     }
-    for (const std::int64_t m : {4, 8, 12, 16, 24, 32, 48, 64, 96, 128}) {
+    // Rows of 10, 14, 20, 28, 36, 44, 60, 100 and 124 are no whole number
+    // of lanes' vectors: some lanes idle in the last round.
+    for (const std::int64_t m : {4, 8, 10, 12, 14, 16, 20, 24, 28, 32, 36, 44, 48, 60, 64, 96, 100, 124, 128}) {
       for (const std::int64_t rows : {1, 7, 1001, 4099}) {
         const std::size_t N = std::size_t(rows * m);
         auto h = spread_values<float>(N, 0x1a + std::uint64_t(m * 31 + rows));
@@ -232,7 +247,8 @@ TEST_CASE("reductions over short rows in lanes: against the host", "[reduce][lan
           for (std::int64_t k = 0; k < m && rows > 2; ++k) hv[std::size_t(2 * m + k)] = 7.25f;
           if (rows > 4) hv[std::size_t(4 * m + m - 1)] = std::numeric_limits<float>::quiet_NaN();
           const auto xv = from_host(hv, {rows, m});
-          const auto gv = run(var(xv, 1)), gs = run(stddev(xv, 1, false, 1));
+          const bool moment_lanes = m % 4 == 0;  // rows of 10 and 14: vectors of 2, no whole number a lane
+          const auto gv = run(var(xv, 1), moment_lanes), gs = run(stddev(xv, 1, false, 1), moment_lanes);
           auto v2 = var(xv, 1);
           auto mu = mean(xv, 1);
           {
@@ -240,7 +256,7 @@ TEST_CASE("reductions over short rows in lanes: against the host", "[reduce][lan
             detail::Schedule s = detail::make_schedule({v2.node(), mu.node()}, t);
             REQUIRE(s.kernel_count() == 1);
             CHECK(s.steps[0].kernel.plan.reduce.moment == 2);
-            CHECK(s.steps[0].kernel.plan.reduce.lanes_per_row > 0);
+            CHECK((s.steps[0].kernel.plan.reduce.lanes_per_row > 0) == moment_lanes);
             detail::run_schedule(dev, s);
           }
           const auto gv2 = v2.to_host(), gmu = mu.to_host();

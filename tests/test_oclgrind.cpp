@@ -312,10 +312,10 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
   }
   SECTION("reduction: short rows sharing a group, the last group past the last row") {
     // On a GPU's tuning (Oclgrind's is one): rows of 17 a work-item each,
-    // rows of 40 two work-items each, many rows a group (scheduler.cpp's
-    // share_groups; rows of 40 are 10 vectors, too many a lane for rows in
-    // lanes); rows past the last get an empty range and no store.
-    for (const std::int64_t m : {17, 40}) {
+    // rows of 33 two work-items each, many rows a group (scheduler.cpp's
+    // share_groups; rows of odd length are not read in lanes); rows past the
+    // last get an empty range and no store.
+    for (const std::int64_t m : {17, 33}) {
       const auto a = ints({301, m}, 18);
       const auto r = sum(to_device(a), 1);
       const std::string src = kernel_source(r);
@@ -327,8 +327,11 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
   SECTION("reduction: short rows in lanes, the last group past the last row") {
     // On a GPU's tuning: rows of 16, 24 and 128 over 4, 2 and 32 work-items
     // (render_lane_rows.cpp), their lanes meeting in local memory; rows past
-    // the last read the last row and store nothing.
-    for (const std::int64_t m : {16, 24, 128}) {
+    // the last read the last row and store nothing. Rows of 10 (5 vectors of
+    // 2 over 2 work-items), 44 (11 of 4 over 4) and 100 (25 over 32): the
+    // lanes past the row's last vector load that vector again, and nothing
+    // past it.
+    for (const std::int64_t m : {16, 24, 128, 10, 44, 100}) {
       const auto a = ints({301, m}, 19);
       const auto r = sum(to_device(a), 1);
       const std::string src = kernel_source(r);
@@ -336,6 +339,19 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
       CHECK(src.find("lane_") != std::string::npos);
       require_matches(r, h_reduce<float>(a, {1}, false, false, sums));
     }
+    // Columns 6 to 15 of 64 x 16 (rows of 10 in place, 16 apart): the last
+    // row ends where the buffer does (4096 bytes, its size class). (A lane
+    // past its row's last vector loads that vector again; Oclgrind's
+    // compiler sinks a load whose value ok_ discards under ok_, so it would
+    // not see such a lane read past the row either way.)
+    const auto b = ints({64, 16}, 20);
+    auto whole = to_device(b) * 1.0f;  // a buffer of the pool's, 4096 bytes, not the host's vector
+    eval(whole);
+    const auto r = sum(slice(whole, 1, 6, 16), 1);
+    const std::string src = kernel_source(r);
+    INFO(src);
+    CHECK(src.find("lane_") != std::string::npos);
+    require_matches(r, h_reduce<float>(h_slice(b, {Slice{}, Slice{6, 16}}), {1}, false, false, sums));
   }
   SECTION("reduction: a group per output") {
     const auto a = ints({8, 2000}, 9);
