@@ -330,6 +330,10 @@ inline std::int64_t lane_row_length(const KernelPlan& plan) {
   return std::int64_t(plan.reduce.row_vectors) * plan.width;
 }
 
+/// A rows-in-lanes plan's rounds of loads: the most vectors a lane takes,
+/// ceil(row_vectors / lanes_per_row).
+inline int lane_rounds(const ReduceSpec& rs) { return (rs.row_vectors + rs.lanes_per_row - 1) / rs.lanes_per_row; }
+
 /// Compact bytes that determine the generated source exactly: every field of
 /// the plan (through the hana adaptations at the end of this header), so two
 /// plans have equal signatures exactly when all their fields are equal.

@@ -40,8 +40,8 @@ struct Lanes {
 
 Lanes lanes_of(const KernelPlan& plan) {
   const ReduceSpec& rs = plan.reduce;
-  const int T = rs.lanes_per_row, R = rs.row_vectors;
-  return {plan.width, T, R, (R + T - 1) / T, rs.rows_per_item, rs.local_size / T};
+  const int T = rs.lanes_per_row;
+  return {plan.width, T, rs.row_vectors, lane_rounds(rs), rs.rows_per_item, rs.local_size / T};
 }
 
 std::string row_at(int k, const Lanes& f) { return "base_ + " + std::to_string(k * f.S); }

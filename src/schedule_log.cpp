@@ -77,7 +77,7 @@ std::string describe(const Schedule& s, const std::string& device) {
       // Short rows sharing a group (scheduler.cpp's share_groups), partials within warps.
       const int per_row = rs.local_size / std::max(1, int(rs.rows_per_group));
       if (rs.lanes_per_row > 0) {  // scheduler.cpp's lanes_for_rows
-        const int T = rs.lanes_per_row, V = (rs.row_vectors + T - 1) / T;
+        const int T = rs.lanes_per_row, V = codegen::lane_rounds(rs);
         const bool whole = rs.row_vectors % T == 0;
         out += "; short rows in lanes: " + std::to_string(T) + " work-item(s) a row, " + (whole ? "" : "up to ") + std::to_string(V) +
                " vector(s) of " + std::to_string(st.kernel.plan.width) + " each" +
