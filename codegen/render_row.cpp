@@ -54,6 +54,25 @@ namespace fusecl::codegen {
 
 namespace row {
 
+// In registers, with the row's length m a constant of the source, every
+// work-item's first F = R / T chunks lie wholly in its row (R the row's
+// elements, or its vectors in whole vectors; T work-items a row): only the
+// chunks from F on test the row's end (the unrolled loop keeps no test and
+// no exit before them), and rows past the last (the last group's) compute
+// on the last row's loads, as their loads already read it, and store
+// nothing. An H200, 2^26 floats, element by element (us, softmax / layer
+// norm, so against a test at every chunk): rows of 129 138 / 134 against
+// 155 / 155, 197 136 / 135 against 155 / 149, 257 137 / 135 against 146 /
+// 148, 385 135 / 133 against 145 / 141; rows of 511 to 2047 level
+// (bench/RESULTS.md, forty-second session). Softmax's kernel over rows of
+// 257 is 856 instructions against 1280. -1 where it does not apply.
+long long RowRender::full_chunks() const {
+  if (!registers() || split() || grid() || columns() || lanes() || skew() || staged() || plan.reduce.row_length == 0) return -1;
+  const long long m = plan.reduce.row_length, w = width();
+  if (m % w != 0) return -1;
+  return m / w / std::stoll(T);
+}
+
 // Which instructions computing `targets` are evaluated at each element: their
 // operands, transitively, stopping at reductions (held per row already, and
 // marked 2) and at `held` (a value at hand: what only it reads is not
@@ -494,8 +513,10 @@ std::string row_rest(RowRender& rr) {
     if (rr.columns())  // the start of the last vector's column, for the last group's past-the-end vectors
       b += "    const long bc = oc / (rs / " + Ws + ") * m * rs + oc % (rs / " + Ws + ") * " + Ws + ";\n";
     b += "    for (int k = 0; k < " + rr.K + "; ++k) {\n";
-    b += "      const long rk_ = " + rr.start(W > 1 && !rr.columns()) + " + (long)k * " + rr.T + ", r = rk_ < " + last + " ? rk_ : " + last +
-         ";\n";  // not min(): see render_tiled.cpp
+    // (Chunks before full_chunks() are the row's: no clamp.)
+    const long long full = rr.full_chunks();
+    b += "      const long rk_ = " + rr.start(W > 1 && !rr.columns()) + " + (long)k * " + rr.T + ", r = " +
+         (full > 0 ? "k < " + std::to_string(full) + " || " : std::string()) + "rk_ < " + last + " ? rk_ : " + last + ";\n";  // not min(): see render_tiled.cpp
     if (rr.columns())
       b += "      const long p = bc + r * rs;\n";
     else
@@ -546,6 +567,8 @@ std::string row_rest(RowRender& rr) {
     return s;
   };
   const std::vector<char> marked = plan.reduce.row_reciprocal ? reciprocal_divisions(plan) : std::vector<char>();
+  const bool guard = rr.full_chunks() >= 0;  // rows past the last store nothing
+  if (guard) b += "  if (o < n) {\n";
   if (std::find(marked.begin(), marked.end(), 1) == marked.end()) {
     b += outputs("  ");
   } else {
@@ -568,6 +591,7 @@ std::string row_rest(RowRender& rr) {
     rr.stash = stash;
     b += stash >= 0 ? "#ifndef FCL_CPU\n" + again + "#endif\n" : again;
   }
+  if (guard) b += "  }\n";
   if (rr.staged()) b += stage_flush(plan);
   return b;
 }

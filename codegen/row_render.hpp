@@ -53,6 +53,19 @@ struct RowRender {
   int split() const { return plan.reduce.row_split; }
   bool skew() const { return plan.reduce.row_skew && registers(); }
   bool staged() const { return plan.reduce.row_staged > 0 && registers(); }
+  // In registers with the row's length a constant: the chunks at the start
+  // of every work-item's that lie wholly in its row, which test nothing
+  // (render_row.cpp; -1: every chunk tests the row's end, and rows past
+  // the last test it too).
+  long long full_chunks() const;
+
+  // The test of the row's end at chunk k, position x of e (elements or vectors).
+  std::string end_test(const std::string& ind, const std::string& x, const std::string& e) const {
+    const long long full = full_chunks();
+    if (full < 0) return ind + "  if (" + x + " >= mo" + e + ") break;\n";
+    if (full >= std::stoll(K)) return "";
+    return ind + "  if (k >= " + std::to_string(full) + " && " + x + " >= m" + e + ") break;\n";
+  }
 
   // Where this work-item's positions of its row start: split rows start at
   // their segment's sg0_, a multiple of 16 (so of any width); in vectors of
@@ -96,13 +109,13 @@ struct RowRender {
              "  if (q >= nv_) break;\n" + ind + "  const long p = o * m - a_ + q * " + W + ";\n" + ind +
              "  const int lo_ = k == kf_ ? (int)a_ : 0, hi_ = k == kl_ ? tl_ : " + W + ";\n";
     if (registers() && w > 1)  // whole vectors only: the scheduler asks that rows be a multiple of w (or row_skew)
-      return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long q = " + start(true) + " + (long)k * " + T + ";\n" + ind +
-             "  if (q >= mo / " + W + ") break;\n" + ind + "  const long p = o * m + q * " + W + ";\n";
+      return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long q = " + start(true) + " + (long)k * " + T + ";\n" +
+             end_test(ind, "q", " / " + W) + ind + "  const long p = o * m + q * " + W + ";\n";
     if (w > 1)
       return ind + "for (long q = " + start(true) + "; q < mo / " + W + "; q += " + T + ") {\n" + ind + "  const long p = o * m + q * " + W + ";\n";
     if (registers())
-      s = ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = " + start(false) + " + (long)k * " + T + ";\n" + ind +
-          "  if (r >= mo) break;\n";
+      s = ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long r = " + start(false) + " + (long)k * " + T + ";\n" +
+          end_test(ind, "r", "");
     else
       s = ind + "for (long r = " + (width() > 1 ? "mo / " + W + " * " + W + " + sl" : start(false)) + "; r < mo; r += " + T + ") {\n";
     return s + ind + "  const long p = o * m + r;\n" + emit_coordinates(plan, "p", ind + "  ");

@@ -489,6 +489,20 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   std::int64_t per_row = 1;
   while (per_row < std::min<std::int64_t>(L, tuning.row_items_cap) && per_row * tuning.elements_per_item < m) per_row *= 2;
   if (deep.group > 0) per_row = L;  // a row a group
+  // Rows of 41 to 127 that are no whole vectors, on a GPU: at most 10
+  // elements a work-item, up to 16 work-items a row (rows of 41 to 64 took
+  // 4 work-items, in vectors from each row's aligned start, rows of 81 to
+  // 127 8 work-items of 11 to 16 elements). An H200, 2^26 floats, softmax /
+  // layer norm (us, so against before; torch.compile): rows of 41 139 / 136
+  // against 198 / 180 (308 / 278), 50 137 / 133 against 195 / 177 (135 /
+  // 141), 63 132 / 133 against 182 / 170 (185 / 194), 97 136 / 132 against
+  // 157 / 159 (193 / 182), 121 133 / 132 against 159 / 158 (159 / 145), 127
+  // 131 / 131 against 157 / 157 (151 / 137); rows of 65 to 80 keep 8 (65
+  // with 16: 152 / 149 against 136 / 133) (bench/RESULTS.md, forty-second
+  // session).
+  if (tuning.row_items_cap > 1 && !partials && !split && deep.group == 0 && m > kStageLongest &&
+      m % row_width(b.plan, tuning.vector_bytes) != 0)
+    while (per_row < 16 && per_row * 2 <= std::min<std::int64_t>(L, tuning.row_items_cap) && (m + per_row - 1) / per_row > 10) per_row *= 2;
   // Rows a group of L takes at T work-items each: no more than there are.
   auto group_rows = [L, n](std::int64_t T) {
     std::int64_t r = L / T;
@@ -619,16 +633,18 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   if (split) mark_split(b, *split, segments);
   b.plan.reduce.row_reciprocal = row_reciprocal(b.plan, tuning);
   // The row length a constant of the source (DeviceTuning::row_constant)
-  // where the row is held in registers, unless 4 or 8 work-items hold it
-  // element by element from memory: the clamps and offsets of a work-item's
-  // loads become constants. An H200, 2^26 floats, softmax (us, the constant
-  // / the argument): rows of 3 139 / 180, 17 162 / 174, 31 176 / 201, 129
-  // 154 / 162, 257 145 / 150, 1001 135 / 146, 2047 134 / 147. Not rows of
-  // 41 to 128 held by 4 or 8 work-items: 41 to 57 gain nothing (41 199 /
-  // 200), 65 to 127 lose (65 194 / 166, 97 217 / 181), from PTX that
-  // differs only in the constants (bench/RESULTS.md, thirty-third session).
-  const bool constant_gains = b.plan.reduce.row_staged > 0 || per_row < 4 || per_row >= 16;
-  if (tuning.row_constant && constant_gains && b.plan.reduce.row_chunks > 0 && !split && !partials &&
+  // where the row is held in registers: the clamps and offsets of a work-
+  // item's loads become constants, and only its chunks that may pass the
+  // row's end test it (render_row.cpp's full_chunks). An H200, 2^26 floats,
+  // softmax (us, the constant / the argument): rows of 3 139 / 180, 17 162
+  // / 174, 31 176 / 201, 129 154 / 162, 257 145 / 150, 1001 135 / 146, 2047
+  // 134 / 147 (bench/RESULTS.md, thirty-third session). Rows of 65 to 127,
+  // held by 4 or 8 work-items element by element, lost with a test of the
+  // row's end at every chunk (65 194 / 166, 97 217 / 181) and gain with the
+  // tests only where needed: softmax / layer norm over rows of 65 137 / 135
+  // against 168 / 176, 97 158 / 160 against 183 / 178, 127 158 / 158 against
+  // 171 / 168 (forty-second session).
+  if (tuning.row_constant && b.plan.reduce.row_chunks > 0 && !split && !partials &&
       row_length <= std::int64_t(UINT32_MAX))
     b.plan.reduce.row_length = std::uint32_t(row_length);
   return {std::move(b.plan), std::move(b.args)};

@@ -193,6 +193,49 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
     }
     CHECK(got[std::size_t(2 * m + 7)] == 0.0f);
   }
+  // Rows of 129 element by element, the length a constant (16 work-items a
+  // row, 9 elements each, the last chunk the row's for one of them): only
+  // the last chunk tests the row's end, and the last group's rows past the
+  // last (127 rows, 8 a group) compute on the last row's loads and must
+  // store nothing: 127 x 129 floats fill the buffer's size class, 64 KiB,
+  // but for one, so a store of theirs passes its end. Softmax through the
+  // reciprocal, a row with -inf (its second pass).
+  {
+    const std::int64_t n = 127, m = 129;
+    auto a = ints({n, m}, 36);
+    a.data[std::size_t(5 * m + 128)] = -INFINITY;
+    const auto x = to_device(a);
+    const auto e = exp(x - max(x, 1, true));
+    const auto y = e / sum(e, 1, true);
+    {
+      const auto node = y.node();
+      const detail::GraphLock lock{node.get()};
+      auto t = detail::tuning_of(*node->device);
+      t.row_reciprocal = true;
+      detail::Schedule s = detail::make_schedule({node}, t);
+      REQUIRE(s.kernel_count() == 1);
+      const auto& plan = s.steps[0].kernel.plan;
+      REQUIRE(plan.width == 1);
+      REQUIRE(plan.reduce.row_length == std::uint32_t(m));
+      REQUIRE(int(plan.reduce.row_chunks) == 9);
+      REQUIRE(plan.reduce.local_size / plan.reduce.rows_per_group == 16);
+      const std::string text = codegen::render(plan, codegen::kernel_name(plan));
+      REQUIRE(text.find("if (k >= 8 && r >= m) break;") != std::string::npos);
+      REQUIRE(text.find("fcl_rdiv_") != std::string::npos);
+      detail::run_schedule(*node->device, s);
+    }
+    const auto got = y.to_host();
+    for (std::int64_t i = 0; i < n; ++i) {
+      double mx = -INFINITY, s = 0;
+      for (std::int64_t j = 0; j < m; ++j) mx = std::max(mx, double(a.data[std::size_t(i * m + j)]));
+      for (std::int64_t j = 0; j < m; ++j) s += std::exp(double(a.data[std::size_t(i * m + j)]) - mx);
+      for (std::int64_t j = 0; j < m; ++j) {
+        const double want = std::exp(double(a.data[std::size_t(i * m + j)]) - mx) / s;
+        REQUIRE(std::fabs(got[std::size_t(i * m + j)] - want) <= 1e-6 * want + 1e-37);
+      }
+    }
+    CHECK(got[std::size_t(5 * m + 128)] == 0.0f);
+  }
   // Short rows in the lanes form (a CPU's: lane j of a vector is a row, its
   // loads gathered m apart): 17 rows of 15, so the last vector holds one row
   // and its other lanes repeat it (they must read nothing past it, and store

@@ -54,7 +54,7 @@ std::uint64_t programs() { return stats().programs_built + stats().programs_load
 
 TEST_CASE("row fusion: the row length a constant of the kernel", "[row]") {
   const auto all = patterns();
-  for (const std::int64_t m : {1, 3, 5, 17, 31, 129, 257, 1001, 4099})
+  for (const std::int64_t m : {1, 3, 5, 17, 31, 65, 100, 129, 257, 1001, 4099})
     for (const std::int64_t rows : {1, 7, 130})
       for (std::size_t which = 0; which < all.size(); ++which) {
         const Pattern& pat = all[which];
@@ -92,6 +92,36 @@ TEST_CASE("row fusion: the row length a constant of the kernel", "[row]") {
       }
 }
 
+TEST_CASE("row fusion: the row length a constant of the kernel, rows along axis 0", "[row]") {
+  // Softmax and layer norm down columns of 17, 65 and 129 (the column form
+  // where the device's tuning takes it, else strided rows held in registers
+  // element by element), against the host reference and bit for bit against
+  // the length as the argument.
+  const auto all = patterns();
+  for (const std::int64_t m : {17, 65, 129})
+    for (const std::size_t which : {std::size_t(3), std::size_t(4)}) {
+      const Pattern& pat = all[which];
+      const Dims d{m, 67};
+      INFO(pat.name << " down 67 columns of " << m);
+      const auto h = inputs(d, 1, test_seed(0xc01 + std::uint64_t(m) * 8 + which), pat.lo, pat.hi, true);
+      const auto x = from_host(h, Shape(d));
+      forget_lengths(*x.node()->device);
+      const auto y = pat.device(x, 0);
+      const auto plan = one_row_kernel(run_with(y, length_layout(*y.node()->device, true)));
+      CHECK(plan.reduce.row_length == (plan.reduce.row_columns || plan.reduce.row_chunks == 0 ? 0u : std::uint32_t(m)));
+      const auto got = y.to_host();
+      check_rows(pat, h, got, d, 0);
+      const auto z = pat.device(x, 0);
+      one_row_kernel(run_with(z, length_layout(*z.node()->device, false)));
+      const auto want = z.to_host();
+      REQUIRE(got.size() == want.size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        INFO("element " << i);
+        REQUIRE(std::memcmp(&got[i], &want[i], sizeof(float)) == 0);
+      }
+    }
+}
+
 TEST_CASE("row fusion: where the row length is a constant", "[row]") {
   const auto x = from_host(spread_values<float>(64 * 5001, 0x5e1), {64, 5001});
   auto& dev = *x.node()->device;
@@ -114,19 +144,44 @@ TEST_CASE("row fusion: where the row length is a constant", "[row]") {
   const auto s = from_host(spread_values<float>(64 * 9, 0x5e2), {64, 9});
   CHECK(plan_of(s - max(s, 1, true), length_layout(dev, true)).reduce.row_length == 9);
   CHECK(plan_of(s - max(s, 1, true), length_layout(dev, false)).reduce.row_length == 0);
-  // Nor where 4 or 8 work-items hold a row element by element (rows of 41
-  // to 128 here); a work-item a row (3), 16 (129) do.
+  // Also where 8 or 16 work-items hold a row element by element (rows of 41
+  // to 128 here: at most 10 elements each, plan_row.cpp), and a work-item a
+  // row (3), 16 (129).
   for (const std::int64_t m : {3, 45, 65, 127, 129}) {
     const auto r = from_host(spread_values<float>(std::size_t(64 * m), 0x5e3), {64, m});
     const auto p = plan_of(r - max(r, 1, true), length_layout(dev, true));
     const int per_row = p.reduce.local_size / p.reduce.rows_per_group;
     INFO("rows of " << m << ", " << per_row << " work-items each");
     CHECK(p.reduce.row_staged == 0);
-    CHECK(p.reduce.row_length == (per_row == 4 || per_row == 8 ? 0u : std::uint32_t(m)));
-    CHECK(p.reduce.row_length == (m == 3 || m == 129 ? std::uint32_t(m) : 0u));
+    CHECK(p.reduce.row_length == std::uint32_t(m));
+    CHECK(per_row == (m == 3 ? 1 : m == 45 || m == 65 ? 8 : 16));
   }
-  // The column form (rows along axis 0) keeps the argument.
-  CHECK(plan_of(s - max(s, 0, true), length_layout(dev, true)).reduce.row_length == 0);
+  // Where the length is a constant, only the chunks from the first that may
+  // pass the row's end test it, and rows past the last store nothing: rows
+  // of 65 (8 work-items of 9 elements: the first 8 chunks are the row's),
+  // 129 (16 of 9), 1001 (64 of 16: from chunk 15); rows of 1024 in vectors
+  // of 4 test nothing (64 work-items of 4 whole vectors). With the length
+  // the argument, every chunk tests it.
+  for (const std::int64_t m : {65, 129, 1001, 1024})
+    for (const bool constant : {true, false}) {
+      const auto r = from_host(spread_values<float>(std::size_t(64 * m), 0x5e4), {64, m});
+      const auto p = plan_of(r - max(r, 1, true), length_layout(dev, constant));
+      INFO("rows of " << m << (constant ? ", the length a constant" : ", the length the argument"));
+      const int T = p.reduce.local_size / p.reduce.rows_per_group, W = p.width;
+      REQUIRE(W == (m == 1024 ? 4 : 1));
+      const std::string text = codegen::render(p, "k"), F = std::to_string(m / W / T);
+      const std::string at = W == 1 ? "r >= m) break;" : "q >= m / 4) break;";
+      CHECK(has(text, "if (k >= " + F + " && " + at) == (constant && m != 1024));
+      CHECK(has(text, W == 1 ? "if (r >= mo) break;" : "if (q >= mo / 4) break;") == !constant);
+      CHECK(has(text, "  if (o < n) {\n") == constant);
+    }
+  // The column form (rows along axis 0 read down their columns) keeps the
+  // argument; where rows along axis 0 take the general form (strided) they
+  // take the constant (a GPU's tuning declines the column form here).
+  {
+    const auto col = plan_of(s - max(s, 0, true), length_layout(dev, true));
+    CHECK(col.reduce.row_length == (col.reduce.row_columns ? 0u : 64u));
+  }
   // A kernel made for one length never runs on rows of another (an
   // internal error, which no kept plan may reach: their shapes are part of
   // their key).
