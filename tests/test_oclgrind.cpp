@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -115,6 +116,43 @@ HostArray<float> ints(const Dims& shape, std::uint64_t seed) {
   return h_generate<float>(shape, [&](const Dims&) { return float(rand_int(rng, -50, 50)); });
 }
 
+// Softmax along the rows of the n x m array a, one row kernel dividing
+// through the row's reciprocal (`adjust` sets the rest of the tuning;
+// `expect` checks the plan before it runs), then against the host in
+// double; returns what the device gave.
+std::vector<float> checked_softmax(const HostArray<float>& a, const std::function<void(detail::DeviceTuning&)>& adjust,
+                                   const std::function<void(const codegen::KernelPlan&)>& expect) {
+  const std::int64_t n = a.shape[0], m = a.shape[1];
+  const auto x = to_device(a);
+  const auto e = exp(x - max(x, 1, true));
+  const auto y = e / sum(e, 1, true);
+  {
+    const auto node = y.node();
+    const detail::GraphLock lock{node.get()};
+    auto t = detail::tuning_of(*node->device);
+    t.row_reciprocal = true;
+    adjust(t);
+    detail::Schedule s = detail::make_schedule({node}, t);
+    REQUIRE(s.kernel_count() == 1);
+    const auto& plan = s.steps[0].kernel.plan;
+    REQUIRE(plan.reduce.row_chunks > 0);
+    REQUIRE(codegen::render(plan, codegen::kernel_name(plan)).find("fcl_rdiv_") != std::string::npos);
+    expect(plan);
+    detail::run_schedule(*node->device, s);
+  }
+  const auto got = y.to_host();
+  for (std::int64_t i = 0; i < n; ++i) {
+    double mx = -INFINITY, s = 0;
+    for (std::int64_t j = 0; j < m; ++j) mx = std::max(mx, double(a.data[std::size_t(i * m + j)]));
+    for (std::int64_t j = 0; j < m; ++j) s += std::exp(double(a.data[std::size_t(i * m + j)]) - mx);
+    for (std::int64_t j = 0; j < m; ++j) {
+      const double want = std::exp(double(a.data[std::size_t(i * m + j)]) - mx) / s;
+      REQUIRE(std::fabs(got[std::size_t(i * m + j)] - want) <= 1e-6 * want + 1e-37);
+    }
+  }
+  return got;
+}
+
 }  // namespace
 
 TEST_CASE("exiting after a split reduction with FUSECL_POOL_MAX_BYTES=0 is clean (Oclgrind)", "[oclgrind][exit]") {
@@ -163,34 +201,14 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
     auto a = ints({3, m}, 30 + std::uint64_t(m));
     for (std::int64_t j = 0; j < m; ++j) a.data[std::size_t(m + j)] *= 0.01f;
     a.data[std::size_t(2 * m + 7)] = -INFINITY;
-    const auto x = to_device(a);
-    const auto e = exp(x - max(x, 1, true));
-    const auto y = e / sum(e, 1, true);
-    {
-      const auto node = y.node();
-      const detail::GraphLock lock{node.get()};
-      auto t = detail::tuning_of(*node->device);
-      t.row_reciprocal = true;
-      t.row_stage = stage;
-      detail::Schedule s = detail::make_schedule({node}, t);
-      REQUIRE(s.kernel_count() == 1);
-      const auto& plan = s.steps[0].kernel.plan;
-      REQUIRE(plan.reduce.row_chunks > 0);
-      REQUIRE(int(plan.reduce.row_staged) == (m == 17 && stage ? 16 : 0));
-      REQUIRE(plan.reduce.row_skew == (m % 4 != 0 && plan.reduce.row_staged == 0));
-      REQUIRE(codegen::render(plan, codegen::kernel_name(plan)).find("fcl_rdiv_") != std::string::npos);
-      detail::run_schedule(*node->device, s);
-    }
-    const auto got = y.to_host();
-    for (std::int64_t i = 0; i < 3; ++i) {
-      double mx = -INFINITY, s = 0;
-      for (std::int64_t j = 0; j < m; ++j) mx = std::max(mx, double(a.data[std::size_t(i * m + j)]));
-      for (std::int64_t j = 0; j < m; ++j) s += std::exp(double(a.data[std::size_t(i * m + j)]) - mx);
-      for (std::int64_t j = 0; j < m; ++j) {
-        const double want = std::exp(double(a.data[std::size_t(i * m + j)]) - mx) / s;
-        REQUIRE(std::fabs(got[std::size_t(i * m + j)] - want) <= 1e-6 * want + 1e-37);
-      }
-    }
+    const int staged = m == 17 && stage ? 16 : 0, setting = stage;
+    const bool skewed = m % 4 != 0 && staged == 0;
+    const auto got = checked_softmax(
+        a, [setting](detail::DeviceTuning& t) { t.row_stage = setting; },
+        [staged, skewed](const codegen::KernelPlan& plan) {
+          REQUIRE(int(plan.reduce.row_staged) == staged);
+          REQUIRE(plan.reduce.row_skew == skewed);
+        });
     CHECK(got[std::size_t(2 * m + 7)] == 0.0f);
   }
   // Rows of 129 element by element, the length a constant (16 work-items a
@@ -204,36 +222,13 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
     const std::int64_t n = 127, m = 129;
     auto a = ints({n, m}, 36);
     a.data[std::size_t(5 * m + 128)] = -INFINITY;
-    const auto x = to_device(a);
-    const auto e = exp(x - max(x, 1, true));
-    const auto y = e / sum(e, 1, true);
-    {
-      const auto node = y.node();
-      const detail::GraphLock lock{node.get()};
-      auto t = detail::tuning_of(*node->device);
-      t.row_reciprocal = true;
-      detail::Schedule s = detail::make_schedule({node}, t);
-      REQUIRE(s.kernel_count() == 1);
-      const auto& plan = s.steps[0].kernel.plan;
+    const auto got = checked_softmax(a, [](detail::DeviceTuning&) {}, [&](const codegen::KernelPlan& plan) {
       REQUIRE(plan.width == 1);
       REQUIRE(plan.reduce.row_length == std::uint32_t(m));
       REQUIRE(int(plan.reduce.row_chunks) == 9);
       REQUIRE(plan.reduce.local_size / plan.reduce.rows_per_group == 16);
-      const std::string text = codegen::render(plan, codegen::kernel_name(plan));
-      REQUIRE(text.find("if (k >= 8 && r >= m) break;") != std::string::npos);
-      REQUIRE(text.find("fcl_rdiv_") != std::string::npos);
-      detail::run_schedule(*node->device, s);
-    }
-    const auto got = y.to_host();
-    for (std::int64_t i = 0; i < n; ++i) {
-      double mx = -INFINITY, s = 0;
-      for (std::int64_t j = 0; j < m; ++j) mx = std::max(mx, double(a.data[std::size_t(i * m + j)]));
-      for (std::int64_t j = 0; j < m; ++j) s += std::exp(double(a.data[std::size_t(i * m + j)]) - mx);
-      for (std::int64_t j = 0; j < m; ++j) {
-        const double want = std::exp(double(a.data[std::size_t(i * m + j)]) - mx) / s;
-        REQUIRE(std::fabs(got[std::size_t(i * m + j)] - want) <= 1e-6 * want + 1e-37);
-      }
-    }
+      REQUIRE(codegen::render(plan, codegen::kernel_name(plan)).find("if (k >= 8 && r >= m) break;") != std::string::npos);
+    });
     CHECK(got[std::size_t(5 * m + 128)] == 0.0f);
   }
   // Short rows in the lanes form (a CPU's: lane j of a vector is a row, its
