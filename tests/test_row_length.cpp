@@ -11,6 +11,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/device_compare.hpp"
 #include "support/device_rows.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
@@ -23,7 +24,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -83,12 +83,7 @@ TEST_CASE("row fusion: the row length a constant of the kernel", "[row]") {
         auto same = plain;
         same.reduce.row_length = plan.reduce.row_length;
         CHECK(codegen::signature(same) == codegen::signature(plan));  // nothing else differs
-        const auto want = z.to_host();
-        REQUIRE(got.size() == want.size());
-        for (std::size_t i = 0; i < got.size(); ++i) {
-          INFO("element " << i);
-          REQUIRE(std::memcmp(&got[i], &want[i], sizeof(float)) == 0);
-        }
+        require_same_bits(got, z.to_host());
       }
 }
 
@@ -113,12 +108,7 @@ TEST_CASE("row fusion: the row length a constant of the kernel, rows along axis 
       check_rows(pat, h, got, d, 0);
       const auto z = pat.device(x, 0);
       one_row_kernel(run_with(z, length_layout(*z.node()->device, false)));
-      const auto want = z.to_host();
-      REQUIRE(got.size() == want.size());
-      for (std::size_t i = 0; i < got.size(); ++i) {
-        INFO("element " << i);
-        REQUIRE(std::memcmp(&got[i], &want[i], sizeof(float)) == 0);
-      }
+      require_same_bits(got, z.to_host());
     }
 }
 

@@ -14,6 +14,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/device_compare.hpp"
 #include "support/device_rows.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
@@ -26,7 +27,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -51,15 +51,6 @@ detail::DeviceTuning stage_layout(detail::DeviceState& dev, int stage, bool reci
 template <class T>
 codegen::KernelPlan run_one(const Array<T>& y, const detail::DeviceTuning& t) {
   return one_row_kernel(run_with(y, t));
-}
-
-template <class T>
-void require_same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  REQUIRE(a.size() == b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    INFO("element " << i);
-    REQUIRE(std::memcmp(&a[i], &b[i], sizeof(T)) == 0);
-  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fusecl/fusecl.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,16 @@ Array<T> to_device(const HostArray<T>& h) {
 template <class T>
 HostArray<T> to_reference(const Array<T>& a) {
   return HostArray<T>{a.shape().to_vector(), a.to_host()};
+}
+
+/// a and b hold the same bits, element by element (NaN payloads and zeros' signs too).
+template <class T>
+void require_same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO("element " << i);
+    REQUIRE(std::memcmp(&a[i], &b[i], sizeof(T)) == 0);
+  }
 }
 
 /// Index of the first element where got and want differ (exactly; NaN equals
