@@ -179,7 +179,12 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
       case Op::Buffer: {
         const std::string buf = "in" + std::to_string(in.slot);
         const std::string addr = address(plan, k, pos);
-        if (in.access == Access::Tiled)
+        if (in.access == Access::Tiled && plan.tile_registers)
+          // A CPU's block (render_tiled_registers.cpp): its vector of this
+          // row, turned in registers (tt<k>); an element read in place on
+          // the block's path element by element.
+          e = width > 1 ? "tt" + std::to_string(k) : buf + "[" + addr + "]";
+        else if (in.access == Access::Tiled)
           // Staged in local memory by the tiled renderer (render_tiled.cpp),
           // which names this element's place in the tile tr_ (along the
           // output's innermost axis) and tc_ (along the load's own).

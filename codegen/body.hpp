@@ -149,5 +149,7 @@ std::string kahan_comp(const std::string& t, const std::string& acc, const std::
 
 /// An elementwise plan with tiles (plan.tile != 0): render_tiled.cpp.
 std::string render_tiled(const KernelPlan& plan, const std::string& name);
+/// The same with plan.tile_registers (a CPU's blocks in registers): render_tiled_registers.cpp.
+std::string render_tiled_registers(const KernelPlan& plan, const std::string& name);
 
 }  // namespace fusecl::codegen

@@ -288,6 +288,9 @@ inline ColumnGroup column_group(const ReduceSpec& rs) {
 /// Work-items of one tiled work-group: tile x (kTileWorkItems / tile), each
 /// covering tile / rows elements of its column of the tile.
 constexpr int kTileWorkItems = 256;
+/// A CPU's tiled work-group (KernelPlan::tile_registers): kTileBlocks x
+/// kTileBlocks work-items, each a block of tile x tile elements.
+constexpr int kTileBlocks = 16;
 struct KernelPlan;
 int tile_rows(const KernelPlan& plan);
 
@@ -319,6 +322,11 @@ struct KernelPlan {
   // `tile_axis` (the Tiled loads' innermost); 0: not tiled.
   std::uint8_t tile = 0;
   std::uint8_t tile_axis = 0;
+  // Tiled on a CPU (DeviceTuning::tile_registers): each work-item owns a
+  // `tile` x `tile` block and turns its Tiled loads' vectors (read along
+  // tile_axis) into the block's rows in registers, with no local memory and
+  // no barrier (render_tiled_registers.cpp); false: through local memory.
+  bool tile_registers = false;
   ReduceSpec reduce;                  // kind == Reduce
 
   bool uses_fp64() const;
@@ -411,7 +419,7 @@ BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, diviso
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_warp, row_columns, row_lanes, row_lane_length, lanes_per_row, row_vectors, rows_per_item, row_online,
                         row_recompute, row_skew, row_reciprocal, row_staged, row_length, row_split, moment, moment_blocks, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
-                        out_strided, aligned, cross_rows, index32, tile, tile_axis, reduce);
+                        out_strided, aligned, cross_rows, index32, tile, tile_axis, tile_registers, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),
               "BOOST_HANA_ADAPT_STRUCT(Instr, ...) must list every field of Instr");
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::ReduceSpec>(),

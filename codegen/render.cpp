@@ -123,6 +123,7 @@ std::string render(const KernelPlan& plan, const std::string& name) {
     return plan.reduce.moment ? render_moment(plan, name) : render_reduce(plan, name);
   }
   if (plan.kind == KernelKind::Row) return render_row(plan, name);
+  if (plan.tile && plan.tile_registers) return render_tiled_registers(plan, name);
   if (plan.tile) return render_tiled(plan, name);
   return render_elementwise(plan, name);
 }

@@ -48,6 +48,8 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // FUSECL_TILES=0 reads transposed operands in place (to compare the two paths).
   static const bool tiles = rt::switch_setting("FUSECL_TILES", true);
   d.tile_transposes = tiles;
+  static const bool tile_registers = rt::switch_setting("FUSECL_TILE_REGISTERS", true);
+  d.tile_registers = cpu && tile_registers;
   // FUSECL_COLUMN_BLOCKS=0 reduces leading axes as before (a group per output, or a work-item per output).
   static const bool column_blocks = rt::switch_setting("FUSECL_COLUMN_BLOCKS", true);
   d.column_blocks = column_blocks;
@@ -335,6 +337,19 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
       case codegen::ParamRole::OutOffset: args.push_back(long_arg(a.out_offset)); break;
       case codegen::ParamRole::OutStride: args.push_back(long_arg(a.out_strides.at(idx))); break;
     }
+  }
+  if (plan.tile && plan.tile_registers) {
+    // A CPU's blocks (render_tiled_registers.cpp): groups of kTileBlocks x
+    // kTileBlocks blocks over (Y, X), for every batch coordinate.
+    const std::int64_t T = plan.tile, X = plan.ndim - 1, Y = plan.tile_axis, G = codegen::kTileBlocks;
+    auto groups_along = [&](std::int64_t d) { return std::size_t(((a.dims.at(std::size_t(d)) + T - 1) / T + G - 1) / G); };
+    std::size_t groups = groups_along(X) * groups_along(Y);
+    for (std::int64_t d = 0; d < plan.ndim; ++d)
+      if (d != X && d != Y) groups *= std::size_t(a.dims[std::size_t(d)]);
+    const std::size_t local = std::size_t(G * G);
+    rt::launch_kernel(rt, signature, [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
+                      rt::NDRange{1, {groups * local, 1, 1}, {local, 1, 1}});
+    return;
   }
   if (plan.tile && plan.kind == codegen::KernelKind::Elementwise) {
     // Tiled (render_tiled.cpp): one group per tile, the tiles of every

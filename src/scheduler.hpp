@@ -129,6 +129,10 @@ struct DeviceTuning {
   codegen::SplitFinish split_finish = codegen::SplitFinish::SecondKernel;
   // Tiled transposed reads (tiling.hpp): allowed (FUSECL_TILES), and what the device gives them.
   bool tile_transposes = true;
+  // CPUs: tiles as blocks turned in registers (codegen KernelPlan::
+  // tile_registers), where every other load of the kernel reads vectors in
+  // place; FUSECL_TILE_REGISTERS=0: through local memory, to compare.
+  bool tile_registers = false;
   bool column_blocks = true;  // ReduceStrategy::ColumnBlock allowed (FUSECL_COLUMN_BLOCKS)
   // ColumnBlock in vectors of outputs (codegen ReduceSpec::kept_inner): work-
   // items across a block (each a vector of outputs) and down its rows. GPUs

@@ -23,6 +23,21 @@ int transposed_axis(const codegen::KernelPlan& plan, const KernelArgs& args, std
   return -1;
 }
 
+// Whether every load but the transposed ones reads a block row's vector
+// along the innermost axis in place: contiguous, uniform, a row read in
+// place or broadcast along it, or generated at the flat position (random
+// draws aside: their vector helpers come with the plan's own width).
+bool reads_vectors_in_place(const codegen::KernelPlan& plan, const KernelArgs& args) {
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
+    const auto& in = plan.instrs[k];
+    if (in.op == Op::Generate && (in.access != Access::Contiguous || in.gen == GenKind::Uniform || in.gen == GenKind::Normal))
+      return false;
+    if (in.op != Op::Buffer || transposed_axis(plan, args, k) >= 0) continue;
+    if (in.access == Access::Strided) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 const char* choose_tiling(codegen::KernelPlan& plan, const KernelArgs& args, const DeviceTuning& tuning) {
@@ -45,6 +60,19 @@ const char* choose_tiling(codegen::KernelPlan& plan, const KernelArgs& args, con
   const int T = widest >= 8 ? 16 : 32;
   if (tuning.max_work_group_size < std::size_t(codegen::kTileWorkItems))
     return "transposed reads untiled: work-groups too small";
+  if (tuning.tile_registers && reads_vectors_in_place(plan, args)) {
+    // A CPU's blocks turned in registers (render_tiled_registers.cpp): 8 x 8,
+    // 4 x 4 where a transposed load has 8-byte elements (one 32-byte vector
+    // a column either way).
+    for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+      if (transposed_axis(plan, args, k) >= 0) plan.instrs[k].access = Access::Tiled;
+    plan.tile = std::uint8_t(widest >= 8 ? 4 : 8);
+    plan.tile_axis = std::uint8_t(axis);
+    plan.tile_registers = true;
+    plan.width = 1;
+    plan.aligned = false;
+    return widest >= 8 ? "tiled 4x4 in registers" : "tiled 8x8 in registers";
+  }
   std::uint64_t bytes = 0;
   for (std::size_t k = 0; k < plan.instrs.size(); ++k)
     if (transposed_axis(plan, args, k) >= 0) bytes += std::uint64_t(T) * std::uint64_t(T + 1) * std::uint64_t(size_of(plan.instrs[k].dtype));

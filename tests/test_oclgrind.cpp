@@ -184,6 +184,50 @@ TEST_CASE("long rows deep in registers, division through the row's reciprocal, a
   check_clean(run_on_oclgrind(icd, "[.oclgrind-child-deep]", "OCLGRIND_DATA_RACES=1 FUSECL_TUNE=0"));
 }
 
+TEST_CASE("a CPU's transposed blocks in registers run clean under Oclgrind", "[oclgrind]") {
+  std::string icd;
+  if (!have_oclgrind(icd)) return;
+  // Oclgrind is no CPU to fusecl: the child asks for the form.
+  check_clean(run_on_oclgrind(icd, "[.oclgrind-child-blocks]", "FUSECL_TUNE=0"));
+}
+
+TEST_CASE("child: a CPU's transposed blocks in registers", "[.oclgrind-child-blocks]") {
+  REQUIRE(on_oclgrind());
+  // Scheduled with the CPU's tiling (DeviceTuning::tile_registers): one
+  // kernel of blocks in registers, then against the host.
+  auto in_blocks = [](const auto& z, const auto& want, int tile) {
+    {
+      const auto node = z.node();
+      const detail::GraphLock lock{node.get()};
+      auto t = detail::tuning_of(*node->device);
+      t.tile_registers = true;
+      detail::Schedule s = detail::make_schedule({node}, t);
+      REQUIRE(s.kernel_count() == 1);
+      REQUIRE(s.steps[0].kernel.plan.tile_registers);
+      REQUIRE(int(s.steps[0].kernel.plan.tile) == tile);
+      detail::run_schedule(*node->device, s);
+    }
+    require_matches(z, want);
+  };
+  auto add = [](float a, float b) { return a + b; };
+  // 64 x 64 floats fill their buffers' size class (16 KiB): a block's vector
+  // past an edge would read past the buffer. Whole blocks only.
+  const auto p = ints({64, 64}, 40), q = ints({64, 64}, 41);
+  in_blocks(to_device(p) + transpose(to_device(q)), h_map2<float>(p, h_transpose(q), add), 8);
+  // A batch of 3, partial blocks at both edges (37 = 4 x 8 + 5, 41 = 5 x 8 + 1).
+  const auto a = ints({3, 37, 41}, 42), b = ints({3, 41, 37}, 43);
+  in_blocks(permute(to_device(b), {0, 2, 1}) + to_device(a), h_map2<float>(h_permute(b, {0, 2, 1}), a, add), 8);
+  // A flip along the tile axis: every block element by element.
+  in_blocks(to_device(p) + transpose(flip(to_device(q), 1)), h_map2<float>(p, h_transpose(h_flip(q, 1)), add), 8);
+  if (device().fp64) {
+    // 8-byte elements: 4 x 4 blocks, 17 x 20 (a partial row of blocks).
+    const auto d = h_generate<double>({17, 20}, [](const Dims& i) { return double(i[0] * 100 + i[1]); });
+    const auto e = h_generate<double>({20, 17}, [](const Dims& i) { return double(i[0] * 1000 + i[1]); });
+    in_blocks(to_device(d) * 2.0 + transpose(to_device(e)),
+              h_map2<double>(d, h_transpose(e), [](double u, double v) { return u * 2.0 + v; }), 4);
+  }
+}
+
 TEST_CASE("child: long rows deep in registers, division through the reciprocal, short rows in lanes", "[.oclgrind-child-deep]") {
   // (and softmax's pair in a group per row, below)
   REQUIRE(on_oclgrind());

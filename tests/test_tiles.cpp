@@ -1,7 +1,10 @@
 // Operands read through a transpose or another permutation that changes the
 // innermost axis: the elementwise kernel stages them through local-memory
 // tiles (src/tiling.cpp, codegen/render_tiled.cpp) where both tile axes are
-// long enough, and reads them in place otherwise. Either way the answer is the
+// long enough, and reads them in place otherwise. On a CPU, where every
+// other load reads vectors in place, it turns blocks of them in registers
+// instead (codegen/render_tiled_registers.cpp): both forms are "tiled" here,
+// and the cases below run whichever the device takes. Either way the answer is the
 // host reference's, exactly (additions and multiplications of the same
 // values, in the same order), in ONE kernel.
 //
@@ -46,7 +49,11 @@ HostArray<T> distinct(const Dims& shape, std::uint64_t seed) {
   return h;
 }
 
-bool is_tiled(const std::string& src) { return src.find("barrier(CLK_LOCAL_MEM_FENCE)") != std::string::npos; }
+// Through local memory (a barrier) or a CPU's blocks in registers (a row of
+// a block declared from the columns' vectors: `tt<k> = (...)`).
+bool in_registers(const std::string& src) { return src.find(" tt") != std::string::npos && src.find("_0.s0, ") != std::string::npos; }
+bool is_tiled(const std::string& src) { return src.find("barrier(CLK_LOCAL_MEM_FENCE)") != std::string::npos || in_registers(src); }
+bool on_cpu() { return default_device().info().type == "CPU"; }
 
 // x + transpose(y) on (r, c): tiled exactly when both axes reach the minimum.
 template <class T>
@@ -80,11 +87,16 @@ TEST_CASE("transposed operands of every element size", "[tiles]") {
   check_transpose_add<std::int16_t>(100, 47);
   check_transpose_add<std::int8_t>(47, 100);
   check_transpose_add<std::uint8_t>(31, 64);
-  // 8-byte tiles are 16 x 16, 4-byte ones 32 x 32.
+  // 8-byte tiles are 16 x 16, 4-byte ones 32 x 32; a CPU's blocks 4 x 4 and 8 x 8.
   const auto a = to_device(distinct<double>({40, 40}, 3));
-  CHECK(kernel_source(a + transpose(a)).find("reqd_work_group_size(16, 16, 1)") != std::string::npos);
   const auto f = to_device(distinct<float>({40, 40}, 3));
-  CHECK(kernel_source(f + transpose(f)).find("reqd_work_group_size(32, 8, 1)") != std::string::npos);
+  if (on_cpu()) {
+    CHECK(kernel_source(a + transpose(a)).find("const double4 tt") != std::string::npos);
+    CHECK(kernel_source(f + transpose(f)).find("const float8 tt") != std::string::npos);
+  } else {
+    CHECK(kernel_source(a + transpose(a)).find("reqd_work_group_size(16, 16, 1)") != std::string::npos);
+    CHECK(kernel_source(f + transpose(f)).find("reqd_work_group_size(32, 8, 1)") != std::string::npos);
+  }
   // A bool operand through a transpose, in a mixed expression.
   const auto hb = distinct<bool>({50, 20}, 4);
   const auto hv = distinct<float>({20, 50}, 5);
@@ -147,7 +159,7 @@ TEST_CASE("several transposed operands share the tiles when their axes agree", "
   const auto z = transpose(a) + transpose(b) * c;
   const std::string src = kernel_source(z);
   CHECK(is_tiled(src));
-  CHECK(src.find("__local float t0[") != std::string::npos);
+  CHECK((src.find("__local float t0[") != std::string::npos || src.find(" tt0 = ") != std::string::npos));
   reset_stats();
   const auto ta = h_transpose(ha), tb = h_transpose(hb);
   HostArray<float> want{hc.shape, {}};
@@ -210,8 +222,8 @@ TEST_CASE("FUSECL_LOG=schedule says whether transposed reads are tiled", "[tiles
   const auto r = fusecl::test::run_this_test_binary("FUSECL_LOG=schedule", "[.tiles_log_child]");
   INFO(r.err);
   CHECK(r.exit_code == 0);
-  CHECK(r.err.find("elementwise (40, 50): computes add (40, 50) [root]; reads nothing; cut: evaluation root; tiled 32x32") !=
-        std::string::npos);
+  CHECK(r.err.find(std::string("elementwise (40, 50): computes add (40, 50) [root]; reads nothing; cut: evaluation root; ") +
+                   (on_cpu() ? "tiled 8x8 in registers" : "tiled 32x32 through local memory")) != std::string::npos);
   CHECK(r.err.find("elementwise (3, 50): computes add (3, 50) [root]; reads nothing; cut: evaluation root; transposed reads "
                    "untiled: a tile axis shorter than 16") != std::string::npos);
 }
@@ -242,4 +254,98 @@ TEST_CASE("a tiled kernel's other operands: generated, broadcast, scalar, stride
   const auto ut = (u + transpose(y)).to_host();
   const auto uh = u.to_host();
   for (std::size_t k = 0; k < ut.size(); ++k) REQUIRE((ut[k] == uh[k] + ty.data[k] || std::isnan(ty.data[k])));
+}
+
+// A CPU's blocks in registers (render_tiled_registers.cpp): whole blocks in
+// vectors, the edges and loads that do not step by one along the tile axis
+// element by element. Run on every device (a GPU takes local memory); on a
+// CPU each case says which form it took.
+TEST_CASE("blocks in registers: whole blocks, edges, flips and mixed element sizes", "[tiles]") {
+  const bool cpu = on_cpu();
+  // Shapes whose axes are whole blocks of 8, and ones leaving every kind of edge.
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{16, 16}, {64, 40}, {67, 41}, {17, 1000}, {1000, 23}, {130, 129}};
+  for (const auto& [r, c] : shapes) {
+    INFO("shape (" << r << ", " << c << ")");
+    const auto hx = distinct<float>({r, c}, 30), hy = distinct<float>({c, r}, 31);
+    const auto z = to_device(hx) * 2.0f - transpose(to_device(hy));
+    if (cpu) CHECK(in_registers(kernel_source(z)));
+    reset_stats();
+    require_matches(z, h_map2<float>(hx, h_transpose(hy), [](float a, float b) { return a * 2.0f - b; }));
+    CHECK(stats().kernels_launched == 1);
+    // A flip along the tile axis: stride -1, element by element everywhere.
+    const auto f = to_device(hx) + transpose(flip(to_device(hy), 1));
+    require_matches(f, h_map2<float>(hx, h_transpose(h_flip(hy, 1)), [](float a, float b) { return a + b; }));
+  }
+  // A float operand and a transposed double: computed in double, 4 x 4 blocks.
+  const auto hf = distinct<float>({37, 52}, 32);
+  const auto hd = distinct<double>({52, 37}, 33);
+  const auto m = to_device(hf) + transpose(to_device(hd));
+  if (cpu) CHECK(kernel_source(m).find("const double4 tt") != std::string::npos);
+  HostArray<double> want{hf.shape, {}};
+  const auto td = h_transpose(hd);
+  for (std::size_t i = 0; i < hf.data.size(); ++i) want.data.push_back(double(hf.data[i]) + td.data[i]);
+  require_matches(m, want);
+  // A transposed int8 operand beside an int32 one: int32, 8 x 8 blocks of char8 columns.
+  const auto h8 = distinct<std::int8_t>({45, 60}, 34);
+  const auto h32 = distinct<std::int32_t>({60, 45}, 35);
+  const auto s = to_device(h32) * 3 + transpose(to_device(h8));
+  if (cpu) CHECK(kernel_source(s).find("const char8 a") != std::string::npos);
+  HostArray<std::int32_t> want32{h32.shape, {}};
+  const auto t8 = h_transpose(h8);
+  for (std::size_t i = 0; i < h32.data.size(); ++i) want32.data.push_back(h32.data[i] * 3 + std::int32_t(t8.data[i]));
+  require_matches(s, want32);
+}
+
+TEST_CASE("blocks in registers: the other operands' vectors in place", "[tiles]") {
+  const bool cpu = on_cpu();
+  const std::int64_t r = 43, c = 56;
+  const auto hy = distinct<float>({c, r}, 40);
+  const auto hrow = distinct<float>({c}, 41), hcol = distinct<float>({r, 1}, 42), hone = distinct<float>({1, 1}, 43);
+  const auto y = to_device(hy);
+  // A generated operand, a row broadcast down the columns (a row read in
+  // place), a column broadcast along the rows, a 1 x 1 array and a scalar.
+  const auto z = reshape(arange<float>(r * c), {r, c}) + transpose(y) * to_device(hrow) - to_device(hcol) * 0.5f +
+                 to_device(hone);
+  if (cpu) CHECK(in_registers(kernel_source(z)));
+  const auto ty = h_transpose(hy);
+  HostArray<float> want{{r, c}, {}};
+  for (std::int64_t i = 0; i < r; ++i)
+    for (std::int64_t j = 0; j < c; ++j) {
+      const std::size_t k = std::size_t(i * c + j);
+      want.data.push_back(float(k) + ty.data[k] * hrow.data[std::size_t(j)] - hcol.data[std::size_t(i)] * 0.5f + hone.data[0]);
+    }
+  reset_stats();
+  require_matches(z, want);
+  CHECK(stats().kernels_launched == 1);
+  // Random draws keep local memory (their vector helpers follow the plan's
+  // width); each is that of its flat position either way.
+  const auto u = random::uniform<float>({r, c}, 9);
+  CHECK_FALSE(in_registers(kernel_source(u + transpose(y))));
+  const auto ut = (u + transpose(y)).to_host();
+  const auto uh = u.to_host();
+  for (std::size_t k = 0; k < ut.size(); ++k) REQUIRE((ut[k] == uh[k] + ty.data[k] || std::isnan(ty.data[k])));
+  // An operand read with a step along the rows cannot be read in vectors:
+  // local memory then, on a CPU too.
+  const auto hs = distinct<float>({r, 2 * c}, 44);
+  const auto w = transpose(y) + slice(to_device(hs), {all(), range(std::nullopt, std::nullopt, 2)});
+  const std::string src = kernel_source(w);
+  CHECK(is_tiled(src));
+  CHECK_FALSE(in_registers(src));
+  const auto hs2 = h_slice(hs, {Slice{std::nullopt, std::nullopt, 1}, Slice{std::nullopt, std::nullopt, 2}});
+  require_matches(w, h_map2<float>(ty, hs2, [](float a, float b) { return a + b; }));
+}
+
+TEST_CASE("FUSECL_TILE_REGISTERS=0 stages a CPU's tiles in local memory", "[tiles]") {
+  const auto r = fusecl::test::run_this_test_binary("FUSECL_TILE_REGISTERS=0", "[.tile_registers_off_child]");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("tile registers off child", "[.tile_registers_off_child]") {
+  const auto hx = distinct<float>({40, 50}, 45), hy = distinct<float>({50, 40}, 46);
+  const auto z = to_device(hx) + transpose(to_device(hy));
+  const std::string src = kernel_source(z);
+  REQUIRE(is_tiled(src));
+  REQUIRE_FALSE(in_registers(src));
+  require_matches(z, h_map2<float>(hx, h_transpose(hy), [](float a, float b) { return a + b; }));
 }
