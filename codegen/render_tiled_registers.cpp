@@ -19,9 +19,10 @@
 // Blocks at the edges, and loads whose stride along Y is not 1 (a flip), take
 // a path element by element, reading in place. A work-group is 16 x 16 blocks
 // (128 x 128 floats), X fastest: consecutive work-items continue each other's
-// rows, and a group's reads stay within a few hundred kilobytes. 2.8-3.3 ms
-// for the 2048 x 2048 floats above, where x + y read by the same blocks took
-// 3.1-3.4 (bench/RESULTS.md, forty-third session).
+// rows, and a group's reads stay within a few hundred kilobytes. The kernel
+// took 2.8-3.3 ms over the 2048 x 2048 floats above, x + y read by the same
+// blocks 3.1-3.4 (bench/results/proto43/harness.cpp; bench/RESULTS.md,
+// forty-third session).
 #include "codegen/body.hpp"
 
 namespace fusecl::codegen {
