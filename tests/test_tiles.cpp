@@ -294,6 +294,14 @@ TEST_CASE("blocks in registers: whole blocks, edges, flips and mixed element siz
   const auto t8 = h_transpose(h8);
   for (std::size_t i = 0; i < h32.data.size(); ++i) want32.data.push_back(h32.data[i] * 3 + std::int32_t(t8.data[i]));
   require_matches(s, want32);
+  // A bool result: comparisons in vectors stored as bools.
+  const auto hg = distinct<float>({52, 37}, 36);
+  const auto g = to_device(hf) > transpose(to_device(hg));
+  if (cpu) CHECK(in_registers(kernel_source(g)));
+  HostArray<bool> wantg{hf.shape, {}};
+  const auto tg = h_transpose(hg);
+  for (std::size_t i = 0; i < hf.data.size(); ++i) wantg.data.push_back(hf.data[i] > tg.data[i]);
+  require_matches(g, wantg);
 }
 
 TEST_CASE("blocks in registers: the other operands' vectors in place", "[tiles]") {
