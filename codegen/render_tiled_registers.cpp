@@ -10,7 +10,7 @@
 // (T = 8, 4 for 8-byte elements) of index dimensions X = ndim-1 (the
 // output's innermost) and Y = tile_axis (the Tiled loads' innermost):
 // - each Tiled load is read as T vectors along Y, one per column of the block
-//   (whole cache lines where its stride along Y is 1);
+//   (T neighbouring elements of its own memory each: its stride along Y is 1);
 // - for each row of the block, lane r of those T vectors is that row's vector
 //   along X (`tt<k>`, a vector literal, which the compiler makes shuffles);
 // - the body runs on vectors of T along X, every other load reading its
