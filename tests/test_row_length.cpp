@@ -146,6 +146,16 @@ TEST_CASE("row fusion: where the row length is a constant", "[row]") {
     CHECK(p.reduce.row_length == std::uint32_t(m));
     CHECK(per_row == (m == 3 ? 1 : m == 45 || m == 65 ? 8 : 16));
   }
+  // Rows of v whole vectors, v a power of two or one less from 4 to 32: two
+  // vectors a work-item; other lengths as elements_per_item gives (16 here).
+  for (const auto& [m, items] : {std::pair<std::int64_t, int>{16, 2}, {20, 2}, {24, 2}, {28, 4}, {32, 4}, {36, 4}, {56, 4},
+                                 {60, 8}, {64, 8}, {120, 8}, {124, 16}, {128, 16}, {132, 16}, {1024, 64}}) {
+    const auto r = from_host(spread_values<float>(std::size_t(64 * m), 0x5e5), {64, m});
+    const auto p = plan_of(r - max(r, 1, true), length_layout(dev, true));
+    INFO("rows of " << m);
+    CHECK(p.width == 4);
+    CHECK(p.reduce.local_size / p.reduce.rows_per_group == items);
+  }
   // Where the length is a constant, only the chunks from the first that may
   // pass the row's end test it, and rows past the last store nothing: rows
   // of 65 (8 work-items of 9 elements: the first 8 chunks are the row's),
