@@ -62,6 +62,8 @@ std::string emit_lane_store(const std::string& v, const std::string& buf, const 
 std::string emit_lane_stores(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent);
 
 std::string param_declaration(const KernelPlan& plan, const Param& p);
+/// Every parameter of the plan's kernel, declared, one a line: the signature's text.
+std::string param_list(const KernelPlan& plan);
 /// ".s<j>": lane j of a vector.
 std::string lane(int j);
 /// Each lane's index, 0 to w - 1, compared (`op`) with the int expression
@@ -150,6 +152,12 @@ std::string kahan_comp(const std::string& t, const std::string& acc, const std::
 /// An elementwise plan with tiles (plan.tile != 0): render_tiled.cpp.
 std::string render_tiled(const KernelPlan& plan, const std::string& name);
 /// The same with plan.tile_registers (a CPU's blocks in registers): render_tiled_registers.cpp.
+/// Both tiled forms (render_tiled.cpp): the batch coordinates c<d> (every
+/// index dimension but X = ndim-1 and Y = tile_axis) declared from what is
+/// left of the flat group index g_ once the tiles are taken out of it; and
+/// the flat position of coordinates c0..c<ndim-1> (the output's, contiguous).
+std::string tile_batch_coordinates(const KernelPlan& plan);
+std::string tile_position(const KernelPlan& plan);
 std::string render_tiled_registers(const KernelPlan& plan, const std::string& name);
 
 }  // namespace fusecl::codegen

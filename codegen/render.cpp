@@ -18,6 +18,13 @@ std::string kernel_name(const KernelPlan& plan) {
   return prefix + std::string(hex);
 }
 
+std::string param_list(const KernelPlan& plan) {
+  std::string sig;
+  const auto ps = params(plan);
+  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+  return sig;
+}
+
 std::string param_declaration(const KernelPlan& plan, const Param& p) {
   const auto idx = std::to_string(p.index);
   switch (p.role) {
@@ -89,9 +96,7 @@ std::string emit_next_row(const KernelPlan& plan, const std::string& pos, int W,
 std::string render_elementwise(const KernelPlan& plan, const std::string& name) {
   HelperSet helpers;
   const int W = plan.width;
-  std::string sig;
-  const auto ps = params(plan);
-  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+  const std::string sig = param_list(plan);
 
   std::string body;
   body += "  const long i0 = (long)get_global_id(0) * " + std::to_string(W) + ";\n";

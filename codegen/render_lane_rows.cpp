@@ -194,9 +194,7 @@ std::string moment_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
 std::string render_lane_rows(const KernelPlan& plan, const std::string& name) {
   HelperSet helpers;
   const Lanes f = lanes_of(plan);
-  std::string sig;
-  const auto ps = params(plan);
-  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+  const std::string sig = param_list(plan);
   const std::string body = plan.reduce.moment ? moment_body(plan, f, helpers) : plain_body(plan, f, helpers);
   return reduce_kernel_text(plan, name, sig, helpers, body, plan.reduce.local_size);
 }

@@ -272,9 +272,7 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   const int W = plan.width;
   const std::string Ws = std::to_string(W), L = e.L;
 
-  std::string sig;
-  const auto ps = params(plan);
-  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+  const std::string sig = param_list(plan);
   const std::string kept = emit_coordinates(plan, "o", "  ", 0, rs.kept_dims);  // once an output
   auto kernel = [&](const std::string& body, bool group) {
     return reduce_kernel_text(plan, name, sig, helpers, body, group ? rs.local_size : 0);

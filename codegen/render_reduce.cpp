@@ -522,9 +522,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   const std::string v = "v" + std::to_string(rs.input);
   const std::string L = std::to_string(group_row_items(rs));  // a row's work-items (the group's, but for rows_per_group)
 
-  std::string sig;
-  const auto ps = params(plan);
-  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+  const std::string sig = param_list(plan);
 
   std::string b;
   auto init = [&](const std::string& ind) {

@@ -603,9 +603,7 @@ std::string render_row(const KernelPlan& plan, const std::string& name) {
   const int local = plan.reduce.local_size, per_row = local / plan.reduce.rows_per_group;
   RowRender rr{plan, helpers, std::to_string(per_row), std::to_string(plan.reduce.row_chunks), {}, {}};
   const std::string L = std::to_string(local);
-  std::string sig;
-  const auto ps = params(plan);
-  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+  const std::string sig = param_list(plan);
 
   // The row length, where it is a constant of the source (ReduceSpec::row_length).
   std::string b = plan.reduce.row_length > 0 ? "  const long m = " + std::to_string(plan.reduce.row_length) + "L;\n" : "";

@@ -12,6 +12,23 @@
 
 namespace fusecl::codegen {
 
+std::string tile_batch_coordinates(const KernelPlan& plan) {
+  const int X = plan.ndim - 1, Y = plan.tile_axis;
+  std::string b;
+  for (int d = plan.ndim - 1; d >= 0; --d) {
+    if (d == X || d == Y) continue;
+    const auto ds = std::to_string(d);
+    b += "  const long c" + ds + " = g_ % d" + ds + "; g_ /= d" + ds + ";\n";
+  }
+  return b;
+}
+
+std::string tile_position(const KernelPlan& plan) {
+  std::string lin = "c0";
+  for (int d = 1; d < plan.ndim; ++d) lin = "(" + lin + ") * d" + std::to_string(d) + " + c" + std::to_string(d);
+  return lin;
+}
+
 std::string render_tiled(const KernelPlan& plan, const std::string& name) {
   HelperSet helpers;
   const int T = plan.tile, R = tile_rows(plan), P = T + 1;  // P: one element of padding against bank conflicts
@@ -19,9 +36,7 @@ std::string render_tiled(const KernelPlan& plan, const std::string& name) {
   const std::string Ts = std::to_string(T), Rs = std::to_string(R), Ps = std::to_string(P);
   const std::string cx = "c" + std::to_string(X), cy = "c" + std::to_string(Y);
   const std::string dx = "d" + std::to_string(X), dy = "d" + std::to_string(Y);
-  std::string sig;
-  const auto ps = params(plan);
-  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+  const std::string sig = param_list(plan);
 
   std::string b;
   for (std::size_t k = 0; k < plan.instrs.size(); ++k)
@@ -35,11 +50,7 @@ std::string render_tiled(const KernelPlan& plan, const std::string& name) {
   b += "  long g_ = (long)get_group_id(0);\n";
   b += "  const long x0 = (g_ % tx_n) * " + Ts + "; g_ /= tx_n;\n";
   b += "  const long y0 = (g_ % ty_n) * " + Ts + "; g_ /= ty_n;\n";
-  for (int d = plan.ndim - 1; d >= 0; --d) {
-    if (d == X || d == Y) continue;
-    const auto ds = std::to_string(d);
-    b += "  const long c" + ds + " = g_ % d" + ds + "; g_ /= d" + ds + ";\n";
-  }
+  b += tile_batch_coordinates(plan);
   // Two forms, by device (FCL_CPU: launch.cpp's build options), each the one
   // measured fastest there:
   // - GPUs: each work-item's loads come first, all of them, in loops of a
@@ -55,8 +66,7 @@ std::string render_tiled(const KernelPlan& plan, const std::string& name) {
   //   are not vectorized (2^22 floats on 2 cores: 13 ms against 8.6).
   // Every work-item reaches the barrier between the phases.
   const std::string U = std::to_string(T / R);
-  std::string lin = "c0";
-  for (int d = 1; d < plan.ndim; ++d) lin = "(" + lin + ") * d" + std::to_string(d) + " + c" + std::to_string(d);
+  const std::string lin = tile_position(plan);
   // Phase 1 stages the tiles, read along Y; phase 2 computes the outputs,
   // written along X (other loads read in place), in the CPU's form or the GPU's.
   auto phase = [&](int n, bool cpu, const std::string& ind) {

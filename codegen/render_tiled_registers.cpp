@@ -33,9 +33,7 @@ std::string render_tiled_registers(const KernelPlan& plan, const std::string& na
   const std::string Ts = std::to_string(T), Tm = std::to_string(T - 1), B = std::to_string(kTileBlocks);
   const std::string cx = "c" + std::to_string(X), cy = "c" + std::to_string(Y);
   const std::string dx = "d" + std::to_string(X), dy = "d" + std::to_string(Y);
-  std::string sig;
-  const auto ps = params(plan);
-  for (std::size_t i = 0; i < ps.size(); ++i) sig += (i ? ",\n    " : "") + param_declaration(plan, ps[i]);
+  const std::string sig = param_list(plan);
 
   std::vector<std::size_t> tiled;
   for (std::size_t k = 0; k < plan.instrs.size(); ++k)
@@ -51,15 +49,10 @@ std::string render_tiled_registers(const KernelPlan& plan, const std::string& na
   b += "  long g_ = (long)get_group_id(0);\n";
   b += "  const long bx_ = (g_ % sx_n) * " + B + " + l_ % " + B + "; g_ /= sx_n;\n";
   b += "  const long by_ = (g_ % sy_n) * " + B + " + l_ / " + B + "; g_ /= sy_n;\n";
-  for (int d = plan.ndim - 1; d >= 0; --d) {
-    if (d == X || d == Y) continue;
-    const auto ds = std::to_string(d);
-    b += "  const long c" + ds + " = g_ % d" + ds + "; g_ /= d" + ds + ";\n";
-  }
+  b += tile_batch_coordinates(plan);
   b += "  if (bx_ >= tx_n || by_ >= ty_n) return;\n";
   b += "  const long x0 = bx_ * " + Ts + ", y0 = by_ * " + Ts + ";\n";
-  std::string lin = "c0";
-  for (int d = 1; d < plan.ndim; ++d) lin = "(" + lin + ") * d" + std::to_string(d) + " + c" + std::to_string(d);
+  const std::string lin = tile_position(plan);
 
   // The whole block in vectors: inside the index space, every Tiled load
   // stepping by one element along Y.
@@ -86,10 +79,10 @@ std::string render_tiled_registers(const KernelPlan& plan, const std::string& na
     b += "      const long i = " + lin + ";\n";
     for (const auto k : tiled) {
       const auto ks = std::to_string(k);
+      const std::string VT = cl_type(plan.instrs[k].dtype, T);
       std::string lanes;
       for (int q = 0; q < T; ++q) lanes += (q ? ", " : "") + std::string("a") + ks + "_" + std::to_string(q) + lane(r);
-      b += "      const " + cl_type(plan.instrs[k].dtype, T) + " tt" + ks + " = (" + cl_type(plan.instrs[k].dtype, T) + ")(" +
-           lanes + ");\n";
+      b += "      const " + VT + " tt" + ks + " = (" + VT + ")(" + lanes + ");\n";
     }
     b += emit_body(plan, T, "i", "      ", helpers);
     b += emit_vector_stores(plan, T, "i", false, "      ");

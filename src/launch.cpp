@@ -338,26 +338,25 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
       case codegen::ParamRole::OutStride: args.push_back(long_arg(a.out_strides.at(idx))); break;
     }
   }
-  if (plan.tile && plan.tile_registers) {
-    // A CPU's blocks (render_tiled_registers.cpp): groups of kTileBlocks x
-    // kTileBlocks blocks over (Y, X), for every batch coordinate.
-    const std::int64_t T = plan.tile, X = plan.ndim - 1, Y = plan.tile_axis, G = codegen::kTileBlocks;
-    auto groups_along = [&](std::int64_t d) { return std::size_t(((a.dims.at(std::size_t(d)) + T - 1) / T + G - 1) / G); };
-    std::size_t groups = groups_along(X) * groups_along(Y);
-    for (std::int64_t d = 0; d < plan.ndim; ++d)
-      if (d != X && d != Y) groups *= std::size_t(a.dims[std::size_t(d)]);
-    const std::size_t local = std::size_t(G * G);
-    rt::launch_kernel(rt, signature, [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
-                      rt::NDRange{1, {groups * local, 1, 1}, {local, 1, 1}});
-    return;
-  }
   if (plan.tile && plan.kind == codegen::KernelKind::Elementwise) {
-    // Tiled (render_tiled.cpp): one group per tile, the tiles of every
-    // (batch, Y, X) in one flat group index along dimension 0.
+    // Tiled: the tiles (blocks) of every (batch, Y, X) in one flat group
+    // index along dimension 0, X fastest.
     const std::int64_t T = plan.tile, X = plan.ndim - 1, Y = plan.tile_axis;
-    std::size_t tiles = std::size_t((a.dims.at(std::size_t(X)) + T - 1) / T) * std::size_t((a.dims.at(std::size_t(Y)) + T - 1) / T);
+    auto tiles_along = [&](std::int64_t d) { return (a.dims.at(std::size_t(d)) + T - 1) / T; };
+    std::size_t batch = 1;
     for (std::int64_t d = 0; d < plan.ndim; ++d)
-      if (d != X && d != Y) tiles *= std::size_t(a.dims[std::size_t(d)]);
+      if (d != X && d != Y) batch *= std::size_t(a.dims[std::size_t(d)]);
+    if (plan.tile_registers) {
+      // A CPU's blocks (render_tiled_registers.cpp): a group of kTileBlocks x kTileBlocks blocks.
+      const std::int64_t G = codegen::kTileBlocks;
+      const std::size_t groups = std::size_t((tiles_along(X) + G - 1) / G) * std::size_t((tiles_along(Y) + G - 1) / G) * batch;
+      const std::size_t local = std::size_t(G * G);
+      rt::launch_kernel(rt, signature, [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
+                        rt::NDRange{1, {groups * local, 1, 1}, {local, 1, 1}});
+      return;
+    }
+    // Through local memory (render_tiled.cpp): one group per tile.
+    const std::size_t tiles = std::size_t(tiles_along(X)) * std::size_t(tiles_along(Y)) * batch;
     const std::size_t rows = std::size_t(codegen::tile_rows(plan));
     rt::launch_kernel(rt, signature, [&] { return kernel_source(rt, plan); }, {args.data(), args.size()},
                       rt::NDRange{2, {tiles * std::size_t(T), rows, 1}, {std::size_t(T), rows, 1}});

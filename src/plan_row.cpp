@@ -505,16 +505,17 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     while (per_row < 16 && per_row * 2 <= std::min<std::int64_t>(L, tuning.row_items_cap) && (m + per_row - 1) / per_row > 10) per_row *= 2;
   // Rows of v whole vectors, v a power of two or one less from 4 to 32, on a
   // GPU: at most two vectors a work-item (the last work-item one where v is
-  // odd), none idle; fewer where elements_per_item gives fewer. An H200, 2^26 floats, softmax / layer norm (us, two vectors
-  // each against the work-items elements_per_item gives, 16 there; torch.
-  // compile): rows of 16 131 / 130 against 211 / 215 (one work-item of 4
-  // vectors; 134 / 134), 28 142 / 134 against 160 / 163 (2 of 4; 135 /
-  // 137), 32 131 / 130 against 144 / 147 (2 of 4; 133 / 133), 60 137 / 131
-  // against 139 / 142 (4 of 4; 132 / 139), 64 131 / 131 against 133 / 134,
-  // 128 131 / 133 against 133 / 134 (8 of 4). Where some work-item would
-  // idle, two vectors each lost: rows of 20 173 / 160 against 150 / 144,
-  // 36 194 / 169 against 141 / 135, 120 139 / 133 against 131 / 132
-  // (bench/RESULTS.md, forty-third session).
+  // odd), none idle; fewer where elements_per_item gives fewer. An H200,
+  // 2^26 floats, softmax / layer norm (us, two vectors each against the
+  // work-items elements_per_item gives, 16 there; torch.compile): rows of
+  // 16 131 / 130 against 211 / 215 (one work-item of 4 vectors; 134 / 134),
+  // 28 142 / 134 against 160 / 163 (2 of 4; 135 / 137), 32 131 / 130
+  // against 144 / 147 (2 of 4; 133 / 133), 60 137 / 131 against 139 / 142
+  // (4 of 4; 132 / 139), 64 131 / 131 against 133 / 134, 128 131 / 133
+  // against 133 / 134 (8 of 4). Where some work-item would idle, two vectors
+  // each lost: rows of 20 173 / 160 against 150 / 144, 36 194 / 169 against
+  // 141 / 135, 120 139 / 133 against 131 / 132 (bench/RESULTS.md,
+  // forty-third session).
   if (tuning.row_items_cap > 1 && !partials && !split && deep.group == 0) {
     const std::int64_t w = row_width(b.plan, tuning.vector_bytes), v = m / w;
     if (m % w == 0 && v >= 4 && v <= 32 && (std::has_single_bit(std::uint64_t(v)) || std::has_single_bit(std::uint64_t(v + 1))))

@@ -60,29 +60,29 @@ const char* choose_tiling(codegen::KernelPlan& plan, const KernelArgs& args, con
   const int T = widest >= 8 ? 16 : 32;
   if (tuning.max_work_group_size < std::size_t(codegen::kTileWorkItems))
     return "transposed reads untiled: work-groups too small";
+  // The plan tiled `tile` x `tile`: its transposed loads staged (Tiled), the
+  // rest of the kernel element by element.
+  auto take = [&](int tile, bool registers) {
+    for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+      if (transposed_axis(plan, args, k) >= 0) plan.instrs[k].access = Access::Tiled;
+    plan.tile = std::uint8_t(tile);
+    plan.tile_axis = std::uint8_t(axis);
+    plan.tile_registers = registers;
+    plan.width = 1;
+    plan.aligned = false;
+  };
   if (tuning.tile_registers && reads_vectors_in_place(plan, args)) {
     // A CPU's blocks turned in registers (render_tiled_registers.cpp): 8 x 8,
     // 4 x 4 where a transposed load has 8-byte elements (one 32-byte vector
     // a column either way).
-    for (std::size_t k = 0; k < plan.instrs.size(); ++k)
-      if (transposed_axis(plan, args, k) >= 0) plan.instrs[k].access = Access::Tiled;
-    plan.tile = std::uint8_t(widest >= 8 ? 4 : 8);
-    plan.tile_axis = std::uint8_t(axis);
-    plan.tile_registers = true;
-    plan.width = 1;
-    plan.aligned = false;
+    take(widest >= 8 ? 4 : 8, true);
     return widest >= 8 ? "tiled 4x4 in registers" : "tiled 8x8 in registers";
   }
   std::uint64_t bytes = 0;
   for (std::size_t k = 0; k < plan.instrs.size(); ++k)
     if (transposed_axis(plan, args, k) >= 0) bytes += std::uint64_t(T) * std::uint64_t(T + 1) * std::uint64_t(size_of(plan.instrs[k].dtype));
   if (bytes > tuning.local_mem_bytes / 2) return "transposed reads untiled: tiles over half the local memory";
-  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
-    if (transposed_axis(plan, args, k) >= 0) plan.instrs[k].access = Access::Tiled;
-  plan.tile = std::uint8_t(T);
-  plan.tile_axis = std::uint8_t(axis);
-  plan.width = 1;
-  plan.aligned = false;
+  take(T, false);
   return T == 32 ? "tiled 32x32 through local memory" : "tiled 16x16 through local memory";
 }
 
