@@ -2,6 +2,12 @@
 // device (event profiling; the result checked against a double host reference). Every variant has the generated
 // kernel's signature (out0, in0, n, m, rs, off0): n column vectors of 16, m rows, row stride rs.
 // Build: g++ -O2 -std=c++20 harness.cpp -o harness -lOpenCL.
+// Kernels: s0.cl as fusecl generated it (a work-item a vector of 16 columns, groups of 16: global 128, local 16);
+// s2.cl and s4.cl W vectors a work-item (global 128 / W, local 1; -DW or edit W; s4's "#pragma unroll U" set by
+// sed to 1 or 4); s3.cl s0 with a barrier after each row step. Variants timed by sed from these: s1 (s0 with
+// "#undef FCL_CPU" first: exp again in the output phase), s0 in groups of 1 or 4 (reqd_work_group_size, c_ and
+// o's group stride), s0 with "#pragma unroll 16", s0 cut after its first or second phase (storing the
+// reduction, to time the phases).
 // argv: file.cl global local [R C reps]
 #include "../proto34/harness.hpp"
 #include <cmath>

@@ -1,5 +1,7 @@
 // s0's three phases, but each work-item takes 4 neighbouring vectors of 16 columns (256 bytes of a row).
+#ifndef W
 #define W 4
+#endif
 __kernel 
 void softmax_cols(__global float* restrict out0, __global const float* restrict in0,
                   const long n, const long m, const long rs, const long off0)
