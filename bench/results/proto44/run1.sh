@@ -14,15 +14,13 @@ for m in 20 28 36 44 52 60; do
 V="default FUSECL_VECTOR_BYTES=8 FUSECL_VECTOR_BYTES=4 FUSECL_ROW_STAGE=0 FUSECL_ROW_STAGE=2 FUSECL_ROW_SHUFFLE=0 FUSECL_ROW_ELEMENTS=8 FUSECL_ROW_ELEMENTS=32 FUSECL_ROW_RECIPROCAL=0"
 for r in 1 2; do for v in $V; do
   echo "## round $r $v"
-  d=/tmp/kc-$(echo $v | tr '=' '-')
-  if [ $v = default ]; then FUSECL_CACHE_DIR=$d timeout 90 $P $C 2>&1
-  else env $v FUSECL_CACHE_DIR=$d timeout 90 $P $C 2>&1; fi
+  e=$v; [ $v = default ] && e=
+  env $e FUSECL_CACHE_DIR=/tmp/kc-$(echo $v | tr '=' '-') timeout 90 $P $C 2>&1
 done; done > $OUT/axis.txt
 for v in $V; do
   echo "## plans $v"
-  d=/tmp/kc-$(echo $v | tr '=' '-')
-  if [ $v = default ]; then FUSECL_LOG=schedule FUSECL_CACHE_DIR=$d timeout 60 $P $C 2>&1
-  else env $v FUSECL_LOG=schedule FUSECL_CACHE_DIR=$d timeout 60 $P $C 2>&1; fi | grep 'row kernel\|#0' | sed 's/.*row kernel: //'
+  e=$v; [ $v = default ] && e=
+  env $e FUSECL_LOG=schedule FUSECL_CACHE_DIR=/tmp/kc-$(echo $v | tr '=' '-') timeout 60 $P $C 2>&1 | grep 'row kernel\|#0' | sed 's/.*row kernel: //'
 done >> $OUT/plans.txt
 mkdir -p $OUT/src
 FUSECL_CACHE_SAVE_SOURCE=1 FUSECL_CACHE_DIR=$OUT/src timeout 60 $P $C > /dev/null 2>&1

@@ -11,5 +11,6 @@ export FUSECL_DEVICE=nvidia
 if [ "$1" = 1 ]; then W='chain2|sqrt_sin_exp|poly20|black_scholes|haversine|saxpy'
 else W='transpose_add|softmax|softmax_axis0|row_norm|sum_squares|mean_std|monte_carlo_pi'; fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > $OUT/gpu.txt 2>&1
+# gpu_issue13.sh packs $OUT into issue13.tgz as it exits: the table is made
+# from the unpacked run.json and frameworks.json afterwards (bench/sweep_table.py).
 WORKLOADS="$W" bash bench/gpu_issue13.sh sweep
-python3 bench/sweep_table.py $OUT 2>&1 | tee $OUT/table.md
