@@ -579,8 +579,11 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
       b.plan.width = 1;
       b.plan.reduce.row_staged = std::uint8_t(std::clamp(tuning.vector_bytes, 1, 128));
     } else if (w > 1 && k >= w && row_length % w == 0 && vector_loads_aligned(b.plan, b.args)) {
+      // The row's vectors a work-item holds, not the power of two above
+      // them, as element by element below: rows of 20 floats over 2 work-
+      // items hold 3 vectors each, where 4 loaded the last vector 3 times.
       b.plan.aligned = true;
-      b.plan.reduce.row_chunks = std::uint8_t(k / w);
+      b.plan.reduce.row_chunks = std::uint8_t(std::min<std::int64_t>(k / w, ((m + w - 1) / w + per_row - 1) / per_row));
     } else if (w > 1 && k >= w && tuning.row_skew && skew_gains && !split && skewed_chunks * w <= std::max(k, holds) + w &&
                vector_loads_aligned(b.plan, b.args)) {
       b.plan.aligned = true;
