@@ -580,10 +580,18 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
       b.plan.reduce.row_staged = std::uint8_t(std::clamp(tuning.vector_bytes, 1, 128));
     } else if (w > 1 && k >= w && row_length % w == 0 && vector_loads_aligned(b.plan, b.args)) {
       // The row's vectors a work-item holds, not the power of two above
-      // them, as element by element below: rows of 20 floats over 2 work-
-      // items hold 3 vectors each, where 4 loaded the last vector 3 times.
+      // them, as element by element below (rows of 44 floats over 4 work-
+      // items: 3 vectors each, where 4 loaded the last vector twice). An
+      // H200, 2^26 floats, softmax / layer norm (us, power of two / needed):
+      // rows of 44 148 / 139, 137 / 136; 300 168 / 138, 135 / 131; 2200
+      // 148 / 134, 134 / 134; 5000 132 / 134, 145 / 135; 12000 135 / 135,
+      // 151 / 141. But a group of one row whose work-items need 3 keeps 4:
+      // layer norm over rows of 1100 to 1500 took 145-159 us with 3, 131-139
+      // with 4 (softmax 1-3 us faster with 3; bench/RESULTS.md, forty-fifth
+      // session).
+      const std::int64_t need = ((m + w - 1) / w + per_row - 1) / per_row;
       b.plan.aligned = true;
-      b.plan.reduce.row_chunks = std::uint8_t(std::min<std::int64_t>(k / w, ((m + w - 1) / w + per_row - 1) / per_row));
+      b.plan.reduce.row_chunks = std::uint8_t(std::min<std::int64_t>(k / w, need == 3 && rows == 1 ? 4 : need));
     } else if (w > 1 && k >= w && tuning.row_skew && skew_gains && !split && skewed_chunks * w <= std::max(k, holds) + w &&
                vector_loads_aligned(b.plan, b.args)) {
       b.plan.aligned = true;

@@ -101,6 +101,44 @@ TEST_CASE("row fusion: a GPU's long rows deep in registers, 32 or 64 elements a 
   }
 }
 
+TEST_CASE("row fusion: a GPU's whole-vector rows hold the vectors they need, a group of one row 4 for 3", "[row]") {
+  // plan_row.cpp: rows of 44 over 4 work-items (32 rows a group) hold 3
+  // vectors each, not 4; 300 over 32 (4 rows) 3; 2200 over 128 5, not 8;
+  // but 1500 over 128, a group of one row, keeps 4 for its 3 (layer norm
+  // 10-20 us slower on an H200 with 3). Softmax and layer norm, rows
+  // enough for whole groups and one part full, against the host reference.
+  struct Case {
+    std::int64_t m;
+    int per_row, rows, chunks;
+  };
+  const std::vector<Case> cases{{44, 4, 32, 3}, {300, 32, 4, 3}, {1500, 128, 1, 4}, {2200, 128, 1, 5}};
+  const auto all = patterns();
+  for (std::size_t which : {std::size_t(3), std::size_t(4)}) {
+    const Pattern& pat = all[which];
+    for (const Case& c : cases) {
+      const Dims d{4 * std::int64_t(c.rows) + 1, c.m};
+      INFO(pat.name << " over rows of " << c.m);
+      const auto h = inputs(d, 1, test_seed(0x45d0 + std::uint64_t(c.m) + which), pat.lo, pat.hi, true);
+      const auto y = pat.device(from_host(h, Shape(d)), 1);
+      const auto node = y.node();
+      {
+        const detail::GraphLock lock{node.get()};
+        detail::Schedule s = detail::make_schedule({node}, gpu_layout(*node->device, 256));
+        REQUIRE(s.kernel_count() == 1);
+        const auto& plan = s.steps[0].kernel.plan;
+        REQUIRE(plan.kind == codegen::KernelKind::Row);
+        CHECK(plan.width == 4);
+        CHECK(plan.aligned);
+        CHECK(plan.reduce.local_size == c.per_row * c.rows);
+        CHECK(plan.reduce.rows_per_group == c.rows);
+        CHECK(plan.reduce.row_chunks == c.chunks);
+        detail::run_schedule(*node->device, s);
+      }
+      check_rows(pat, h, y.to_host(), d, 1);
+    }
+  }
+}
+
 TEST_CASE("row fusion: the deep register form within the device's groups, the bytes held, and switched off", "[row]") {
   // Whether y's schedule is one row kernel, and its group.
   auto layout_of = [](const Array<float>& y, std::size_t held, std::size_t most) {
