@@ -6,8 +6,10 @@ transpose_harness.cpp on PoCL, written into the current folder:
   tP.cl, tP2.cl  OpenCL prefetch() of the next one or two (tP2: second to fourth) work-items' y rows
   bBgG.cl  a B x B tile a work-item (8 or 16), G x G work-items a group (4, 8, 16); bBgGo.cl the same, the work-
          items in the other order (down y's columns first)
+  LTgG.cl  a T x T tile a work-item (32, 64, 128) in a loop of 8 x 8 sub-tiles along out's rows (LTgGy.cl: along
+         y's rows), G x G work-items a group (1, 2, 4)
 t0.cl's group-size variants (t64, t16, t1: groups of 64, 16, 1) are sed edits of its 16s, 256 and l_ arithmetic.
-Global sizes: (2048 / B)^2 work-items; t*: 65536.
+Global sizes: (2048 / B)^2 or (2048 / T)^2 work-items; t*: 65536.
 """
 import re
 
@@ -57,3 +59,27 @@ for B in (8, 16):
     for G in (4, 8, 16):
         open(f'b{B}g{G}.cl', 'w').write(tiles(B, G, 'x'))
         open(f'b{B}g{G}o.cl', 'w').write(tiles(B, G, 'y'))
+
+
+def loop_tiles(T, G, y_first):
+    L = [f'__kernel __attribute__((reqd_work_group_size({G*G}, 1, 1))) void tt(',
+         '    __global float* restrict out0, __global const float* restrict in0, __global const float* restrict in1,',
+         '    const long n, const long d0, const long d1, const uint2 dv1, const long off0, const long off1, const long st1_0, const long st1_1) {',
+         f'  const long tx_n = (d1 + {T-1}) / {T}, ty_n = (d0 + {T-1}) / {T};',
+         f'  const long sx_n = (tx_n + {G-1}) / {G}, sy_n = (ty_n + {G-1}) / {G};',
+         '  const int l_ = (int)get_local_id(0);', '  long g_ = (long)get_group_id(0);',
+         f'  const long bx_ = (g_ % sx_n) * {G} + l_ % {G}; g_ /= sx_n;', f'  const long by_ = (g_ % sy_n) * {G} + l_ / {G};',
+         '  if (bx_ >= tx_n || by_ >= ty_n) return;',
+         f'  for (int s1 = 0; s1 < {T//8}; ++s1)', f'  for (int s2 = 0; s2 < {T//8}; ++s2) {{',
+         f'    const long x0 = bx_ * {T} + s{1 if y_first else 2} * 8, y0 = by_ * {T} + s{2 if y_first else 1} * 8;']
+    L += [f'    const float8 a{j} = vload8(0, in1 + off1 + y0 + (x0 + {j}) * st1_1);' for j in range(8)]
+    for r in range(8):
+        comps = ', '.join(f'a{j}.s{r}' for j in range(8))
+        L.append(f'    {{ const long i = (y0 + {r}) * d1 + x0; vstore8(vload8(0, in0 + off0 + i) + (float8)({comps}), 0, out0 + i); }}')
+    return '\n'.join(L + ['  }', '}']) + '\n'
+
+
+for T in (32, 64, 128):
+    for G in (1, 2, 4):
+        open(f'L{T}g{G}.cl', 'w').write(loop_tiles(T, G, False))
+        open(f'L{T}g{G}y.cl', 'w').write(loop_tiles(T, G, True))
