@@ -1,11 +1,14 @@
 // Forty-fourth session: two row kernels of the same signature (out0, in0, [float scalars], n, m_, off0), softmax or
 // layer norm over n rows of m floats on the first GPU, timed interleaved by event profiling, their outputs compared
 // bit for bit. Build: g++ -O2 -std=c++20 rows_harness.cpp -o rows_harness -lOpenCL.
-// argv: a.cl b.cl m rows_per_group scalars(0 or 3: layer norm's m, m, 1e-5) [reps]
+// argv: a.cl b.cl m rows_per_group scalars(0 or 3: layer norm's m, m, 1e-5) [reps]; rows_per_group A:B for kernels
+// whose groups hold different rows (the forty-fifth session's proto45/run5.sh and run6.sh)
 #include "../proto34/harness.hpp"
 #include <cstring>
 int main(int argc, char** argv) {
-  const long m = atol(argv[3]), rpg = atol(argv[4]), ns = atol(argv[5]);
+  const long m = atol(argv[3]), ns = atol(argv[5]);
+  const char* colon = std::strchr(argv[4], ':');
+  const long rpg[2] = {atol(argv[4]), colon ? atol(colon + 1) : atol(argv[4])};
   const int reps = argc > 6 ? atoi(argv[6]) : 50;
   const long n = (1L << 26) / m;
   Harness a = open_and_build(argv[1], "-cl-std=CL1.2");
@@ -29,10 +32,9 @@ int main(int argc, char** argv) {
     for (long j = 0; j < ns; ++j) CK(clSetKernelArg(hs[i].k, k++, 4, &sc[j]));
     CK(clSetKernelArg(hs[i].k, k++, 8, &n)); CK(clSetKernelArg(hs[i].k, k++, 8, &m_)); CK(clSetKernelArg(hs[i].k, k++, 8, &off0));
   }
-  const size_t global = size_t((n + rpg - 1) / rpg * 128);
   std::vector<double> t[2];
   for (int r = 0; r < 4; ++r)
-    for (int i = 0; i < 2; ++i) { auto v = time_kernel(hs[i], global, 128, reps / 4); t[i].insert(t[i].end(), v.begin(), v.end()); }
+    for (int i = 0; i < 2; ++i) { auto v = time_kernel(hs[i], size_t((n + rpg[i] - 1) / rpg[i] * 128), 128, reps / 4); t[i].insert(t[i].end(), v.begin(), v.end()); }
   auto oa = download(a, outs[0], size_t(n * m)), ob = download(a, outs[1], size_t(n * m));
   long diff = 0;
   for (size_t i = 0; i < oa.size(); ++i) diff += std::memcmp(&oa[i], &ob[i], 4) != 0;

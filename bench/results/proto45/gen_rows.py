@@ -3,7 +3,7 @@
 exp times the sum's reciprocal corrected as fusecl's fcl_rdiv) over rows of M floats (M % 4 == 0) as proto44/r20.cl computes it, with P work-items
 a row each holding K float4 vectors (vector q = sl + k * P of the row, none past the row's M / 4): torch.compile's
 layout for rows of 20 is P = 8, K = 1 (5 of 8 work-items loading). Timed against r20.cl by proto44/rows_harness.cpp
-(rows_harness2.cpp, argv: a.cl b.cl m rows_per_group_a rows_per_group_b 3, or 0 for softmax), rows_per_group =
+(proto44/rows_harness.cpp, argv: a.cl b.cl m rows_per_group_a:rows_per_group_b 3, or 0 for softmax), rows_per_group =
 128 / P.  python3 gen_rows.py M P K [softmax] > file.cl"""
 import sys
 
