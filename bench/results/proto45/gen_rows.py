@@ -4,11 +4,14 @@ exp times the sum's reciprocal corrected as fusecl's fcl_rdiv) over rows of M fl
 a row each holding K float4 vectors (vector q = sl + k * P of the row, none past the row's M / 4): torch.compile's
 layout for rows of 20 is P = 8, K = 1 (5 of 8 work-items loading). Timed against r20.cl by proto44/rows_harness.cpp
 (proto44/rows_harness.cpp, argv: a.cl b.cl m rows_per_group_a:rows_per_group_b 3, or 0 for softmax), rows_per_group =
-128 / P.  python3 gen_rows.py M P K [softmax] > file.cl"""
+128 / P.  python3 gen_rows.py M P K [softmax] [clamp] > file.cl"""
 import sys
 
 M, P, K = (int(a) for a in sys.argv[1:4])
-SOFTMAX = len(sys.argv) > 4 and sys.argv[4] == 'softmax'
+SOFTMAX = 'softmax' in sys.argv[4:]
+# clamp: every work-item loads, past the row's end its last vector again (as fusecl's kernels do), instead of a
+# predicated load
+CLAMP = 'clamp' in sys.argv[4:]
 V = M // 4
 head = open(__file__.replace('gen_rows.py', '../proto44/r20.cl')).read()
 head = head[:head.index('__kernel')]
@@ -69,7 +72,7 @@ void rows_{M}_{P}_{K}(__global float* restrict out0, __global const float* restr
   float4 rc0[{K}];
   for (int k = 0; k < {K}; ++k) {{
     const long q = sl + k * {P};
-    rc0[k] = q < {V} ? *(__global const float4*)(in0 + off0 + oc * m + q * 4) : (float4)(0.0f);
+    {'rc0[k] = *(__global const float4*)(in0 + off0 + oc * m + (q < %d ? q : %d) * 4);' % (V, V - 1) if CLAMP else 'rc0[k] = q < %d ? *(__global const float4*)(in0 + off0 + oc * m + q * 4) : (float4)(0.0f);' % V}
   }}
 {phase(1, 'v0')}  const float r1 = {'acc1' if SOFTMAX else 'acc1 / s0'};
 {'  float4 rc3[%d];' % K if SOFTMAX else ''}
