@@ -4,6 +4,7 @@
 // argv: a.cl b.cl m rows_per_group scalars(0 or 3: layer norm's m, m, 1e-5) [reps]; rows_per_group A:B for kernels
 // whose groups hold different rows (the forty-fifth session's proto45/run5.sh and run6.sh)
 #include "../proto34/harness.hpp"
+#include <cstdlib>
 #include <cstring>
 int main(int argc, char** argv) {
   const long m = atol(argv[3]), ns = atol(argv[5]);
@@ -11,7 +12,12 @@ int main(int argc, char** argv) {
   const long rpg[2] = {atol(argv[4]), colon ? atol(colon + 1) : atol(argv[4])};
   const int reps = argc > 6 ? atoi(argv[6]) : 50;
   const long n = (1L << 26) / m;
-  Harness a = open_and_build(argv[1], "-cl-std=CL1.2");
+  // HARNESS_OPTIONS: the build options (fusecl's own on a GPU with correctly
+  // rounded division: "-cl-std=CL1.2 -w -cl-fp32-correctly-rounded-divide-sqrt";
+  // src/launch.cpp). Unset: "-cl-std=CL1.2", as every run before session 46 call 12.
+  const char* env_options = std::getenv("HARNESS_OPTIONS");
+  const char* options = env_options && *env_options ? env_options : "-cl-std=CL1.2";
+  Harness a = open_and_build(argv[1], options);
   std::vector<float> x(size_t(n * m));
   unsigned s = 12345;
   for (auto& v : x) { s = s * 1664525u + 1013904223u; v = float(s >> 8) * 0x1.0p-24f * 8.0f - 4.0f; }
@@ -20,7 +26,7 @@ int main(int argc, char** argv) {
   {
     std::ifstream f(argv[2]); std::stringstream ss; ss << f.rdbuf(); const std::string src = ss.str(); const char* sp = src.c_str();
     cl_int e; cl_program p = clCreateProgramWithSource(a.ctx, 1, &sp, nullptr, &e); CK(e);
-    if (clBuildProgram(p, 1, &a.dev, "-cl-std=CL1.2", nullptr, nullptr) != CL_SUCCESS) { std::printf("build failed\n"); return 1; }
+    if (clBuildProgram(p, 1, &a.dev, options, nullptr, nullptr) != CL_SUCCESS) { std::printf("build failed\n"); return 1; }
     Harness b = a; cl_uint nk; CK(clCreateKernelsInProgram(p, 1, &b.k, &nk)); hs.push_back(b);
   }
   cl_mem in = upload(a, x), outs[2] = {output(a, size_t(n * m)), output(a, size_t(n * m))};
