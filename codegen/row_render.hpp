@@ -44,6 +44,10 @@ struct RowRender {
   // The output phase's divisions through a reciprocal (reciprocal.hpp), while
   // its first pass is rendered; null elsewhere.
   const Reciprocals* reciprocals = nullptr;
+  // The output loop (whole vectors in registers, row length constant, the
+  // last chunk partial) computes every chunk and stores those in the row
+  // under in_, instead of leaving the loop at the row's end: render_row.cpp.
+  bool masked_outputs = false;
 
   bool registers() const { return plan.reduce.row_chunks > 0; }
   bool grid() const { return plan.reduce.combine; }
@@ -64,8 +68,11 @@ struct RowRender {
     const long long full = full_chunks();
     if (full < 0) return ind + "  if (" + x + " >= mo" + e + ") break;\n";
     if (full >= std::stoll(K)) return "";
-    return ind + "  if (k >= " + std::to_string(full) + " && " + x + " >= m" + e + ") break;\n";
+    const std::string past = "k >= " + std::to_string(full) + " && " + x + " >= m" + e;
+    return masks() ? ind + "  const bool in_ = !(" + past + ");\n" : ind + "  if (" + past + ") break;\n";
   }
+  // Whether the loop head() opens now declares in_ (masked_outputs) instead of leaving the loop.
+  bool masks() const { return masked_outputs && full_chunks() >= 0 && full_chunks() < std::stoll(K); }
 
   // Where this work-item's positions of its row start: split rows start at
   // their segment's sg0_, a multiple of 16 (so of any width); in vectors of

@@ -14,6 +14,8 @@
 #include "support/device_compare.hpp"
 #include "support/device_rows.hpp"
 #include "support/host_array.hpp"
+#include "support/random_inputs.hpp"
+#include "support/row_patterns.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -274,6 +276,32 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
       REQUIRE(codegen::render(plan, codegen::kernel_name(plan)).find("if (k >= 8 && r >= m) break;") != std::string::npos);
     });
     CHECK(got[std::size_t(5 * m + 128)] == 0.0f);
+  }
+  // Layer norm over rows of 52 in whole vectors, 4 work-items a row of 4
+  // vectors each, the last chunk the row's for one of them: the output loop
+  // computes the others' past the row's end (their loads repeat its last
+  // vector) and must not store them (render_row.cpp, in_). 315 x 52 floats
+  // fill the buffer's size class, 64 KiB, but for 16 bytes: the last row's
+  // stores past its end would pass the buffer's.
+  {
+    const auto all = patterns();
+    const Pattern& norm = all[4];
+    const Dims d{315, 52};
+    const auto h = inputs(d, 1, 37, norm.lo, norm.hi, true);
+    const auto y = norm.device(from_host(h, Shape(d)), 1);
+    {
+      const auto node = y.node();
+      const detail::GraphLock lock{node.get()};
+      detail::Schedule s = detail::make_schedule({node}, detail::tuning_of(*node->device));
+      REQUIRE(s.kernel_count() == 1);
+      const auto& plan = s.steps[0].kernel.plan;
+      REQUIRE(plan.width == 4);
+      REQUIRE(int(plan.reduce.row_chunks) == 4);
+      REQUIRE(plan.reduce.local_size / plan.reduce.rows_per_group == 4);
+      REQUIRE(codegen::render(plan, codegen::kernel_name(plan)).find("if (in_) {") != std::string::npos);
+      detail::run_schedule(*node->device, s);
+    }
+    check_rows(norm, h, y.to_host(), d, 1);
   }
   // Short rows in the lanes form (a CPU's: lane j of a vector is a row, its
   // loads gathered m apart): 17 rows of 15, so the last vector holds one row

@@ -139,6 +139,45 @@ TEST_CASE("row fusion: a GPU's whole-vector rows hold the vectors they need, a g
   }
 }
 
+TEST_CASE("row fusion: a GPU's whole-vector output loop stores a partial last chunk under a predicate", "[row]") {
+  // render_row.cpp: where the output phase reads only loads (layer norm),
+  // the chunk past a row's end is computed on the repeated last vector and
+  // its store skipped (in_), not left by a break; softmax reads the exp
+  // values its sum phase kept, which exist only for chunks in the row, and
+  // keeps the break, as does a row whose chunks are all whole (1024).
+  struct Case {
+    std::size_t pattern;  // 3 softmax, 4 layer norm
+    std::int64_t m;
+    int chunks;
+    bool masked;
+  };
+  const std::vector<Case> cases{{4, 800, 4, true}, {4, 900, 4, true}, {4, 52, 4, true}, {4, 20, 3, true},
+                                {4, 1024, 4, false}, {3, 800, 4, false}, {3, 20, 3, false}};
+  const auto all = patterns();
+  for (const Case& c : cases) {
+    const Pattern& pat = all[c.pattern];
+    INFO(pat.name << " over rows of " << c.m);
+    const Dims d{2 * 64 + 3, c.m};  // the last group's rows partly past the array
+    const auto h = inputs(d, 1, test_seed(0x46a0 + std::uint64_t(c.m) + c.pattern), pat.lo, pat.hi, true);
+    const auto y = pat.device(from_host(h, Shape(d)), 1);
+    const auto node = y.node();
+    {
+      const detail::GraphLock lock{node.get()};
+      detail::Schedule s = detail::make_schedule({node}, gpu_layout(*node->device, 256));
+      REQUIRE(s.kernel_count() == 1);
+      const auto& plan = s.steps[0].kernel.plan;
+      REQUIRE(plan.kind == codegen::KernelKind::Row);
+      CHECK(plan.width == 4);
+      CHECK(plan.reduce.row_chunks == c.chunks);
+      const std::string text = codegen::render(plan, "k");
+      CHECK((text.find("if (in_) {") != std::string::npos) == c.masked);
+      CHECK((text.find("const bool in_ = !(") != std::string::npos) == c.masked);
+      detail::run_schedule(*node->device, s);
+    }
+    check_rows(pat, h, y.to_host(), d, 1);
+  }
+}
+
 TEST_CASE("row fusion: the deep register form within the device's groups, the bytes held, and switched off", "[row]") {
   // Whether y's schedule is one row kernel, and its group.
   auto layout_of = [](const Array<float>& y, std::size_t held, std::size_t most) {
