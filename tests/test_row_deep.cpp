@@ -37,6 +37,29 @@ detail::DeviceTuning gpu_layout(detail::DeviceState& dev, std::size_t held, std:
   return t;
 }
 
+// pat along the last axis of d, seeded, planned with an H200's layout on
+// this device (with or without division through the row's reciprocal): one
+// row kernel, which `check` inspects, run, and its results against the host
+// reference.
+template <class Check>
+void run_gpu_row_plan(const Pattern& pat, const Dims& d, std::uint64_t seed, bool reciprocal, Check check) {
+  const auto h = inputs(d, 1, test_seed(seed), pat.lo, pat.hi, true);
+  const auto y = pat.device(from_host(h, Shape(d)), 1);
+  const auto node = y.node();
+  {
+    const detail::GraphLock lock{node.get()};
+    auto t = gpu_layout(*node->device, 256);
+    t.row_reciprocal = reciprocal;
+    detail::Schedule s = detail::make_schedule({node}, t);
+    REQUIRE(s.kernel_count() == 1);
+    const auto& plan = s.steps[0].kernel.plan;
+    REQUIRE(plan.kind == codegen::KernelKind::Row);
+    check(plan);
+    detail::run_schedule(*node->device, s);
+  }
+  check_rows(pat, h, y.to_host(), d, 1);
+}
+
 struct Expect {
   std::int64_t m;
   int group;     // work-items a row (0: not one row kernel)
@@ -116,25 +139,15 @@ TEST_CASE("row fusion: a GPU's whole-vector rows hold the vectors they need, a g
   for (std::size_t which : {std::size_t(3), std::size_t(4)}) {
     const Pattern& pat = all[which];
     for (const Case& c : cases) {
-      const Dims d{4 * std::int64_t(c.rows) + 1, c.m};
       INFO(pat.name << " over rows of " << c.m);
-      const auto h = inputs(d, 1, test_seed(0x45d0 + std::uint64_t(c.m) + which), pat.lo, pat.hi, true);
-      const auto y = pat.device(from_host(h, Shape(d)), 1);
-      const auto node = y.node();
-      {
-        const detail::GraphLock lock{node.get()};
-        detail::Schedule s = detail::make_schedule({node}, gpu_layout(*node->device, 256));
-        REQUIRE(s.kernel_count() == 1);
-        const auto& plan = s.steps[0].kernel.plan;
-        REQUIRE(plan.kind == codegen::KernelKind::Row);
-        CHECK(plan.width == 4);
-        CHECK(plan.aligned);
-        CHECK(plan.reduce.local_size == c.per_row * c.rows);
-        CHECK(plan.reduce.rows_per_group == c.rows);
-        CHECK(plan.reduce.row_chunks == c.chunks);
-        detail::run_schedule(*node->device, s);
-      }
-      check_rows(pat, h, y.to_host(), d, 1);
+      run_gpu_row_plan(pat, {4 * std::int64_t(c.rows) + 1, c.m}, 0x45d0 + std::uint64_t(c.m) + which, false,
+                       [&](const codegen::KernelPlan& plan) {
+                         CHECK(plan.width == 4);
+                         CHECK(plan.aligned);
+                         CHECK(plan.reduce.local_size == c.per_row * c.rows);
+                         CHECK(plan.reduce.rows_per_group == c.rows);
+                         CHECK(plan.reduce.row_chunks == c.chunks);
+                       });
     }
   }
 }
@@ -154,28 +167,21 @@ TEST_CASE("row fusion: a GPU's whole-vector output loop stores a partial last ch
   const std::vector<Case> cases{{4, 800, 4, true}, {4, 900, 4, true}, {4, 52, 4, true}, {4, 20, 3, true},
                                 {4, 1024, 4, false}, {3, 800, 4, false}, {3, 20, 3, false}};
   const auto all = patterns();
-  for (const Case& c : cases) {
-    const Pattern& pat = all[c.pattern];
-    INFO(pat.name << " over rows of " << c.m);
-    const Dims d{2 * 64 + 3, c.m};  // the last group's rows partly past the array
-    const auto h = inputs(d, 1, test_seed(0x46a0 + std::uint64_t(c.m) + c.pattern), pat.lo, pat.hi, true);
-    const auto y = pat.device(from_host(h, Shape(d)), 1);
-    const auto node = y.node();
-    {
-      const detail::GraphLock lock{node.get()};
-      detail::Schedule s = detail::make_schedule({node}, gpu_layout(*node->device, 256));
-      REQUIRE(s.kernel_count() == 1);
-      const auto& plan = s.steps[0].kernel.plan;
-      REQUIRE(plan.kind == codegen::KernelKind::Row);
-      CHECK(plan.width == 4);
-      CHECK(plan.reduce.row_chunks == c.chunks);
-      const std::string text = codegen::render(plan, "k");
-      CHECK((text.find("if (in_) {") != std::string::npos) == c.masked);
-      CHECK((text.find("const bool in_ = !(") != std::string::npos) == c.masked);
-      detail::run_schedule(*node->device, s);
+  for (const Case& c : cases)
+    for (const bool reciprocal : {false, true}) {  // with the reciprocal's second pass over the same loop
+      const Pattern& pat = all[c.pattern];
+      INFO(pat.name << " over rows of " << c.m << (reciprocal ? ", through the reciprocal" : ""));
+      // 131 rows: the last group's partly past the array.
+      run_gpu_row_plan(pat, {2 * 64 + 3, c.m}, 0x46a0 + std::uint64_t(c.m) + c.pattern, reciprocal,
+                       [&](const codegen::KernelPlan& plan) {
+                         CHECK(plan.width == 4);
+                         CHECK(plan.reduce.row_chunks == c.chunks);
+                         const std::string text = codegen::render(plan, "k");
+                         CHECK((text.find("if (in_) {") != std::string::npos) == c.masked);
+                         CHECK((text.find("const bool in_ = !(") != std::string::npos) == c.masked);
+                         CHECK((text.find("rq_") != std::string::npos) == reciprocal);
+                       });
     }
-    check_rows(pat, h, y.to_host(), d, 1);
-  }
 }
 
 TEST_CASE("row fusion: the deep register form within the device's groups, the bytes held, and switched off", "[row]") {
