@@ -552,12 +552,11 @@ std::string row_rest(RowRender& rr) {
     std::string s;
     if (W > 1) {
       s += rr.head(ind, W) + output_body(rr, needs.back(), W, ind + "  ");
-      if (rr.masks())
-        s += ind + "  if (in_) {\n" + emit_vector_stores(plan, W, "p", plan.aligned, ind + "    ") + ind + "  }\n";
-      else
-        s += rr.lanes() ? emit_lane_stores(plan, W, "p", ind + "  ")
-             : rr.skew() ? skew_stores(plan, W, ind + "  ")
-                         : emit_vector_stores(plan, W, "p", plan.aligned, ind + "  ");  // p is a multiple of W
+      const std::string si = ind + (rr.masks() ? "    " : "  ");
+      const std::string stores = rr.lanes()  ? emit_lane_stores(plan, W, "p", si)
+                                 : rr.skew() ? skew_stores(plan, W, si)
+                                             : emit_vector_stores(plan, W, "p", plan.aligned, si);  // p is a multiple of W
+      s += rr.masks() ? ind + "  if (in_) {\n" + stores + ind + "  }\n" : stores;
       s += ind + "}\n";
     }
     // The elements after the whole vectors; the column form has none (its
