@@ -180,6 +180,35 @@ std::string meet_partials(const RowRender& rr, const Meet& mt, const std::string
   return s + "    for (int j = 1; j < " + std::to_string(count) + "; ++j) " + mt.merge(x, first + " + j" + stride) + "\n";
 }
 
+// Whether reduction k's loop over whole vectors is masked (RowRender::masked):
+// it computes the chunk past the row's end and skips only the accumulator's
+// update there, instead of leaving the loop (the same bits). Not the
+// kernel's first reduction, and only where the extra chunk costs nothing,
+// because no warp could skip it (a row within a warp, or a lane of every
+// warp of the row in its last chunk: 32 lanes, NVIDIA's warp and the
+// narrowest measured), or little, because it computes no transcendental
+// function (layer norm's squared deviations). An H200, 2^26 floats (bench/
+// RESULTS.md, forty-seventh session): layer norm over rows of 800 143 -> 131
+// us, 900 142 -> 132, 20 142 -> 141; softmax (its output loop masked too,
+// below) over rows of 20 149 -> 142, 44 139 -> 135, 52 138 -> 134; every
+// other length from 20 to 16384 within 0.6. Masking the first reduction's
+// loop too cost about 1 more in layer norm; softmax's sum over rows of 800,
+// which a warp of the row could skip, 4 more.
+bool masked_phase(const RowRender& rr, std::size_t k, const std::vector<char>& need) {
+  const KernelPlan& plan = rr.plan;
+  const auto earlier = plan.instrs.begin() + std::ptrdiff_t(k);
+  if (!rr.maskable() || std::none_of(plan.instrs.begin(), earlier, [](const Instr& in) { return is_row_reduction(in); }))
+    return false;
+  const long long T = std::stoll(rr.T), full = rr.full_chunks();
+  // The row's work-items with a chunk past the full ones (at least one, fewer than T).
+  const long long past = plan.reduce.row_length / rr.width() - full * T;
+  constexpr long long warp = 32;
+  if (T <= warp || past > T - warp) return true;
+  for (std::size_t j = 0; j < need.size(); ++j)
+    if (need[j] == 1 && !rr.held[j] && is_transcendental(plan.instrs[j].op)) return false;
+  return true;
+}
+
 // Phase for reduction instruction k: the value of it over its row, left in
 // r<k> for every work-item of the row.
 std::string reduction_phase(RowRender& rr, std::size_t k) {
@@ -252,11 +281,21 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
       s += "    {\n      " + AW + " accv = (" + AW + ")(" + reduce_identity(info.identity, acc_t) + ");\n";
       if (kahan) s += "      " + AW + " compv = (" + AW + ")(0);\n";
       s += nan_declare("accv", W, "      ");
+      const bool mask = masked_phase(rr, k, need);
+      const std::vector<char> before = rr.held;
+      rr.masked = mask;
       s += rr.head("      ", W) + rr.body(need, "        ", W);
+      rr.masked = false;
       if (rr.skew())  // lanes outside the row (other rows' elements) add the identity
         s += "        const " + AW + " vm_ = lo_ == 0 && hi_ == " + std::to_string(W) + " ? " + v + " : select((" + AW + ")(" +
              reduce_identity(info.identity, acc_t) + "), " + v + ", " + skew_mask(acc_t, W) + ");\n";
-      s += accumulate("accv", "compv", AW, W, "        ", rr.skew() ? "vm_" : v);
+      if (mask) {
+        s += "        if (in_) {\n" + accumulate("accv", "compv", AW, W, "          ", v) + "        }\n";
+        for (std::size_t j = 0; j < before.size(); ++j)
+          if (rr.held[j] && !before[j]) rr.whole[j] = 1;  // kept here, for every chunk
+      } else {
+        s += accumulate("accv", "compv", AW, W, "        ", rr.skew() ? "vm_" : v);
+      }
       if (rr.stash_phase == int(k)) s += stash_store(rr, W, "        ");
       s += "      }\n" + nan_apply("accv", W, "      ");
       for (int j = 0; j < W; ++j)
@@ -460,6 +499,7 @@ std::string row_rest(RowRender& rr) {
   const std::string L = std::to_string(plan.reduce.local_size);
   const std::vector<std::vector<char>> needs = phase_needs(plan);
   rr.held.assign(plan.instrs.size(), 0);
+  rr.whole.assign(plan.instrs.size(), 0);
   rr.phases_of = phases_of(plan, needs);
   if (!rr.registers() && !rr.grid() && !plan.out_strided && !online(rr) && !rr.split()) {
     // The loop form's stash (CPUs): the first transcendental value that a
@@ -570,13 +610,16 @@ std::string row_rest(RowRender& rr) {
   };
   // Whole vectors in registers: the output loop computes the chunk past the
   // row's end too (its load the row's last vector again) and stores under a
-  // predicate, where it reads nothing but loads (a value an earlier phase kept
-  // exists only for the chunks that phase visited). An H200, 2^26 floats,
-  // layer norm: rows of 52 140 -> 134 us, 900 143 -> 141, 20 143 -> 141, the
-  // rest from 44 to 16384 and softmax's recomputing rows within 1.3
-  // (bench/RESULTS.md, forty-sixth session).
-  rr.masked_outputs = rr.registers() && W > 1 && !rr.lanes() && !rr.skew() && !rr.columns() && !rr.split() &&
-                      std::equal(first.begin(), first.end(), rr.held.begin());
+  // predicate, where it reads nothing but loads and values kept in masked
+  // loops (a value an unmasked phase kept exists only for the chunks that
+  // phase visited). An H200, 2^26 floats, layer norm: rows of 52 140 -> 134
+  // us, 900 143 -> 141, 20 143 -> 141, the rest from 44 to 16384 and
+  // softmax's recomputing rows within 1.3 (bench/RESULTS.md, forty-sixth
+  // session); rows of 1100, whose 4th chunk is past every row (maskable()),
+  // 1.3 more so, 1.4 less since they keep the break (forty-seventh).
+  rr.masked = rr.maskable();
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k)
+    if (rr.held[k] && !first[k] && !rr.whole[k]) rr.masked = false;
   const std::vector<char> marked = plan.reduce.row_reciprocal ? reciprocal_divisions(plan) : std::vector<char>();
   const bool guard = rr.full_chunks() >= 0;  // rows past the last store nothing
   if (guard) b += "  if (o < n) {\n";
@@ -603,7 +646,7 @@ std::string row_rest(RowRender& rr) {
     b += stash >= 0 ? "#ifndef FCL_CPU\n" + again + "#endif\n" : again;
   }
   if (guard) b += "  }\n";
-  rr.masked_outputs = false;
+  rr.masked = false;
   if (rr.staged()) b += stage_flush(plan);
   return b;
 }

@@ -44,10 +44,15 @@ struct RowRender {
   // The output phase's divisions through a reciprocal (reciprocal.hpp), while
   // its first pass is rendered; null elsewhere.
   const Reciprocals* reciprocals = nullptr;
-  // The output loop (whole vectors in registers, row length constant, the
-  // last chunk partial) computes every chunk and stores those in the row
-  // under in_, instead of leaving the loop at the row's end: render_row.cpp.
-  bool masked_outputs = false;
+  // The loop being rendered (whole vectors in registers, row length
+  // constant, the last chunk partial) computes every chunk, the one past the
+  // row's end on the row's last vector again (its load repeats it), and
+  // declares in_ instead of leaving the loop there: its reduction's update
+  // and its stores happen under in_. render_row.cpp says which loops.
+  bool masked = false;
+  // By instruction: values kept in a masked loop, so held for every chunk,
+  // the one past the row's end too (an output loop reading them can be masked).
+  std::vector<char> whole{};
 
   bool registers() const { return plan.reduce.row_chunks > 0; }
   bool grid() const { return plan.reduce.combine; }
@@ -71,8 +76,13 @@ struct RowRender {
     const std::string past = "k >= " + std::to_string(full) + " && " + x + " >= m" + e;
     return masks() ? ind + "  const bool in_ = !(" + past + ");\n" : ind + "  if (" + past + ") break;\n";
   }
-  // Whether the loop head() opens now declares in_ (masked_outputs) instead of leaving the loop.
-  bool masks() const { return masked_outputs && full_chunks() >= 0 && full_chunks() < std::stoll(K); }
+  // Whether a loop here can be masked: whole vectors in registers, the row's
+  // length a constant (full_chunks() is -1 for the other forms), the last
+  // chunk partial and the only one that is (K rounded up to a power of two
+  // leaves chunks past every work-item's row: computing them is waste).
+  bool maskable() const { return registers() && width() > 1 && full_chunks() >= 0 && full_chunks() + 1 == std::stoll(K); }
+  // Whether the loop head() opens now declares in_ (masked) instead of leaving the loop.
+  bool masks() const { return masked && maskable(); }
 
   // Where this work-item's positions of its row start: split rows start at
   // their segment's sg0_, a multiple of 16 (so of any width); in vectors of

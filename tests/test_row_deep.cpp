@@ -152,21 +152,37 @@ TEST_CASE("row fusion: a GPU's whole-vector rows hold the vectors they need, a g
   }
 }
 
-TEST_CASE("row fusion: a GPU's whole-vector output loop stores a partial last chunk under a predicate", "[row]") {
-  // render_row.cpp: where the output phase reads only loads (layer norm),
-  // the chunk past a row's end is computed on the repeated last vector and
-  // its store skipped (in_), not left by a break; softmax reads the exp
-  // values its sum phase kept, which exist only for chunks in the row, and
-  // keeps the break, as does a row whose chunks are all whole (1024).
+TEST_CASE("row fusion: a GPU's whole-vector loops compute a partial last chunk and skip its update under a predicate", "[row]") {
+  // render_row.cpp: the chunk past a row's end is computed on the repeated
+  // last vector and its store (output loop) or accumulator update (a
+  // reduction's loop but the first) skipped under in_, not left by a break,
+  // where that chunk is the only one partly past the row (rows of 1100: 128
+  // work-items of 4 chunks, the 4th wholly past every row, keep the break).
+  // A reduction's loop so where no warp (32 lanes) could skip that chunk
+  // (softmax's sum over rows of 20: 2 work-items a row; of 900: 64, 33 of
+  // them with a 4th chunk) or where it computes no transcendental (layer
+  // norm's squared deviations over rows of 800: 64 work-items, 8 with a 4th
+  // chunk); softmax's sum over rows of 800 computes exp and keeps its break.
+  // The output loop so where it reads only loads and values kept in masked
+  // loops: softmax's exp kept in an unmasked loop exists only for the chunks
+  // in the row. Rows whose chunks are all whole (1024) test nothing.
   struct Case {
     std::size_t pattern;  // 3 softmax, 4 layer norm
     std::int64_t m;
     int chunks;
-    bool masked;
+    int reductions;  // reduction loops masked
+    bool output;     // output loop masked
   };
-  const std::vector<Case> cases{{4, 800, 4, true}, {4, 900, 4, true}, {4, 52, 4, true}, {4, 20, 3, true},
-                                {4, 1024, 4, false}, {3, 800, 4, false}, {3, 20, 3, false}};
+  const std::vector<Case> cases{{4, 800, 4, 1, true},  {4, 900, 4, 1, true},   {4, 52, 4, 1, true},
+                                {4, 20, 3, 1, true},   {4, 1100, 4, 0, false},  {4, 1024, 4, 0, false},
+                                {3, 800, 4, 0, false}, {3, 1100, 4, 0, false}, {3, 900, 4, 1, true},
+                                {3, 20, 3, 1, true},   {3, 52, 4, 1, true}};
   const auto all = patterns();
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
   for (const Case& c : cases)
     for (const bool reciprocal : {false, true}) {  // with the reciprocal's second pass over the same loop
       const Pattern& pat = all[c.pattern];
@@ -177,8 +193,11 @@ TEST_CASE("row fusion: a GPU's whole-vector output loop stores a partial last ch
                          CHECK(plan.width == 4);
                          CHECK(plan.reduce.row_chunks == c.chunks);
                          const std::string text = codegen::render(plan, "k");
-                         CHECK((text.find("if (in_) {") != std::string::npos) == c.masked);
-                         CHECK((text.find("const bool in_ = !(") != std::string::npos) == c.masked);
+                         const int outputs = c.output ? (reciprocal ? 2 : 1) : 0;
+                         // A masked reduction's update and a masked output loop's stores, each under in_.
+                         CHECK(count(text, "        if (in_) {\n") == c.reductions);
+                         CHECK(count(text, "const bool in_ = !(") == c.reductions + outputs);
+                         CHECK(count(text, ") break;") == (c.m == 1024 ? 0 : 2 - c.reductions + (reciprocal ? 2 : 1) - outputs));
                          CHECK((text.find("rq_") != std::string::npos) == reciprocal);
                        });
     }
