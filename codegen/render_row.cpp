@@ -209,6 +209,29 @@ bool masked_phase(const RowRender& rr, std::size_t k, const std::vector<char>& n
   return true;
 }
 
+// Whether a sum's loop over whole vectors in registers adds plainly, without
+// Kahan's compensation: where each lane of a work-item adds at most 4 terms,
+// the compensation is no more accurate than the lanes' and work-items' trees
+// after it (a plain sum of 4 terms is off by at most 3 ulp of their sum of
+// magnitudes, the trees by a few ulp more either way), and it costs about 5
+// instructions an element: where the loop computes a transcendental function
+// (softmax's exp and its sum), in rows of at least 8 work-items, those are
+// what the kernel waits on. An H200, 2^26 floats (bench/RESULTS.md,
+// forty-seventh session): softmax over rows of 600 140 -> 131 us, 300 138 ->
+// 132, 1100 151 -> 139, 100 to 900 0.4 to 3 less; over rows of 2 or 4
+// work-items (20 to 52) 2 to 6 more, and layer norm, whose sums compute no
+// transcendental, 0.5 to 1 more over rows of 100 to 300: both keep it.
+bool plain_sum(const RowRender& rr, const std::vector<char>& need) {
+  // Whole vectors of rows in registers (the row's length a constant or not:
+  // the same sum either way), a work-item's K chunks its lanes' terms.
+  if (!rr.registers() || rr.width() < 2 || rr.skew() || rr.lanes() || rr.columns() || rr.split() || rr.staged() ||
+      rr.grid() || std::stoll(rr.K) > 4 || std::stoll(rr.T) < 8)
+    return false;
+  for (std::size_t j = 0; j < need.size(); ++j)
+    if (need[j] == 1 && !rr.held[j] && is_transcendental(rr.plan.instrs[j].op)) return true;
+  return false;
+}
+
 // Phase for reduction instruction k: the value of it over its row, left in
 // r<k> for every work-item of the row.
 std::string reduction_phase(RowRender& rr, std::size_t k) {
@@ -218,7 +241,8 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   const DType acc_t = red.dtype;  // the accumulator: the input's dtype (the graph casts it)
   const std::string A = cl_type(acc_t), ks = std::to_string(k);
   const std::string sh = "sh" + ks, v = "v" + std::to_string(red.a);
-  const bool kahan = is_float(acc_t) && info.summation == Summation::Kahan;
+  const std::vector<char> need = red.a >= 0 ? per_element(plan, {red.a}) : std::vector<char>();
+  const bool kahan = is_float(acc_t) && info.summation == Summation::Kahan && !plain_sum(rr, need);
   // A float max or min notes NaN apart (body.hpp's nan_note_*): a
   // work-item's partial is NaN where it met one; the partials then merge
   // through the NaN-propagating helper.
@@ -259,7 +283,7 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
                     reduce_identity(info.identity, acc_t) + ");\n";
     if (kahan) s += "    " + AW + " comp = (" + AW + ")(0);\n";
     s += nan_declare("acc", W, "    ");
-    s += rr.head("    ", W) + rr.body(per_element(plan, {red.a}), "      ", W) + accumulate("acc", "comp", AW, W, "      ", v);
+    s += rr.head("    ", W) + rr.body(need, "      ", W) + accumulate("acc", "comp", AW, W, "      ", v);
     if (rr.stash_phase == int(k)) s += stash_store(rr, W, "      ");
     s += "    }\n" + nan_apply("acc", W, "    ");
     if (kahan) s += "    acc = acc - comp;\n";
@@ -273,7 +297,6 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
     s += "    for (long k = lid; k < groups; k += " + rr.T + ") acc = " + combine("acc", "in" + std::to_string(red.c) + "[k]", 1) + ";\n";
   } else {
     if (kahan) s += "    " + A + " comp = (" + A + ")(0);\n";
-    const auto need = per_element(plan, {red.a});
     const int W = rr.width();
     if (W > 1) {
       // Whole vectors first, each lane accumulating on its own, then the lanes into acc.

@@ -203,6 +203,38 @@ TEST_CASE("row fusion: a GPU's whole-vector loops compute a partial last chunk a
     }
 }
 
+TEST_CASE("row fusion: a GPU's short sums computing exp add plainly, in rows of at least 8 work-items", "[row]") {
+  // render_row.cpp's plain_sum: where a work-item's lanes each add at most 4
+  // terms of a sum whose loop computes a transcendental (softmax's exp),
+  // Kahan's compensation is dropped (it is no more accurate than the trees
+  // after it there), in rows of at least 8 work-items; rows of 2 or 4
+  // (20, 52), longer chunks (rows of 4096: 8 a work-item) and layer norm's
+  // sums (no transcendental) keep it. Results against the host reference.
+  struct Case {
+    std::size_t pattern;  // 3 softmax, 4 layer norm
+    std::int64_t m;
+    bool plain;
+  };
+  const std::vector<Case> cases{{3, 100, true},  {3, 300, true},  {3, 600, true},   {3, 1100, true},
+                                {3, 20, false},  {3, 52, false},  {3, 4096, false}, {4, 300, false},
+                                {4, 600, false}, {4, 1100, false}};
+  const auto all = patterns();
+  for (const Case& c : cases) {
+    const Pattern& pat = all[c.pattern];
+    INFO(pat.name << " over rows of " << c.m);
+    run_gpu_row_plan(pat, {2 * 64 + 3, c.m}, 0x47b0 + std::uint64_t(c.m) + c.pattern, true,
+                     [&](const codegen::KernelPlan& plan) {
+                       CHECK(plan.width == 4);
+                       const int items = plan.reduce.local_size / plan.reduce.rows_per_group;
+                       CHECK(plan.reduce.row_chunks <= 4 + 4 * (c.m == 4096));
+                       CHECK((items >= 8 && plan.reduce.row_chunks <= 4) == (c.plain || c.pattern == 4));
+                       const std::string text = codegen::render(plan, "k");
+                       // Softmax's sum is its one compensated sum; layer norm has two.
+                       CHECK((text.find("compv") == std::string::npos) == c.plain);
+                     });
+  }
+}
+
 TEST_CASE("row fusion: the deep register form within the device's groups, the bytes held, and switched off", "[row]") {
   // Whether y's schedule is one row kernel, and its group.
   auto layout_of = [](const Array<float>& y, std::size_t held, std::size_t most) {

@@ -1,7 +1,7 @@
 // Session 47: several row kernels of one signature (out0, in0, [float scalars], n, m_, off0), softmax or layer
 // norm over n = 2^26 / m rows of m floats on the first GPU, timed interleaved (event profiling), each one's
 // output compared bit for bit with the first's. Build: g++ -O2 -std=c++20 rows_multi.cpp -o rows_multi -lOpenCL.
-// argv: m rows_per_group scalars(0 or 3: layer norm's m, m, 1e-5) reps a.cl b.cl ...
+// argv: m rows_per_group scalars(0 or 3: layer norm's m, m, 1e-5) reps a.cl b.cl ...; b.cl@R: b's groups hold R rows
 // HARNESS_OPTIONS: build options (fusecl's on an H200: "-cl-std=CL1.2 -w -cl-fp32-correctly-rounded-divide-sqrt").
 #include "../proto34/harness.hpp"
 #include <cstring>
@@ -11,6 +11,9 @@ int main(int argc, char** argv) {
   const long n = (1L << 26) / m;
   const char* env_options = std::getenv("HARNESS_OPTIONS");
   const char* options = env_options && *env_options ? env_options : "-cl-std=CL1.2";
+  std::vector<long> rows{rpg};
+  for (int i = 5; i < argc; ++i)
+    if (char* at = std::strchr(argv[i], '@')) { *at = 0; if (i > 5) rows.push_back(atol(at + 1)); } else if (i > 5) rows.push_back(rpg);
   Harness a = open_and_build(argv[5], options);
   std::vector<Harness> hs{a};
   for (int i = 6; i < argc; ++i) {
@@ -35,7 +38,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::vector<double>> t(hs.size());
   for (int r = 0; r < 6; ++r)
-    for (size_t i = 0; i < hs.size(); ++i) { auto v = time_kernel(hs[i], size_t((n + rpg - 1) / rpg * 128), 128, reps / 6); t[i].insert(t[i].end(), v.begin(), v.end()); }
+    for (size_t i = 0; i < hs.size(); ++i) { auto v = time_kernel(hs[i], size_t((n + rows[i] - 1) / rows[i] * 128), 128, reps / 6); t[i].insert(t[i].end(), v.begin(), v.end()); }
   const auto ref = download(a, outs[0], size_t(n * m));
   for (size_t i = 0; i < hs.size(); ++i) {
     const auto o = download(a, outs[i], size_t(n * m));
