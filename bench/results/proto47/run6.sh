@@ -3,33 +3,13 @@
 # or fusecl's bits): where softmax's time over rows of 20, 300 and 600 goes.
 # d9b44f8's kernels against: exp as native_exp (nexp), the compensated sum
 # as a plain one (plain), both (both). rows_multi, two rounds.
-set -u
-mkdir -p /etc/OpenCL/vendors
-echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-export FUSECL_DEVICE=nvidia FUSECL_TUNE=0 LD_LIBRARY_PATH=$PWD/carry/new/lib
-export HARNESS_OPTIONS="-cl-std=CL1.2 -w -cl-fp32-correctly-rounded-divide-sqrt"
-P=bench/results/proto47
-g++ -O2 -std=c++20 $P/rows_multi.cpp -o /tmp/rows_multi -lOpenCL || exit 1
-K=/tmp/k47; mkdir -p $K
 CASES="${CASES:-softmax:20 softmax:300 softmax:600 softmax:800 layer_norm:20 layer_norm:600}"
-for c in $CASES; do
-  e=${c%%:*}; m=${c##*:}; n=$(( (1 << 26) / m )); name=$e-$m
-  rm -rf /tmp/kc-$name
-  FUSECL_CACHE_SAVE_SOURCE=1 FUSECL_CACHE_DIR=/tmp/kc-$name timeout 60 carry/new/bin/fusecl-axis-probe $e:${n}x$m:1 > $K/$name.probe.txt 2>&1
-  f=$(grep -l "fusecl_row" $(find /tmp/kc-$name -name "*.cl") | head -1)
-  [ -n "$f" ] && cp $f $K/$name.cl
-done
-for r in 1 2; do
-  echo "## round $r"
-  for c in $CASES; do
-    e=${c%%:*}; m=${c##*:}; name=$e-$m; k=$K/$name.cl
-    [ -f $k ] || { echo "$name: no row kernel"; continue; }
-    sed 's/= exp(/= native_exp(/' $k > $K/$name-nexp.cl
-    sed -E 's/\{ const float4 y_ = (v[0-9]+) - compv; .*accv = t_; \}/accv += \1;/' $k > $K/$name-plain.cl
-    sed 's/= exp(/= native_exp(/' $K/$name-plain.cl > $K/$name-both.cl
-    rpg=$(grep -o "get_group_id(0) \* [0-9]*" $k | grep -o "[0-9]*$"); rpg=${rpg:-1}
-    ns=$(grep -c "^    const float s[0-9]*,$" $k)
-    echo "### $name rows/group $rpg scalars $ns"
-    /tmp/rows_multi $m $rpg $ns 60 $k $K/$name-nexp.cl $K/$name-plain.cl $K/$name-both.cl 2>&1
-  done
-done
+source bench/results/proto47/common.sh
+one_case() {
+  sed 's/= exp(/= native_exp(/' $k > $K/$name-nexp.cl
+  sed -E 's/\{ const float4 y_ = (v[0-9]+) - compv; .*accv = t_; \}/accv += \1;/' $k > $K/$name-plain.cl
+  sed 's/= exp(/= native_exp(/' $K/$name-plain.cl > $K/$name-both.cl
+  echo "### $name rows/group $rpg scalars $ns"
+  /tmp/rows_multi $m $rpg $ns 60 $k $K/$name-nexp.cl $K/$name-plain.cl $K/$name-both.cl 2>&1
+}
+rounds one_case
