@@ -48,7 +48,8 @@ struct RowRender {
   // constant, the last chunk partial) computes every chunk, the one past the
   // row's end on the row's last vector again (its load repeats it), and
   // declares in_ instead of leaving the loop there: its reduction's update
-  // and its stores happen under in_. render_row.cpp says which loops.
+  // and its stores happen under in_. render_row_loops.cpp (masked_phase)
+  // and render_row.cpp (the output loop) say which loops.
   bool masked = false;
   // By instruction: values kept in a masked loop, so held for every chunk,
   // the one past the row's end too (an output loop reading them can be masked).
@@ -167,6 +168,12 @@ struct RowRender {
     return pre + emit_body(plan, w, "p", ind, helpers, &need, reciprocals) + post;
   }
 };
+
+// render_row_loops.cpp: whether reduction k's loop over whole vectors is
+// masked (RowRender::masked; `need`: per_element of its input), and whether
+// a sum's loop adds without Kahan's compensation.
+bool masked_phase(const RowRender& rr, std::size_t k, const std::vector<char>& need);
+bool plain_sum(const RowRender& rr, const std::vector<char>& need);
 
 // The skewed register form (ReduceSpec::row_skew; render_row_skew.cpp).
 /// Its prologue's lines: where the work-item's row starts in its first
