@@ -11,6 +11,16 @@
 
 namespace fusecl::codegen::row {
 
+namespace {
+// Whether the loop over the instructions `need` marks (per_element) computes
+// a transcendental function itself, not one an earlier phase kept.
+bool computes_transcendental(const RowRender& rr, const std::vector<char>& need) {
+  for (std::size_t j = 0; j < need.size(); ++j)
+    if (need[j] == 1 && !rr.held[j] && is_transcendental(rr.plan.instrs[j].op)) return true;
+  return false;
+}
+}  // namespace
+
 // In registers, with the row's length m a constant of the source, every
 // work-item's first F = R / T chunks lie wholly in its row (R the row's
 // elements, or its vectors in whole vectors; T work-items a row): only the
@@ -39,11 +49,11 @@ long long RowRender::full_chunks() const {
 // narrowest measured), or little, because it computes no transcendental
 // function (layer norm's squared deviations). An H200, 2^26 floats (bench/
 // RESULTS.md, forty-seventh session): layer norm over rows of 800 143 -> 131
-// us, 900 142 -> 132, 20 142 -> 141; softmax (its output loop masked too,
-// below) over rows of 20 149 -> 142, 44 139 -> 135, 52 138 -> 134; every
-// other length from 20 to 16384 within 0.6. Masking the first reduction's
-// loop too cost about 1 more in layer norm; softmax's sum over rows of 800,
-// which a warp of the row could skip, 4 more.
+// us, 900 142 -> 132, 20 142 -> 141; softmax (its output loop masked too:
+// render_row.cpp) over rows of 20 149 -> 142, 44 139 -> 135, 52 138 -> 134;
+// every other length from 20 to 16384 within 0.6. Masking the first
+// reduction's loop too cost about 1 more in layer norm; softmax's sum over
+// rows of 800, which a warp of the row could skip, 4 more.
 bool masked_phase(const RowRender& rr, std::size_t k, const std::vector<char>& need) {
   const KernelPlan& plan = rr.plan;
   const auto earlier = plan.instrs.begin() + std::ptrdiff_t(k);
@@ -53,10 +63,7 @@ bool masked_phase(const RowRender& rr, std::size_t k, const std::vector<char>& n
   // The row's work-items with a chunk past the full ones (at least one, fewer than T).
   const long long past = plan.reduce.row_length / rr.width() - full * T;
   constexpr long long warp = 32;
-  if (T <= warp || past > T - warp) return true;
-  for (std::size_t j = 0; j < need.size(); ++j)
-    if (need[j] == 1 && !rr.held[j] && is_transcendental(plan.instrs[j].op)) return false;
-  return true;
+  return T <= warp || past > T - warp || !computes_transcendental(rr, need);
 }
 
 // Whether a sum's loop over whole vectors in registers adds plainly, without
@@ -77,9 +84,7 @@ bool plain_sum(const RowRender& rr, const std::vector<char>& need) {
   if (!rr.registers() || rr.width() < 2 || rr.skew() || rr.lanes() || rr.columns() || rr.split() || rr.staged() ||
       rr.grid() || std::stoll(rr.K) > 4 || std::stoll(rr.T) < 8)
     return false;
-  for (std::size_t j = 0; j < need.size(); ++j)
-    if (need[j] == 1 && !rr.held[j] && is_transcendental(rr.plan.instrs[j].op)) return true;
-  return false;
+  return computes_transcendental(rr, need);
 }
 
 }  // namespace fusecl::codegen::row
