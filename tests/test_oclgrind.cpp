@@ -282,7 +282,7 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
   // loops after the first reduction's (layer norm's squared deviations,
   // softmax's exp and its sum) and the output loop compute the others' past
   // the row's end (their loads repeat its last vector) and must neither
-  // count nor store them (render_row.cpp, in_). 315 x 52 floats fill the
+  // count nor store them (in_: render_row_loops.cpp). 315 x 52 floats fill the
   // buffer's size class, 64 KiB, but for 16 bytes: the last row's stores
   // past its end would pass the buffer's.
   for (const std::size_t which : {std::size_t(4), std::size_t(3)}) {

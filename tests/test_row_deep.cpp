@@ -153,7 +153,8 @@ TEST_CASE("row fusion: a GPU's whole-vector rows hold the vectors they need, a g
 }
 
 TEST_CASE("row fusion: a GPU's whole-vector loops compute a partial last chunk and skip its update under a predicate", "[row]") {
-  // render_row.cpp: the chunk past a row's end is computed on the repeated
+  // render_row_loops.cpp (masked_phase) and render_row.cpp (the output
+  // loop): the chunk past a row's end is computed on the repeated
   // last vector and its store (output loop) or accumulator update (a
   // reduction's loop but the first) skipped under in_, not left by a break,
   // where that chunk is the only one partly past the row (rows of 1100: 128
@@ -204,7 +205,7 @@ TEST_CASE("row fusion: a GPU's whole-vector loops compute a partial last chunk a
 }
 
 TEST_CASE("row fusion: a GPU's short sums computing exp add plainly, in rows of at least 8 work-items", "[row]") {
-  // render_row.cpp's plain_sum: where a work-item's lanes each add at most 4
+  // render_row_loops.cpp's plain_sum: where a work-item's lanes each add at most 4
   // terms of a sum whose loop computes a transcendental (softmax's exp),
   // Kahan's compensation is dropped (it is no more accurate than the trees
   // after it there), in rows of at least 8 work-items; rows of 2 or 4
