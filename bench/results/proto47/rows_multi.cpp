@@ -3,6 +3,7 @@
 // output compared bit for bit with the first's. Build: g++ -O2 -std=c++20 rows_multi.cpp -o rows_multi -lOpenCL.
 // argv: m rows_per_group scalars(0 or 3: layer norm's m, m, 1e-5) reps a.cl b.cl ...; b.cl@R: b's groups hold R rows
 // HARNESS_OPTIONS: build options (fusecl's on an H200: "-cl-std=CL1.2 -w -cl-fp32-correctly-rounded-divide-sqrt").
+// HARNESS_OFF0: the input's offset in floats (default 0; 4 shifts every row by 16 bytes).
 #include "../proto34/harness.hpp"
 #include <cstring>
 int main(int argc, char** argv) {
@@ -22,13 +23,15 @@ int main(int argc, char** argv) {
     if (clBuildProgram(p, 1, &a.dev, options, nullptr, nullptr) != CL_SUCCESS) { std::printf("%s: build failed\n", argv[i]); return 1; }
     Harness b = a; cl_uint nk; CK(clCreateKernelsInProgram(p, 1, &b.k, &nk)); hs.push_back(b);
   }
-  std::vector<float> x(size_t(n * m));
+  const char* off_env = std::getenv("HARNESS_OFF0");
+  const long off = off_env ? atol(off_env) : 0;
+  std::vector<float> x(size_t(n * m + off));
   unsigned s = 12345;
   for (auto& v : x) { s = s * 1664525u + 1013904223u; v = float(s >> 8) * 0x1.0p-24f * 8.0f - 4.0f; }
   cl_mem in = upload(a, x);
   std::vector<cl_mem> outs;
   const float sc[3] = {float(m), float(m), 1e-5f};
-  long m_ = m, off0 = 0;
+  long m_ = m, off0 = off;
   for (auto& h : hs) {
     outs.push_back(output(a, size_t(n * m)));
     int k = 0;
