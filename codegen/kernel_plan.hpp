@@ -218,6 +218,16 @@ struct ReduceSpec {
   // a few elements a work-item, each warp's spread over rows (of 5 floats:
   // 32 rows' 640 bytes a load, in part). 0: none.
   std::uint8_t row_staged = 0;
+  // Row kernels in whole vectors of 16 bytes held in registers, two work-
+  // items a row (render_row.cpp): a row that starts in the middle of a 32-
+  // byte sector (an odd number of vectors before it, so every other row
+  // where a row holds an odd number) takes its vectors rotated by one, chunk
+  // position q holding vector (q + 1) mod V. Each load and store instruction
+  // then covers whole sectors: one row's last vector and the next row's
+  // first, which share a sector, go in the same instruction. Such rows add
+  // their sums in another order than their neighbours (within the same
+  // bounds); the parity is the kernel's to compute, so any row length is right.
+  bool row_rotate = false;
   // Row kernels: the row's length as a constant of the kernel's source (m,
   // the ReduceCount argument, then goes unread); 0: the argument. With it
   // the compiler drops the clamps of a row's loads and steps through a row
@@ -417,7 +427,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_warp, row_columns, row_lanes, row_lane_length, lanes_per_row, row_vectors, rows_per_item, row_online,
-                        row_recompute, row_skew, row_reciprocal, row_staged, row_length, row_split, moment, moment_blocks, kept_dims, kept_inner, column_rows, online);
+                        row_recompute, row_skew, row_reciprocal, row_staged, row_rotate, row_length, row_split, moment, moment_blocks, kept_dims, kept_inner, column_rows, online);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, cross_rows, index32, tile, tile_axis, tile_registers, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

@@ -502,6 +502,8 @@ std::string row_rest(RowRender& rr) {
     // A split row's last is its segment's (sg1_ > 0: m > 0 where anything runs).
     const std::string end = rr.split() ? "sg1_" : "m";
     const std::string last = W > 1 && !rr.columns() ? end + " / " + Ws + " - 1" : end + " - 1";
+    // The rotation's parity: rows past the last load the last row's vectors rotated by their own (never stored).
+    if (rr.rotates()) b += "  const int rot_ = (int)(o & 1) & (int)((m / " + Ws + ") & 1);\n";
     b += "  {\n    const long oc = o < n ? o : n - 1;\n";
     if (rr.columns())  // the start of the last vector's column, for the last group's past-the-end vectors
       b += "    const long bc = oc / (rs / " + Ws + ") * m * rs + oc % (rs / " + Ws + ") * " + Ws + ";\n";
@@ -513,7 +515,7 @@ std::string row_rest(RowRender& rr) {
     if (rr.columns())
       b += "      const long p = bc + r * rs;\n";
     else
-      b += "      const long p = oc * m + r" + (W > 1 ? " * " + Ws : std::string()) + ";\n";
+      b += "      const long p = " + (W > 1 ? rr.vector_at("oc", "r") : "oc * m + r") + ";\n";
     if (W == 1) b += emit_coordinates(plan, "p", "      ");
     // Staged loads from their staging arrays (render_row_stage.cpp), the rest from memory.
     std::vector<char> direct = first;

@@ -63,6 +63,19 @@ struct RowRender {
   int split() const { return plan.reduce.row_split; }
   bool skew() const { return plan.reduce.row_skew && registers(); }
   bool staged() const { return plan.reduce.row_staged > 0 && registers(); }
+  // Rows starting mid-sector take their vectors rotated by one (ReduceSpec::row_rotate).
+  bool rotates() const {
+    return plan.reduce.row_rotate && registers() && width() > 1 && !columns() && !lanes() && !skew() && !staged() && !split() && !grid();
+  }
+  // Where vector q (r at the loads) of row o starts: rotated by rot_, the
+  // parity of the row's first vector, where the row takes rotation (the
+  // last vector's successor is the row's first; positions past the row's
+  // end, which store nothing, stay past it).
+  std::string vector_at(const std::string& row, const std::string& q) const {
+    const std::string W = std::to_string(width());
+    if (!rotates()) return row + " * m + " + q + " * " + W;
+    return row + " * m + (" + q + " + rot_) * " + W + " - (" + q + " + rot_ == m / " + W + " ? m : 0)";
+  }
   // In registers with the row's length a constant: the chunks at the start
   // of every work-item's that lie wholly in its row, which test nothing
   // (render_row.cpp; -1: every chunk tests the row's end, and rows past
@@ -128,7 +141,7 @@ struct RowRender {
              "  const int lo_ = k == kf_ ? (int)a_ : 0, hi_ = k == kl_ ? tl_ : " + W + ";\n";
     if (registers() && w > 1)  // whole vectors only: the scheduler asks that rows be a multiple of w (or row_skew)
       return ind + "for (int k = 0; k < " + K + "; ++k) {\n" + ind + "  const long q = " + start(true) + " + (long)k * " + T + ";\n" +
-             end_test(ind, "q", " / " + W) + ind + "  const long p = o * m + q * " + W + ";\n";
+             end_test(ind, "q", " / " + W) + ind + "  const long p = " + vector_at("o", "q") + ";\n";
     if (w > 1)
       return ind + "for (long q = " + start(true) + "; q < mo / " + W + "; q += " + T + ") {\n" + ind + "  const long p = o * m + q * " + W + ";\n";
     if (registers())

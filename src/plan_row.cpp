@@ -592,6 +592,15 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
       const std::int64_t need = ((m + w - 1) / w + per_row - 1) / per_row;
       b.plan.aligned = true;
       b.plan.reduce.row_chunks = std::uint8_t(std::min<std::int64_t>(k / w, need == 3 && rows == 1 ? 4 : need));
+      // Two work-items a row of an odd number of 16-byte vectors, on a GPU:
+      // every other row starts mid-sector, and its vectors go rotated by one
+      // (ReduceSpec::row_rotate), so that no store writes part of a sector
+      // that another instruction completes. An H200, 2^26 floats, layer norm
+      // / softmax over rows of 20 (us, rotated / not; torch.compile 132-138 /
+      // 137): 131-132 / 138 against 139-140 / 142-143. Rows of 4 work-items
+      // moved both ways (44: -1 to -4; 28, 36: +3 to +9; softmax over 52 +5;
+      // bench/RESULTS.md, forty-eighth session): not taken there.
+      b.plan.reduce.row_rotate = per_row == 2 && tuning.row_items_cap > 1 && tuning.vector_bytes == 16 && (row_length / w) % 2 == 1;
     } else if (w > 1 && k >= w && tuning.row_skew && skew_gains && !split && skewed_chunks * w <= std::max(k, holds) + w &&
                vector_loads_aligned(b.plan, b.args)) {
       b.plan.aligned = true;

@@ -110,6 +110,7 @@ std::string describe(const Schedule& s, const std::string& device) {
                               : std::string("the row re-read in each phase"));
       if (rs.row_reciprocal) out += "; dividing by the row's value through its reciprocal";
       if (rs.row_staged) out += "; the group's rows staged through local memory";
+      if (rs.row_rotate) out += "; every other row's vectors rotated by one (whole 32-byte sectors a store)";
       // launch.cpp's length_admitted may still run it with the length as an argument.
       if (rs.row_length)
         out += "; the row length a constant of the kernel (a device's first " + std::to_string(kRowLengths) +

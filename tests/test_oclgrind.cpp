@@ -310,6 +310,30 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
     }
     check_rows(pat, h, y.to_host(), d, 1);
   }
+  // Softmax over rows of 20 in whole vectors, 2 work-items a row: every other
+  // row's vectors rotated by one (ReduceSpec::row_rotate), its last chunk
+  // position its first vector. 102 rows (the last odd, rotated) fill the
+  // buffer's size class, 8 KiB, but for 32 bytes: a rotated row's last
+  // vector taken past its end would pass the buffer's.
+  {
+    const auto all = patterns();
+    const Pattern& pat = all[3];
+    const Dims d{102, 20};
+    const auto h = inputs(d, 1, 38, pat.lo, pat.hi, true);
+    const auto y = pat.device(from_host(h, Shape(d)), 1);
+    {
+      const auto node = y.node();
+      const detail::GraphLock lock{node.get()};
+      detail::Schedule s = detail::make_schedule({node}, detail::tuning_of(*node->device));
+      REQUIRE(s.kernel_count() == 1);
+      const auto& plan = s.steps[0].kernel.plan;
+      REQUIRE(plan.width == 4);
+      REQUIRE(plan.reduce.local_size / plan.reduce.rows_per_group == 2);
+      REQUIRE(plan.reduce.row_rotate);
+      detail::run_schedule(*node->device, s);
+    }
+    check_rows(pat, h, y.to_host(), d, 1);
+  }
   // Short rows in the lanes form (a CPU's: lane j of a vector is a row, its
   // loads gathered m apart): 17 rows of 15, so the last vector holds one row
   // and its other lanes repeat it (they must read nothing past it, and store

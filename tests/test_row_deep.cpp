@@ -236,6 +236,73 @@ TEST_CASE("row fusion: a GPU's short sums computing exp add plainly, in rows of 
   }
 }
 
+TEST_CASE("row fusion: a GPU's rows of an odd number of vectors over two work-items take every other row's rotated", "[row]") {
+  // ReduceSpec::row_rotate (plan_row.cpp, RowRender::vector_at): rows of 20
+  // floats, 5 vectors over 2 work-items, start mid-sector every other row;
+  // those take vector (q + 1) mod 5 at chunk position q, the row's last
+  // position its first vector, in the loads and in every loop's positions.
+  // Rows of 24 (even: never mid-sector) and of 44 and 52 (4 work-items)
+  // are not rotated. 131 and 132 rows: the last row even and odd, the last
+  // group's rows past the array loading the last row's vectors. Results
+  // against the host reference, every pattern over rows of 20; then doubles.
+  struct Case {
+    std::size_t pattern;
+    std::int64_t m;
+    bool rotated;
+  };
+  std::vector<Case> cases{{3, 24, false}, {4, 24, false}, {3, 44, false}, {4, 52, false}};
+  const auto all = patterns();
+  for (std::size_t which = 0; which < all.size(); ++which) cases.push_back({which, 20, true});
+  for (const Case& c : cases)
+    for (const std::int64_t rows : {std::int64_t(2 * 64 + 3), std::int64_t(2 * 64 + 4)})
+      for (const bool reciprocal : {false, true}) {
+        const Pattern& pat = all[c.pattern];
+        INFO(pat.name << " over " << rows << " rows of " << c.m << (reciprocal ? ", through the reciprocal" : ""));
+        run_gpu_row_plan(pat, {rows, c.m}, 0x48a0 + std::uint64_t(c.m) + c.pattern + std::uint64_t(rows), reciprocal,
+                         [&](const codegen::KernelPlan& plan) {
+                           CHECK(plan.width == 4);
+                           const int items = plan.reduce.local_size / plan.reduce.rows_per_group;
+                           CHECK(items == (c.m <= 24 ? 2 : 4));
+                           CHECK(plan.reduce.row_rotate == c.rotated);
+                           const std::string text = codegen::render(plan, "k");
+                           CHECK((text.find("const int rot_ = (int)(o & 1) & (int)((m / 4) & 1);") != std::string::npos) == c.rotated);
+                           CHECK((text.find("const long p = oc * m + (r + rot_) * 4 - (r + rot_ == m / 4 ? m : 0);") !=
+                                  std::string::npos) == c.rotated);
+                         });
+      }
+  // Doubles: rows of 18 are 9 vectors of 2 over 2 work-items, rotated; 132
+  // rows, values different in every lane, softmax against long double.
+  const std::int64_t rows = 2 * 64 + 4, m = 18;
+  std::vector<double> h(std::size_t(rows * m));
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = std::sin(double(i) * 0.61) * 30.0 + double(i % 5) * 0.25;
+  const auto x = from_host(h, {rows, m});
+  const auto e = exp(x - max(x, 1, true));
+  const auto y = e / sum(e, 1, true);
+  const auto node = y.node();
+  {
+    const detail::GraphLock lock{node.get()};
+    detail::Schedule s = detail::make_schedule({node}, gpu_layout(*node->device, 256));
+    REQUIRE(s.kernel_count() == 1);
+    const auto& plan = s.steps[0].kernel.plan;
+    CHECK(plan.width == 2);
+    CHECK(plan.reduce.local_size / plan.reduce.rows_per_group == 2);
+    CHECK(plan.reduce.row_rotate);
+    detail::run_schedule(*node->device, s);
+  }
+  const auto got = y.to_host();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    long double mx = -INFINITY, sum_ = 0;
+    for (std::int64_t j = 0; j < m; ++j) mx = std::max<long double>(mx, h[std::size_t(r * m + j)]);
+    for (std::int64_t j = 0; j < m; ++j) sum_ += std::exp((long double)h[std::size_t(r * m + j)] - mx);
+    for (std::int64_t j = 0; j < m; ++j) {
+      const std::size_t i = std::size_t(r * m + j);
+      const long double want = std::exp((long double)h[i] - mx) / sum_;
+      INFO("float64 element " << i << ": got " << got[i] << ", want " << double(want));
+      REQUIRE(std::fabs((long double)got[i] - want) <= 64 * DBL_EPSILON * want + 1e-300L);
+    }
+  }
+}
+
 TEST_CASE("row fusion: the deep register form within the device's groups, the bytes held, and switched off", "[row]") {
   // Whether y's schedule is one row kernel, and its group.
   auto layout_of = [](const Array<float>& y, std::size_t held, std::size_t most) {
