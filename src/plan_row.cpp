@@ -503,7 +503,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   if (tuning.row_items_cap > 1 && !partials && !split && deep.group == 0 && m > kStageLongest &&
       m % row_width(b.plan, tuning.vector_bytes) != 0)
     while (per_row < 16 && per_row * 2 <= std::min<std::int64_t>(L, tuning.row_items_cap) && (m + per_row - 1) / per_row > 10) per_row *= 2;
-  // Rows of v whole vectors, v a power of two or one less from 4 to 32, on a
+  // Rows of v whole vectors, v a power of two or one less from 3 to 32, on a
   // GPU: at most two vectors a work-item (the last work-item one where v is
   // odd), none idle; fewer where elements_per_item gives fewer. An H200,
   // 2^26 floats, softmax / layer norm (us, two vectors each against the
@@ -515,10 +515,12 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   // against 133 / 134 (8 of 4). Where some work-item would idle, two vectors
   // each lost: rows of 20 173 / 160 against 150 / 144, 36 194 / 169 against
   // 141 / 135, 120 139 / 133 against 131 / 132 (bench/RESULTS.md,
-  // forty-third session).
+  // forty-third session). Rows of 3 vectors too (12 floats: two work-items,
+  // every other row rotated below): 160 / 144 against 180 / 172 in one work-
+  // item (torch.compile 133 / 133; forty-eighth session).
   if (tuning.row_items_cap > 1 && !partials && !split && deep.group == 0) {
     const std::int64_t w = row_width(b.plan, tuning.vector_bytes), v = m / w;
-    if (m % w == 0 && v >= 4 && v <= 32 && (std::has_single_bit(std::uint64_t(v)) || std::has_single_bit(std::uint64_t(v + 1))))
+    if (m % w == 0 && v >= 3 && v <= 32 && (std::has_single_bit(std::uint64_t(v)) || std::has_single_bit(std::uint64_t(v + 1))))
       per_row = std::max(per_row, std::min<std::int64_t>(std::int64_t(std::bit_ceil(std::uint64_t(v))) / 2,
                                                          std::min<std::int64_t>(L, tuning.row_items_cap)));
   }

@@ -238,7 +238,8 @@ TEST_CASE("row fusion: a GPU's short sums computing exp add plainly, in rows of 
 
 TEST_CASE("row fusion: a GPU's rows of an odd number of vectors over two work-items take every other row's rotated", "[row]") {
   // ReduceSpec::row_rotate (plan_row.cpp, RowRender::vector_at): rows of 20
-  // floats, 5 vectors over 2 work-items, start mid-sector every other row;
+  // floats, 5 vectors over 2 work-items (and of 12, 3 vectors: 2 and 1),
+  // start mid-sector every other row;
   // those take vector (q + 1) mod 5 at chunk position q, the row's last
   // position its first vector, in the loads and in every loop's positions.
   // Rows of 24 (even: never mid-sector) and of 44 and 52 (4 work-items)
@@ -250,7 +251,7 @@ TEST_CASE("row fusion: a GPU's rows of an odd number of vectors over two work-it
     std::int64_t m;
     bool rotated;
   };
-  std::vector<Case> cases{{3, 24, false}, {4, 24, false}, {3, 44, false}, {4, 52, false}};
+  std::vector<Case> cases{{3, 24, false}, {4, 24, false}, {3, 44, false}, {4, 52, false}, {3, 12, true}, {4, 12, true}};
   const auto all = patterns();
   for (std::size_t which = 0; which < all.size(); ++which) cases.push_back({which, 20, true});
   for (const Case& c : cases)
