@@ -118,6 +118,27 @@ HostArray<float> ints(const Dims& shape, std::uint64_t seed) {
   return h_generate<float>(shape, [&](const Dims&) { return float(rand_int(rng, -50, 50)); });
 }
 
+// Pattern `which` of patterns() along the last axis of d (seeded inputs with
+// edge values), one row kernel planned with this device's tuning, which
+// `expect` checks before it runs; then against the host reference.
+template <class Expect>
+void checked_rows(std::size_t which, const Dims& d, std::uint64_t seed, Expect expect) {
+  const auto all = patterns();
+  const Pattern& pat = all[which];
+  INFO(pat.name << " over rows of " << d[1]);
+  const auto h = inputs(d, 1, seed, pat.lo, pat.hi, true);
+  const auto y = pat.device(from_host(h, Shape(d)), 1);
+  {
+    const auto node = y.node();
+    const detail::GraphLock lock{node.get()};
+    detail::Schedule s = detail::make_schedule({node}, detail::tuning_of(*node->device));
+    REQUIRE(s.kernel_count() == 1);
+    expect(s.steps[0].kernel.plan);
+    detail::run_schedule(*node->device, s);
+  }
+  check_rows(pat, h, y.to_host(), d, 1);
+}
+
 // Softmax along the rows of the n x m array a, one row kernel dividing
 // through the row's reciprocal (`adjust` sets the rest of the tuning;
 // `expect` checks the plan before it runs), then against the host in
@@ -285,19 +306,8 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
   // count nor store them (in_: render_row_loops.cpp). 315 x 52 floats fill the
   // buffer's size class, 64 KiB, but for 16 bytes: the last row's stores
   // past its end would pass the buffer's.
-  for (const std::size_t which : {std::size_t(4), std::size_t(3)}) {
-    const auto all = patterns();
-    const Pattern& pat = all[which];
-    INFO(pat.name);
-    const Dims d{315, 52};
-    const auto h = inputs(d, 1, 37, pat.lo, pat.hi, true);
-    const auto y = pat.device(from_host(h, Shape(d)), 1);
-    {
-      const auto node = y.node();
-      const detail::GraphLock lock{node.get()};
-      detail::Schedule s = detail::make_schedule({node}, detail::tuning_of(*node->device));
-      REQUIRE(s.kernel_count() == 1);
-      const auto& plan = s.steps[0].kernel.plan;
+  for (const std::size_t which : {std::size_t(4), std::size_t(3)})
+    checked_rows(which, {315, 52}, 37, [](const codegen::KernelPlan& plan) {
       REQUIRE(plan.width == 4);
       REQUIRE(int(plan.reduce.row_chunks) == 4);
       REQUIRE(plan.reduce.local_size / plan.reduce.rows_per_group == 4);
@@ -306,34 +316,17 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
       int masked = 0;
       for (std::size_t at = text.find("if (in_) {"); at != std::string::npos; at = text.find("if (in_) {", at + 1)) ++masked;
       REQUIRE(masked >= 2);
-      detail::run_schedule(*node->device, s);
-    }
-    check_rows(pat, h, y.to_host(), d, 1);
-  }
+    });
   // Softmax over rows of 20 in whole vectors, 2 work-items a row: every other
   // row's vectors rotated by one (ReduceSpec::row_rotate), its last chunk
   // position its first vector. 102 rows (the last odd, rotated) fill the
   // buffer's size class, 8 KiB, but for 32 bytes: a rotated row's last
   // vector taken past its end would pass the buffer's.
-  {
-    const auto all = patterns();
-    const Pattern& pat = all[3];
-    const Dims d{102, 20};
-    const auto h = inputs(d, 1, 38, pat.lo, pat.hi, true);
-    const auto y = pat.device(from_host(h, Shape(d)), 1);
-    {
-      const auto node = y.node();
-      const detail::GraphLock lock{node.get()};
-      detail::Schedule s = detail::make_schedule({node}, detail::tuning_of(*node->device));
-      REQUIRE(s.kernel_count() == 1);
-      const auto& plan = s.steps[0].kernel.plan;
-      REQUIRE(plan.width == 4);
-      REQUIRE(plan.reduce.local_size / plan.reduce.rows_per_group == 2);
-      REQUIRE(plan.reduce.row_rotate);
-      detail::run_schedule(*node->device, s);
-    }
-    check_rows(pat, h, y.to_host(), d, 1);
-  }
+  checked_rows(3, {102, 20}, 38, [](const codegen::KernelPlan& plan) {
+    REQUIRE(plan.width == 4);
+    REQUIRE(plan.reduce.local_size / plan.reduce.rows_per_group == 2);
+    REQUIRE(plan.reduce.row_rotate);
+  });
   // Short rows in the lanes form (a CPU's: lane j of a vector is a row, its
   // loads gathered m apart): 17 rows of 15, so the last vector holds one row
   // and its other lanes repeat it (they must read nothing past it, and store

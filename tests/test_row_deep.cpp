@@ -60,6 +60,36 @@ void run_gpu_row_plan(const Pattern& pat, const Dims& d, std::uint64_t seed, boo
   check_rows(pat, h, y.to_host(), d, 1);
 }
 
+// Softmax over float64 rows of m (h: rows x m on the host), planned with an
+// H200's layout: one row kernel, which `check` inspects, run, and against
+// the host in long double.
+template <class Check>
+void run_f64_softmax(const std::vector<double>& h, std::int64_t rows, std::int64_t m, Check check) {
+  const auto x = from_host(h, {rows, m});
+  const auto e = exp(x - max(x, 1, true));
+  const auto y = e / sum(e, 1, true);
+  const auto node = y.node();
+  {
+    const detail::GraphLock lock{node.get()};
+    detail::Schedule s = detail::make_schedule({node}, gpu_layout(*node->device, 256));
+    REQUIRE(s.kernel_count() == 1);
+    check(s.steps[0].kernel.plan);
+    detail::run_schedule(*node->device, s);
+  }
+  const auto got = y.to_host();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    long double mx = -INFINITY, sum_ = 0;
+    for (std::int64_t j = 0; j < m; ++j) mx = std::max<long double>(mx, h[std::size_t(r * m + j)]);
+    for (std::int64_t j = 0; j < m; ++j) sum_ += std::exp((long double)h[std::size_t(r * m + j)] - mx);
+    for (std::int64_t j = 0; j < m; ++j) {
+      const std::size_t i = std::size_t(r * m + j);
+      const long double want = std::exp((long double)h[i] - mx) / sum_;
+      INFO("element " << i << ": got " << got[i] << ", want " << double(want));
+      REQUIRE(std::fabs((long double)got[i] - want) <= 64 * DBL_EPSILON * want + 1e-300L);
+    }
+  }
+}
+
 struct Expect {
   std::int64_t m;
   int group;     // work-items a row (0: not one row kernel)
@@ -276,32 +306,11 @@ TEST_CASE("row fusion: a GPU's rows of an odd number of vectors over two work-it
   const std::int64_t rows = 2 * 64 + 4, m = 18;
   std::vector<double> h(std::size_t(rows * m));
   for (std::size_t i = 0; i < h.size(); ++i) h[i] = std::sin(double(i) * 0.61) * 30.0 + double(i % 5) * 0.25;
-  const auto x = from_host(h, {rows, m});
-  const auto e = exp(x - max(x, 1, true));
-  const auto y = e / sum(e, 1, true);
-  const auto node = y.node();
-  {
-    const detail::GraphLock lock{node.get()};
-    detail::Schedule s = detail::make_schedule({node}, gpu_layout(*node->device, 256));
-    REQUIRE(s.kernel_count() == 1);
-    const auto& plan = s.steps[0].kernel.plan;
+  run_f64_softmax(h, rows, m, [](const codegen::KernelPlan& plan) {
     CHECK(plan.width == 2);
     CHECK(plan.reduce.local_size / plan.reduce.rows_per_group == 2);
     CHECK(plan.reduce.row_rotate);
-    detail::run_schedule(*node->device, s);
-  }
-  const auto got = y.to_host();
-  for (std::int64_t r = 0; r < rows; ++r) {
-    long double mx = -INFINITY, sum_ = 0;
-    for (std::int64_t j = 0; j < m; ++j) mx = std::max<long double>(mx, h[std::size_t(r * m + j)]);
-    for (std::int64_t j = 0; j < m; ++j) sum_ += std::exp((long double)h[std::size_t(r * m + j)] - mx);
-    for (std::int64_t j = 0; j < m; ++j) {
-      const std::size_t i = std::size_t(r * m + j);
-      const long double want = std::exp((long double)h[i] - mx) / sum_;
-      INFO("float64 element " << i << ": got " << got[i] << ", want " << double(want));
-      REQUIRE(std::fabs((long double)got[i] - want) <= 64 * DBL_EPSILON * want + 1e-300L);
-    }
-  }
+  });
 }
 
 TEST_CASE("row fusion: the deep register form within the device's groups, the bytes held, and switched off", "[row]") {
@@ -342,32 +351,11 @@ TEST_CASE("row fusion: float64 rows deep in registers", "[row]") {
     INFO("rows of " << m);
     std::vector<double> h(std::size_t(3 * m));
     for (std::size_t i = 0; i < h.size(); ++i) h[i] = std::sin(double(i) * 0.37) * 20.0 + double(i % 7);
-    const auto x = from_host(h, {3, m});
-    const auto e = exp(x - max(x, 1, true));
-    const auto y = e / sum(e, 1, true);
-    const auto node = y.node();
-    {
-      const detail::GraphLock lock{node.get()};
-      detail::Schedule s = detail::make_schedule({node}, gpu_layout(*node->device, 256));
-      REQUIRE(s.kernel_count() == 1);
-      const auto& plan = s.steps[0].kernel.plan;
+    run_f64_softmax(h, 3, m, [&](const codegen::KernelPlan& plan) {
       CHECK(plan.reduce.local_size == (m == 8192 ? 256 : 512));
       CHECK(plan.width == 2);
       CHECK(plan.reduce.row_chunks == 16);
       CHECK(plan.reduce.row_recompute);
-      detail::run_schedule(*node->device, s);
-    }
-    const auto got = y.to_host();
-    for (std::int64_t r = 0; r < 3; ++r) {
-      long double mx = -INFINITY, sum_ = 0;
-      for (std::int64_t j = 0; j < m; ++j) mx = std::max<long double>(mx, h[std::size_t(r * m + j)]);
-      for (std::int64_t j = 0; j < m; ++j) sum_ += std::exp((long double)h[std::size_t(r * m + j)] - mx);
-      for (std::int64_t j = 0; j < m; ++j) {
-        const std::size_t i = std::size_t(r * m + j);
-        const long double want = std::exp((long double)h[i] - mx) / sum_;
-        INFO("element " << i << ": got " << got[i] << ", want " << double(want));
-        REQUIRE(std::fabs((long double)got[i] - want) <= 64 * DBL_EPSILON * want + 1e-300L);
-      }
-    }
+    });
   }
 }
