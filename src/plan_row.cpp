@@ -386,6 +386,29 @@ bool stage_rows(const DeviceTuning& tuning, const DeepRows& deep, const RowSplit
   if (tuning.row_stage == 0 || tuning.row_items_cap <= 1 || deep.group > 0 || split) return false;
   return tuning.row_stage == 2 || (m % w != 0 && m <= kStageLongest && per_row <= 4 && k > w);
 }
+// Short rows of 4-byte elements, on a GPU of 16-byte vectors, that run
+// faster in 8-byte vectors (float2, as Inductor reads rows of 10), about 8
+// elements a work-item (the rows' work-items from elements_per_item alone,
+// not the rule of rows of 2^k or 2^k - 1 vectors): rows of 2 mod 4 floats
+// from 10 to 62, an odd number of 8-byte vectors (from 10 to 38 staged
+// through local memory otherwise, stage_rows; from 42 element by element),
+// and rows of 12 and 28 (3 and 7 16-byte vectors over 2 and 4 work-items
+// otherwise). An H200, 2^26 floats, softmax / layer norm (us, 8-byte vectors
+// against before; torch.compile in brackets): rows of 10 145 / 136-140
+// against 155 / 163-169 (143 / 139), 12 129 / 130 against 161 / 144-152
+// (134 / 134), 14 133 / 130 against 149-151 / 140-141 (138 / 133), 22 141 /
+// 134 against 172 / 161 (138 / 142), 26 140 / 131 against 170 / 162 (144 /
+// 134), 28 135 / 130 against 139 / 134, 30 132-134 / 131 against 175 / 170
+// (140 / 140), 34 155-160 / 150-154 against 175 / 190 (188 / 160), 38 146-149
+// / 142-145 against 173 / 185 (170 / 156), 58 131 / 131 against 137-140 /
+// 133-138; 18, 42 to 54 and 62 within 3 either way. Not rows of 6 (182 /
+// 168 against 161 / 165), 20 or 36 (149 / 139 against 138 / 133, 151 / 148
+// against 141 / 134) (bench/RESULTS.md, forty-ninth session).
+bool narrowed_rows(const codegen::KernelPlan& plan, const DeviceTuning& tuning, std::int64_t m) {
+  if (tuning.row_items_cap <= 1 || tuning.vector_bytes != 16 || row_width(plan, 16) != 4 || row_width(plan, 8) != 2) return false;
+  return m % 4 == 2 ? m >= 10 && m <= 62 : m == 12 || m == 28;
+}
+
 // The most local memory a group's staging arrays and combine take: 24 KiB
 // leaves an H200's SM nine groups.
 constexpr std::uint64_t kStageBytes = 24 * 1024;
@@ -400,8 +423,10 @@ bool row_reciprocal(const codegen::KernelPlan& plan, const DeviceTuning& tuning)
 }  // namespace
 
 ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const Node*>& reductions, const std::vector<int>& axes,
-                         const DeviceTuning& tuning, const PendingOutputs* pending, const RowPartials* partials,
+                         const DeviceTuning& device_tuning, const PendingOutputs* pending, const RowPartials* partials,
                          const RowSplit* split) {
+  DeviceTuning tuning = device_tuning;  // narrowed_rows may take narrower vectors for this kernel
+  bool narrowed = false;
   const Shape& shape = roots.front()->shape;
   BodyBuilder b(shape, pending);
   b.row_reductions = &reductions;
@@ -446,6 +471,11 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   });
   b.plan.ndim = strided || out_strided ? std::uint8_t(sp.dims.size()) : 0;
   if (b.plan.ndim) b.args.dims = sp.dims;
+  if (!partials && !split && b.plan.ndim == 0 && narrowed_rows(b.plan, tuning, m)) {
+    narrowed = true;
+    tuning.vector_bytes /= 2;
+    tuning.elements_per_item = 8;
+  }
   if (out_strided) {
     b.plan.out_strided = true;
     b.args.out_strides = std::move(ost);
@@ -517,8 +547,10 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   // 141 / 135, 120 139 / 133 against 131 / 132 (bench/RESULTS.md,
   // forty-third session). Rows of 3 vectors too (12 floats: two work-items,
   // every other row rotated below): 160 / 144 against 180 / 172 in one work-
-  // item (torch.compile 133 / 133; forty-eighth session).
-  if (tuning.row_items_cap > 1 && !partials && !split && deep.group == 0) {
+  // item (torch.compile 133 / 133; forty-eighth session). Floats' rows of 12
+  // and 28 take 8-byte vectors instead (narrowed_rows), and no rows in them
+  // this rule: their work-items come from elements_per_item.
+  if (tuning.row_items_cap > 1 && !partials && !split && deep.group == 0 && !narrowed) {
     const std::int64_t w = row_width(b.plan, tuning.vector_bytes), v = m / w;
     if (m % w == 0 && v >= 3 && v <= 32 && (std::has_single_bit(std::uint64_t(v)) || std::has_single_bit(std::uint64_t(v + 1))))
       per_row = std::max(per_row, std::min<std::int64_t>(std::int64_t(std::bit_ceil(std::uint64_t(v))) / 2,
