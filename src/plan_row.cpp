@@ -387,26 +387,30 @@ bool stage_rows(const DeviceTuning& tuning, const DeepRows& deep, const RowSplit
   return tuning.row_stage == 2 || (m % w != 0 && m <= kStageLongest && per_row <= 4 && k > w);
 }
 // Short rows of 4-byte elements, on a GPU of 16-byte vectors, that run
-// faster in 8-byte vectors (float2, as Inductor reads rows of 10), about 8
-// elements a work-item (the rows' work-items from elements_per_item alone,
-// not the rule of rows of 2^k or 2^k - 1 vectors): rows of 2 mod 4 floats
-// from 10 to 62, an odd number of 8-byte vectors (from 10 to 38 staged
-// through local memory otherwise, stage_rows; from 42 element by element),
-// and rows of 12 and 28 (3 and 7 16-byte vectors over 2 and 4 work-items
-// otherwise). An H200, 2^26 floats, softmax / layer norm (us, 8-byte vectors
-// against before; torch.compile in brackets): rows of 10 145 / 136-140
-// against 155 / 163-169 (143 / 139), 12 129 / 130 against 161 / 144-152
-// (134 / 134), 14 133 / 130 against 149-151 / 140-141 (138 / 133), 22 141 /
-// 134 against 172 / 161 (138 / 142), 26 140 / 131 against 170 / 162 (144 /
-// 134), 28 135 / 130 against 139 / 134, 30 132-134 / 131 against 175 / 170
-// (140 / 140), 34 155-160 / 150-154 against 175 / 190 (188 / 160), 38 146-149
-// / 142-145 against 173 / 185 (170 / 156), 58 131 / 131 against 137-140 /
-// 133-138; 18, 42 to 54 and 62 within 3 either way. Not rows of 6 (182 /
-// 168 against 161 / 165), 20 or 36 (149 / 139 against 138 / 133, 151 / 148
-// against 141 / 134) (bench/RESULTS.md, forty-ninth session).
+// faster in 8-byte vectors (float2, as Inductor reads rows of 10), the
+// fewest work-items a row (a power of two, at most 8) that hold at most 8
+// elements each (not the rule of rows of 2^k or 2^k - 1 vectors): rows of 2
+// mod 4 floats from 10 to 86, an odd number of 8-byte vectors (from 10 to 38
+// staged through local memory otherwise, stage_rows; from 42 element by
+// element), and rows of 12 and 28 (3 and 7 16-byte vectors over 2 and 4
+// work-items otherwise). An H200, 2^26 floats, softmax / layer norm (us,
+// 8-byte vectors against before; torch.compile in brackets): rows of 10 145
+// / 136-140 against 155 / 163-169 (143 / 139), 12 129 / 130 against 161 /
+// 144-152 (134 / 134), 14 133 / 130 against 149-151 / 140-141 (138 / 133),
+// 22 141 / 134 against 172 / 161 (138 / 142), 26 140 / 131 against 170 /
+// 162 (144 / 134), 28 135 / 130 against 139 / 134, 30 132-134 / 131 against
+// 175 / 170 (140 / 140), 34 155-160 / 150-154 against 175 / 190 (188 /
+// 160), 38 146-149 / 142-145 against 173 / 185 (170 / 156), 58 131 / 131
+// against 137-140 / 133-138, 74 135 / 134 against 138 / 138, 82 135-136 /
+// 137 against 143 / 140-141; 78 and 86 2-5 less; 18, 42 to 54 and 62 to 70
+// within 3 either way. Not rows of 6 (182 / 168 against 161 / 165), 20 or 36
+// (149 / 139 against 138 / 133, 151 / 148 against 141 / 134), nor rows of 90
+// to 126 (8 work-items of up to 8 vectors: 137-148 / 137-143 against 132-141
+// / 132-134; 16 of 3 or 4: 5 less to 5 more) (bench/RESULTS.md, forty-ninth
+// session).
 bool narrowed_rows(const codegen::KernelPlan& plan, const DeviceTuning& tuning, std::int64_t m) {
   if (tuning.row_items_cap <= 1 || tuning.vector_bytes != 16 || row_width(plan, 16) != 4 || row_width(plan, 8) != 2) return false;
-  return m % 4 == 2 ? m >= 10 && m <= 62 : m == 12 || m == 28;
+  return m % 4 == 2 ? m >= 10 && m <= 86 : m == 12 || m == 28;
 }
 
 // The most local memory a group's staging arrays and combine take: 24 KiB
@@ -475,6 +479,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
     narrowed = true;
     tuning.vector_bytes /= 2;
     tuning.elements_per_item = 8;
+    tuning.row_items_cap = std::min(tuning.row_items_cap, 8);
   }
   if (out_strided) {
     b.plan.out_strided = true;

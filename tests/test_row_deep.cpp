@@ -313,20 +313,22 @@ TEST_CASE("row fusion: a GPU's rows of an odd number of vectors over two work-it
 }
 
 TEST_CASE("row fusion: a GPU's short rows of an odd number of 8-byte vectors take 8-byte vectors", "[row]") {
-  // plan_row.cpp's narrowed_rows: rows of 2 mod 4 floats from 10 to 62, and
-  // of 12 and 28, in float2, the work-items a row from 8 elements each (not
-  // the rule of 2^k - 1 vectors: rows of 14 and 30 over 2 and 4 work-items of
-  // up to 4 vectors, the last short). Every pattern over rows of 10 and 30,
+  // plan_row.cpp's narrowed_rows: rows of 2 mod 4 floats from 10 to 86, and
+  // of 12 and 28, in float2, the fewest work-items a row (up to 8) that hold
+  // at most 8 elements each (not the rule of 2^k - 1 vectors: rows of 14 and
+  // 30 over 2 and 4 work-items of up to 4 vectors, the last short; rows of
+  // 66 to 86 over 8 of 5 or 6). Every pattern over rows of 10 and 30,
   // softmax and layer norm over the rest, 131 and 132 rows (the last group
   // partly past the array), with and without the reciprocal's second pass,
-  // against the host reference. Rows of 6, 20, 36 and 64 keep 16-byte
+  // against the host reference. Rows of 6, 20, 36, 64 and 90 keep 16-byte
   // vectors (or none); doubles' rows of 10 are not narrowed.
   struct Case {
     std::int64_t m;
     int items;  // work-items a row; 0: not narrowed
   };
   const std::vector<Case> cases{{10, 2}, {12, 2}, {14, 2}, {18, 4}, {22, 4}, {26, 4}, {28, 4}, {30, 4}, {34, 8},
-                                {38, 8}, {42, 8}, {58, 8}, {62, 8}, {6, 0},  {20, 0}, {36, 0}, {64, 0}};
+                                {38, 8}, {42, 8}, {58, 8}, {62, 8}, {66, 8}, {86, 8}, {6, 0},  {20, 0}, {36, 0},
+                                {64, 0}, {90, 0}};
   const auto all = patterns();
   for (const Case& c : cases)
     for (std::size_t which = 0; which < all.size(); ++which) {
