@@ -19,16 +19,4 @@ done; done > $OUT/axis.txt
 for s in $settings; do
   echo "## $s"; env ${s//,/ } FUSECL_LOG=schedule FUSECL_CACHE_DIR=/tmp/kc-$s timeout 100 $P $C 2>&1 | grep "row kernel"
 done > $OUT/plans.txt
-python3 - $OUT/axis.txt <<'PY'
-import re, sys, collections
-t = collections.defaultdict(list); s = None
-for line in open(sys.argv[1]):
-    if line.startswith("## round"): s = line.split()[3]; continue
-    m = re.match(r"(\w+)\s+\((\d+), (\d+)\).*?([\d.]+) us per call", line)
-    if m: t[(m.group(1), int(m.group(3)), s)].append(float(m.group(4)))
-keys = sorted({(e, m) for e, m, _ in t}); sets = []
-for e, m, s in t:
-    if s not in sets: sets.append(s)
-print("case | " + " | ".join(sets))
-for e, m in keys: print(f"{e}-{m} | " + " | ".join("/".join(f"{v:.1f}" for v in t[(e, m, s)]) for s in sets))
-PY
+python3 bench/results/proto49/table.py $OUT/axis.txt

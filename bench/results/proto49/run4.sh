@@ -21,17 +21,5 @@ done > $OUT/plans.txt
 T=""
 for e in softmax layer_norm; do for m in 6 18 22 26 30 34 38 46 54; do n=$(( (1 << 26) / m )); T="$T $e:${n}x$m:1"; done; done
 timeout 280 python3 carry/new/torch_axis.py $T 2>&1 | grep axis > $OUT/torch.txt
-python3 - $OUT/axis.txt <<'PY'
-import re, sys, collections
-t = collections.defaultdict(list); s = None
-for line in open(sys.argv[1]):
-    if line.startswith("## round"): s = line.split()[3]; continue
-    m = re.match(r"(\w+)\s+\((\d+), (\d+)\).*?([\d.]+) us per call", line)
-    if m: t[(m.group(1), int(m.group(3)), s)].append(float(m.group(4)))
-keys = sorted({(e, m) for e, m, _ in t}); sets = []
-for e, m, s in t:
-    if s not in sets: sets.append(s)
-print("case | " + " | ".join(sets))
-for e, m in keys: print(f"{e}-{m} | " + " | ".join("/".join(f"{v:.1f}" for v in t[(e, m, s)]) for s in sets))
-PY
+python3 bench/results/proto49/table.py $OUT/axis.txt
 cat $OUT/torch.txt

@@ -13,19 +13,7 @@ mkdir -p /tmp/r8
 for r in 1 2; do for b in base new; do
   echo "## round $r $b"; LD_LIBRARY_PATH=$PWD/carry/$b/lib FUSECL_CACHE_DIR=/tmp/kc-$b timeout 150 carry/$b/bin/fusecl-axis-probe $C 2>&1
 done; done > /tmp/r8/axis.txt
-python3 - /tmp/r8/axis.txt <<'PY' | tee /tmp/r8/table.txt
-import re, sys, collections
-t = collections.defaultdict(list); s = None
-for line in open(sys.argv[1]):
-    if line.startswith("## round"): s = line.split()[3]; continue
-    m = re.match(r"(\w+)\s+\((\d+), (\d+)\).*?([\d.]+) us per call", line)
-    if m: t[(m.group(1), int(m.group(3)), s)].append(float(m.group(4)))
-keys = sorted({(e, m) for e, m, _ in t}); sets = []
-for e, m, s in t:
-    if s not in sets: sets.append(s)
-print("case | " + " | ".join(sets))
-for e, m in keys: print(f"{e}-{m} | " + " | ".join("/".join(f"{v:.1f}" for v in t[(e, m, s)]) for s in sets))
-PY
+python3 bench/results/proto49/table.py /tmp/r8/axis.txt | tee /tmp/r8/table.txt
 export LD_LIBRARY_PATH=$PWD/carry/new/lib
 PARALLEL=12 FILE_LIMIT=300 timeout 300 bash bench/gpu_issue13.sh files > /tmp/r8/suite.txt 2>&1
 cp /tmp/r8/* $OUT/ 2>/dev/null
