@@ -327,6 +327,16 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
     REQUIRE(plan.reduce.local_size / plan.reduce.rows_per_group == 2);
     REQUIRE(plan.reduce.row_rotate);
   });
+  // Softmax over rows of 30 in 8-byte vectors (plan_row.cpp's
+  // narrowed_rows), 4 work-items a row of 4, 4, 4 and 3 float2: the last
+  // work-item's fourth position is past the row's end (it loads the row's
+  // last vector again and must store nothing). 68 rows fill the buffer's
+  // size class, 8 KiB, but for 32 bytes.
+  checked_rows(3, {68, 30}, 39, [](const codegen::KernelPlan& plan) {
+    REQUIRE(plan.width == 2);
+    REQUIRE(plan.reduce.local_size / plan.reduce.rows_per_group == 4);
+    REQUIRE(int(plan.reduce.row_chunks) == 4);
+  });
   // Short rows in the lanes form (a CPU's: lane j of a vector is a row, its
   // loads gathered m apart): 17 rows of 15, so the last vector holds one row
   // and its other lanes repeat it (they must read nothing past it, and store
