@@ -552,9 +552,9 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   // 141 / 135, 120 139 / 133 against 131 / 132 (bench/RESULTS.md,
   // forty-third session). Rows of 3 vectors too (12 floats: two work-items,
   // every other row rotated below): 160 / 144 against 180 / 172 in one work-
-  // item (torch.compile 133 / 133; forty-eighth session). Floats' rows of 12
-  // and 28 take 8-byte vectors instead (narrowed_rows), and no rows in them
-  // this rule: their work-items come from elements_per_item.
+  // item (torch.compile 133 / 133; forty-eighth session). Rows that
+  // narrowed_rows takes (floats' rows of 12 and 28 among them) skip this
+  // rule: their work-items come from elements_per_item alone.
   if (tuning.row_items_cap > 1 && !partials && !split && deep.group == 0 && !narrowed) {
     const std::int64_t w = row_width(b.plan, tuning.vector_bytes), v = m / w;
     if (m % w == 0 && v >= 3 && v <= 32 && (std::has_single_bit(std::uint64_t(v)) || std::has_single_bit(std::uint64_t(v + 1))))
