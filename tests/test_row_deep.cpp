@@ -268,9 +268,10 @@ TEST_CASE("row fusion: a GPU's short sums computing exp add plainly, in rows of 
 
 TEST_CASE("row fusion: a GPU's rows of an odd number of vectors over two work-items take every other row's rotated", "[row]") {
   // ReduceSpec::row_rotate (plan_row.cpp, RowRender::vector_at): rows of 20
-  // floats, 5 vectors over 2 work-items, start mid-sector every other row; those take vector (q + 1) mod V at
-  // chunk position q (V the row's vectors), the row's last position its first
-  // vector, in the loads and in every loop's positions.
+  // floats, 5 vectors over 2 work-items, start mid-sector every other row;
+  // those take vector (q + 1) mod V at chunk position q (V the row's
+  // vectors), the row's last position its first vector, in the loads and in
+  // every loop's positions.
   // Rows of 24 (even: never mid-sector) and of 44 and 52 (4 work-items)
   // are not rotated. 131 and 132 rows: the last row even and odd, the last
   // group's rows past the array loading the last row's vectors. Results
