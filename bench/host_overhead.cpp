@@ -17,6 +17,10 @@
 //   BM_overhead/black_scholes_fuse_rates_async/10
 //                                      the same through fusecl::fuse, the rate an
 //                                      argument: replayed with each call's value
+//   BM_overhead/black_scholes_build/10 Black-Scholes's graph built and dropped, never
+//                                      evaluated: the share of eval's host time that
+//                                      is making nodes (the rest is keying, replay,
+//                                      launch and release)
 //
 // items_per_second is evaluations per second in all.
 #include "bench/check.hpp"
@@ -97,6 +101,22 @@ void run_black_scholes(benchmark::State& state, Pricing how) {
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
 
+void run_black_scholes_build(benchmark::State& state) {
+  FusionScope fusion(true);
+  std::vector<float> host(std::size_t(1) << kLog2, 1.5f);
+  std::vector<fusecl::Array<float>> in;
+  for (int k = 0; k < 3; ++k) in.push_back(fusecl::from_host(host));
+  const fusecl::Shape shape{std::int64_t(1) << kLog2};
+  fusecl::finish();
+  for (auto _ : state) {
+    for (int i = 0; i < kBatch; ++i) {
+      auto prices = BlackScholes::compute<DeviceApi>(shape, in);
+      benchmark::DoNotOptimize(prices);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+
 }  // namespace
 
 void register_overhead_benchmarks() {
@@ -110,6 +130,7 @@ void register_overhead_benchmarks() {
                      [](benchmark::State& s) { run_black_scholes(s, Pricing::new_rates); });
   register_benchmark(benchmark_name("overhead", "black_scholes_fuse_rates_async", kLog2),
                      [](benchmark::State& s) { run_black_scholes(s, Pricing::fused_new_rates); });
+  register_benchmark(benchmark_name("overhead", "black_scholes_build", kLog2), run_black_scholes_build);
 }
 
 }  // namespace fusecl_bench
