@@ -279,6 +279,14 @@ struct ReduceSpec {
   // online_groups (GroupPerOutput). Split parts leave both partials, (max,
   // sum relative to it), and a second kernel merges them (SecondKernel).
   bool online = false;
+  // GroupPerOutput in vectors (width > 1) with a compensated float sum: the
+  // work-item keeps this many accumulators (each with its compensation),
+  // chain c taking vectors q + c * L of every step of C * L (L the row's
+  // work-items), and adds them at the end, lane by lane, as it adds one
+  // chain's lanes. The chains are independent, so a core that runs the
+  // work-item alone overlaps their additions (DeviceTuning::reduce_chains).
+  // 0 or 1: one chain.
+  std::uint8_t chains = 0;
 };
 
 /// How many outputs a reduction plan writes: a moment kernel with its mean,
@@ -427,7 +435,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_warp, row_columns, row_lanes, row_lane_length, lanes_per_row, row_vectors, rows_per_item, row_online,
-                        row_recompute, row_skew, row_reciprocal, row_staged, row_rotate, row_length, row_split, moment, moment_blocks, kept_dims, kept_inner, column_rows, online);
+                        row_recompute, row_skew, row_reciprocal, row_staged, row_rotate, row_length, row_split, moment, moment_blocks, kept_dims, kept_inner, column_rows, online, chains);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, cross_rows, index32, tile, tile_axis, tile_registers, reduce);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

@@ -499,6 +499,36 @@ std::string thread_combine(const Emitter& e) {
   return b + e.store("  ", "acc", "idx");
 }
 
+// A GroupPerOutput loop in vectors summing into C compensated chains
+// (ReduceSpec::chains): each step of C * L vectors gives chain c vector
+// q + c * L, each in a block of its own (the body's names repeat), then the
+// vectors left take chain 0; the chains' lanes are added into acc in order.
+// `tail` is the scalar step of the elements past the last whole vector.
+std::string chained_vector_sum(const Emitter& e, int C, const std::string& v, const std::string& L, const std::string& tail) {
+  const KernelPlan& plan = e.plan;
+  const int W = plan.width;
+  const std::string Ws = std::to_string(W), AW = cl_type(e.rs.acc, W), Cs = std::to_string(C);
+  auto chain = [](const std::string& base, int c) { return c == 0 ? base : base + std::to_string(c); };
+  auto step = [&](int c, const std::string& ind) {
+    const std::string q = c == 0 ? "q" : "(q + " + std::to_string(c) + " * " + L + ")";
+    const std::string a = chain("accv", c), k = chain("compv", c), in2 = ind + "  ";
+    return ind + "{\n" + in2 + "const long p = o * m + r_begin + " + q + " * " + Ws + ";\n" +
+           emit_reduced_coordinates(plan, "r_begin + " + q + " * " + Ws, in2) + emit_body(plan, W, "p", in2, e.helpers) + in2 +
+           "{ const " + AW + " y_ = " + v + " - " + k + "; const " + AW + " t_ = " + a + " + y_; " + k + " = " +
+           kahan_comp("t_", a, "y_", AW) + "; " + a + " = t_; }\n" + ind + "}\n";
+  };
+  std::string b = "  {\n";
+  for (int c = 0; c < C; ++c)
+    b += "    " + AW + " " + chain("accv", c) + " = (" + AW + ")(0), " + chain("compv", c) + " = (" + AW + ")(0);\n";
+  b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n    long q = lid;\n";
+  b += "    for (; q + " + std::to_string(C - 1) + " * " + L + " < nvec; q += " + Cs + " * " + L + ") {\n";
+  for (int c = 0; c < C; ++c) b += step(c, "      ");
+  b += "    }\n    for (; q < nvec; q += " + L + ")\n" + step(0, "      ");
+  for (int c = 0; c < C; ++c)
+    for (int j = 0; j < W; ++j) b += "    acc += " + chain("accv", c) + lane(j) + " - " + chain("compv", c) + lane(j) + ";\n";
+  return b + "    for (long r = r_begin + nvec * " + Ws + " + lid; r < r_end; r += " + L + ") {\n" + tail + "    }\n  }\n";
+}
+
 }  // namespace
 
 std::string render_reduce(const KernelPlan& plan, const std::string& name) {
@@ -575,7 +605,11 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   if (e.arg) b += group_local(rs, "long", "shi");
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
   b += kept_coordinates + init("  ");
-  if (W > 1) {
+  // Compensated sums only (ReduceSpec::chains); one chain keeps the text it had.
+  const int C = W > 1 && e.kahan && !e.nan_apart ? std::max(1, int(rs.chains)) : 1;
+  if (W > 1 && C > 1) {
+    b += chained_vector_sum(e, C, v, L, scalar_step("      "));
+  } else if (W > 1) {
     b += "  {\n    " + AW + " accv = (" + AW + ")(" + reduce_identity(info.identity, rs.acc) + ");\n";
     if (e.kahan) b += "    " + AW + " compv = (" + AW + ")(0);\n";
     b += e.nan_declare("accv", W, "    ");

@@ -158,6 +158,8 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   d.row_column_bytes = std::uint64_t(
       rt::int_setting({"FUSECL_ROW_COLUMN_BYTES", (long long)d.row_column_bytes, 0, 1LL << 40, /*power_of_two=*/false, "the default"}));
   d.column_one_wave = !cpu && rt::switch_setting("FUSECL_COLUMN_ONE_WAVE", true);
+  // Compensated sums in several chains a work-item (DeviceTuning::reduce_chains).
+  d.reduce_chains = int(rt::int_setting({"FUSECL_REDUCE_CHAINS", cpu ? 4 : 1, 1, 8, /*power_of_two=*/false, "the default"}));
   return d;
 }
 

@@ -405,6 +405,10 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // by a second kernel (render_reduce.cpp's thread_combine).
     set_parts(b, n, m, g, arg, online ? codegen::SplitFinish::SecondKernel : tuning.split_finish);
     if (!rs.two_stage && !arg && !online) share_groups(rs, n, m, tuning);
+    // Independent compensated chains where one work-item's additions bound a core.
+    if (b.plan.width > 1 && tuning.reduce_chains > 1 && is_float(rs.acc) && !rs.moment &&
+        reduce_info(rs.op).summation == Summation::Kahan)
+      rs.chains = std::uint8_t(tuning.reduce_chains);
     // The row's partials meet through warp shuffles where the device has
     // them (render_reduce.cpp's warp_tree, render_moment.cpp's warp_sums).
     const int T = rs.local_size / rs.rows_per_group;

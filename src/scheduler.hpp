@@ -153,6 +153,14 @@ struct DeviceTuning {
   // groups are loops on its cores, which take more groups more evenly.
   // FUSECL_COLUMN_ONE_WAVE=0: rounded up, to compare.
   bool column_one_wave = true;
+  // A GroupPerOutput reduction's compensated float sum (sum, mean) keeps
+  // this many independent accumulators a work-item (codegen ReduceSpec::
+  // chains). A CPU runs a work-group's work-items one after another on one
+  // core, so one work-item's chain of dependent additions (a compensated
+  // step is five, each waiting for the last) bounds the loop, not the loads;
+  // a GPU hides that latency behind its other warps. launch.cpp gives the
+  // 2-core PoCL machine's figures. 1 on GPUs; FUSECL_REDUCE_CHAINS sets it.
+  int reduce_chains = 1;
   // Pairs of reductions in one kernel where a row kernel gave its reductions
   // to today's kernels (CutReason::ColumnReductions, RowTooLong, and below): softmax's
   // max and sum of exp(x - max) in one pass (plan_softmax); and wherever a

@@ -1,0 +1,180 @@
+// Compensated float sums in several chains a work-item (codegen ReduceSpec::
+// chains, DeviceTuning::reduce_chains; CPUs take 4, GPUs 1): a work-group
+// per output whose loop in vectors keeps C independent Kahan accumulators,
+// chain c taking vector q + c * L of each step. Each chain count is planned
+// here with the count set, whatever this device's default, and run against
+// the long double host: sums of small integers exactly, random values (every
+// lane of every vector different) within the compensated bound, infinities
+// and NaN as NumPy gives them. The lengths leave every remainder of the
+// chains' steps: vectors left for chain 0 alone, elements past the last whole
+// vector, a part shorter than one step, and rows split over groups.
+#include "codegen/render.hpp"
+#include "src/device_state.hpp"
+#include "src/launch.hpp"
+#include "src/schedule.hpp"
+#include "support/host_array.hpp"
+#include "support/random_inputs.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fusecl/fusecl.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace fusecl;
+using namespace fusecl::test;
+
+namespace {
+
+// y (one reduction) planned on its device with `chains` chains, checked to
+// have that many where it is a group per output in vectors (short ranges
+// take a work-item per output, none), run; its values.
+std::vector<float> run_with_chains(const Array<float>& y, int chains) {
+  const auto node = y.node();
+  {
+    const detail::GraphLock lock{node.get()};
+    auto t = detail::tuning_of(*node->device);
+    t.reduce_chains = chains;
+    detail::Schedule s = detail::make_schedule({node}, t);
+    REQUIRE(s.kernel_count() >= 1);
+    const auto& plan = s.steps[0].kernel.plan;
+    REQUIRE(plan.kind == codegen::KernelKind::Reduce);
+    const std::string text = codegen::render(plan, "k");
+    INFO(text);
+    if (plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput && plan.width > 1 && chains > 1) {
+      CHECK(int(plan.reduce.chains) == chains);
+      CHECK(text.find("accv" + std::to_string(chains - 1) + " = ") != std::string::npos);
+      CHECK(text.find("accv" + std::to_string(chains) + " = ") == std::string::npos);
+    } else {
+      CHECK(plan.reduce.chains == 0);
+      CHECK(text.find("accv1") == std::string::npos);
+    }
+    detail::run_schedule(*node->device, s);
+  }
+  return y.to_host();
+}
+
+struct Exact {
+  long double sum = 0, abs = 0;
+};
+
+Exact exact_row(const float* x, std::int64_t m) {
+  Exact e;
+  for (std::int64_t i = 0; i < m; ++i) {
+    e.sum += x[i];
+    e.abs += std::fabs(static_cast<long double>(x[i]));
+  }
+  return e;
+}
+
+// Lengths around the steps of a CPU's plan (groups of 16 work-items, 16
+// floats a vector, so a step of C chains is C * 256 floats) and a GPU's (4
+// floats a vector, up to 256 work-items): whole steps, a step less or more
+// one vector, vectors left for chain 0 only, elements past the last vector.
+const std::int64_t kLengths[] = {1,    15,   16,   17,    255,   257,   511,   769,   1024 + 256 + 3, 3 * 1024 + 2 * 256 + 15,
+                                 4099, 8192, 9001, 65537, 99991, 262144 + 7 * 16 + 9, (1 << 20) + 5};
+
+}  // namespace
+
+TEST_CASE("compensated sums in chains: every count and remainder against the long double host", "[reduce][chains]") {
+  const std::uint64_t seed = test_seed(0x5EED0C4A);
+  INFO(seed_message(seed));
+  std::mt19937_64 rng(seed);
+  for (const int chains : {1, 2, 3, 4, 8}) {
+    for (const std::int64_t n : kLengths) {
+      INFO(chains << " chains, " << n << " elements");
+      // Small integers: every partial sum exact in any order, so any element
+      // dropped or taken twice by a chain's indexing shows.
+      std::vector<float> ints(static_cast<std::size_t>(n));
+      for (auto& v : ints) v = float(std::int64_t(rng() % 201) - 100);
+      const Exact ei = exact_row(ints.data(), n);
+      CHECK(run_with_chains(sum(from_host(ints)), chains)[0] == float(ei.sum));
+      // Random values in [-1, 1) and [0, 1), every lane its own: within 4
+      // FLT_EPSILON of sum|x| (test_reductions.cpp's bound for one chain).
+      std::vector<float> r(static_cast<std::size_t>(n));
+      for (auto& v : r) v = float(2 * rand_unit(rng) - 1);
+      const Exact er = exact_row(r.data(), n);
+      const float got = run_with_chains(sum(from_host(r)), chains)[0];
+      INFO("got " << got << ", exact " << double(er.sum));
+      CHECK(std::fabs(double(got) - double(er.sum)) <= 4 * FLT_EPSILON * double(er.abs));
+      const float mean_got = run_with_chains(mean(from_host(r)), chains)[0];
+      CHECK(std::fabs(double(mean_got) - double(er.sum) / double(n)) <= 5 * FLT_EPSILON * double(er.abs) / double(n));
+    }
+  }
+}
+
+TEST_CASE("compensated sums in chains: rows, each its own chains", "[reduce][chains]") {
+  const std::uint64_t seed = test_seed(0x5EED0C4B);
+  INFO(seed_message(seed));
+  std::mt19937_64 rng(seed);
+  for (const int chains : {1, 3, 4}) {
+    for (const std::int64_t m : {std::int64_t(1000), std::int64_t(4 * 256 + 2 * 16 + 3), std::int64_t(4099), std::int64_t(70001)}) {
+      for (const std::int64_t rows : {std::int64_t(1), std::int64_t(3), std::int64_t(37)}) {
+        INFO(chains << " chains, " << rows << " rows of " << m);
+        std::vector<float> h(static_cast<std::size_t>(rows * m));
+        for (auto& v : h) v = float(rand_unit(rng) * 8 - 2);
+        const auto x = from_host(h, Shape{rows, m});
+        const auto got = run_with_chains(sum(x, 1), chains);
+        REQUIRE(got.size() == std::size_t(rows));
+        for (std::int64_t i = 0; i < rows; ++i) {
+          const Exact e = exact_row(h.data() + i * m, m);
+          INFO("row " << i << ": got " << got[std::size_t(i)] << ", exact " << double(e.sum));
+          CHECK(std::fabs(double(got[std::size_t(i)]) - double(e.sum)) <= 4 * FLT_EPSILON * double(e.abs));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("compensated sums in chains: infinities and NaN", "[reduce][chains]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const int chains : {1, 2, 4}) {
+    INFO(chains << " chains");
+    const std::int64_t n = 3 * 4096 + 77;
+    std::vector<float> h(static_cast<std::size_t>(n), 1.5f);
+    // One +inf: the sum is +inf, not NaN (a chain's compensation of an
+    // infinite sum is 0, render_reduce.cpp's kahan_comp).
+    h[4096 + 300] = inf;
+    CHECK(run_with_chains(sum(from_host(h)), chains)[0] == inf);
+    // +inf and -inf in different chains' vectors: NaN, as NumPy.
+    h[4096 + 16 * 17 + 1] = -inf;
+    CHECK(std::isnan(run_with_chains(sum(from_host(h)), chains)[0]));
+    // A NaN past the last whole vector: NaN.
+    std::vector<float> t(static_cast<std::size_t>(n), -0.25f);
+    t[std::size_t(n - 3)] = std::nanf("");
+    CHECK(std::isnan(run_with_chains(sum(from_host(t)), chains)[0]));
+    // Values near FLT_MAX, spread over the chains, whose sum overflows: +inf.
+    std::vector<float> big(static_cast<std::size_t>(n), 0.0f);
+    for (std::int64_t i = 0; i < 8; ++i) big[std::size_t(i * 16 * 16 + 5)] = FLT_MAX / 4;
+    CHECK(run_with_chains(sum(from_host(big)), chains)[0] == inf);
+  }
+}
+
+TEST_CASE("compensated sums in chains: four on CPUs, one on GPUs", "[reduce][chains]") {
+  if (std::getenv("FUSECL_REDUCE_CHAINS")) {
+    WARN("FUSECL_REDUCE_CHAINS is set: the devices' defaults are not checked");
+    return;
+  }
+  DeviceInfo info = default_device().info();
+  info.type = "CPU";
+  CHECK(detail::default_tuning(info).reduce_chains == 4);
+  info.type = "GPU";
+  CHECK(detail::default_tuning(info).reduce_chains == 1);
+  // Only compensated float sums take chains: an integer sum and a float max
+  // keep one accumulator whatever the setting.
+  std::vector<std::int32_t> ints(5000, 3);
+  std::vector<float> fl(5000, 0.5f);
+  for (const bool is_max : {false, true}) {
+    const auto node = is_max ? max(from_host(fl)).node() : sum(from_host(ints)).node();
+    const detail::GraphLock lock{node.get()};
+    auto t = detail::tuning_of(*node->device);
+    t.reduce_chains = 4;
+    const detail::Schedule s = detail::make_schedule({node}, t);
+    CHECK(s.steps[0].kernel.plan.reduce.chains == 0);
+  }
+}
