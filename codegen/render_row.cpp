@@ -235,6 +235,13 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
       if (kahan) s += "      " + AW + " compv = (" + AW + ")(0);\n";
       s += nan_declare("accv", W, "      ");
       const bool mask = masked_phase(rr, k, need);
+      // A CPU's loop (ReduceSpec::chains): C compensated chains, the one
+      // just added to rotated to the back after each vector, so that each
+      // chain's next addition waits C vectors, not one (no unrolling: the
+      // rotation's moves are renames).
+      const int C = kahan && !mask && !rr.skew() && !rr.registers() ? std::max(1, int(rr.plan.reduce.chains)) : 1;
+      for (int c = 1; c < C; ++c)
+        s += "      " + AW + " accv" + std::to_string(c) + " = (" + AW + ")(0), compv" + std::to_string(c) + " = (" + AW + ")(0);\n";
       const std::vector<char> before = rr.held;
       rr.masked = mask;
       s += rr.head("      ", W) + rr.body(need, "        ", W);
@@ -249,10 +256,21 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
       } else {
         s += accumulate("accv", "compv", AW, W, "        ", rr.skew() ? "vm_" : v);
       }
+      if (C > 1) {
+        s += "        { const " + AW + " a_ = accv, c_ = compv;";
+        for (int c = 1; c < C; ++c) {
+          const std::string from = std::to_string(c), to = c == 1 ? "" : std::to_string(c - 1);
+          s += " accv" + to + " = accv" + from + "; compv" + to + " = compv" + from + ";";
+        }
+        s += " accv" + std::to_string(C - 1) + " = a_; compv" + std::to_string(C - 1) + " = c_; }\n";
+      }
       if (rr.stash_phase == int(k)) s += stash_store(rr, W, "        ");
       s += "      }\n" + nan_apply("accv", W, "      ");
-      for (int j = 0; j < W; ++j)
-        s += kahan ? "      acc += accv" + lane(j) + " - compv" + lane(j) + ";\n" : "      acc = " + combine("acc", "accv" + lane(j), 1) + ";\n";
+      for (int c = 0; c < C; ++c) {
+        const std::string a = c == 0 ? "accv" : "accv" + std::to_string(c), cp = c == 0 ? "compv" : "compv" + std::to_string(c);
+        for (int j = 0; j < W; ++j)
+          s += kahan ? "      acc += " + a + lane(j) + " - " + cp + lane(j) + ";\n" : "      acc = " + combine("acc", "accv" + lane(j), 1) + ";\n";
+      }
       s += "    }\n";
     }
     if (!(rr.registers() && W > 1))  // the tail after the whole vectors

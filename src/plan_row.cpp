@@ -725,6 +725,13 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   if (tuning.row_constant && b.plan.reduce.row_chunks > 0 && !split && !partials &&
       row_length <= std::int64_t(UINT32_MAX))
     b.plan.reduce.row_length = std::uint32_t(row_length);
+  // A CPU's row that loops in vectors adds its compensated sums in several
+  // chains (DeviceTuning::reduce_chains; render_row.cpp's reduction_phase):
+  // one work-item a row, alone on its core, waited on one chain's
+  // additions. The 2-core PoCL machine, 2^22 floats, rows of 1024: layer
+  // norm took 1.7-2.3 ms in one chain (bench/RESULTS.md, fiftieth session).
+  if (tuning.reduce_chains > 1 && rs.row_chunks == 0 && b.plan.width > 1 && !rs.row_columns && !rs.row_lanes && !rs.row_skew && !split)
+    b.plan.reduce.chains = std::uint8_t(tuning.reduce_chains);
   return {std::move(b.plan), std::move(b.args)};
 }
 

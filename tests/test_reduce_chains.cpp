@@ -1,7 +1,8 @@
 // Compensated float sums in several chains a work-item (codegen ReduceSpec::
 // chains, DeviceTuning::reduce_chains; CPUs take 4, GPUs 1): a work-group
 // per output whose loop in vectors keeps C independent Kahan accumulators,
-// chain c taking vector q + c * L of each step. Each chain count is planned
+// chain c taking vector q + c * L of each step; a CPU's row kernel that
+// loops over its row in vectors rotates C chains, one a vector. Each chain count is planned
 // here with the count set, whatever this device's default, and run against
 // the long double host: sums of small integers exactly, random values (every
 // lane of every vector different) within the compensated bound, infinities
@@ -12,8 +13,10 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/device_rows.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
+#include "support/row_patterns.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -108,6 +111,23 @@ TEST_CASE("compensated sums in chains: every count and remainder against the lon
   }
 }
 
+TEST_CASE("compensated sums in chains: 1e8 and then ones, which an uncompensated chain loses", "[reduce][chains]") {
+  // Every chain compensates: a chain that added plainly would keep 1e8 and
+  // drop each 1 it met after it (1e8 + 1 rounds to 1e8), here hundreds.
+  // 1e8 at vector 16, which a CPU's plan (16 work-items of 16 floats) gives
+  // the first work-item's second chain.
+  const std::int64_t n = (std::int64_t(1) << 20) + 77;
+  std::vector<float> h(static_cast<std::size_t>(n), 1.0f);
+  h[16 * 16] = 1e8f;
+  const double exact = 1e8 + double(n - 1);
+  for (const int chains : {1, 2, 4, 8}) {
+    INFO(chains << " chains");
+    const float got = run_with_chains(sum(from_host(h)), chains)[0];
+    INFO("got " << got << ", exact " << exact);
+    CHECK(std::fabs(double(got) - exact) <= 4 * FLT_EPSILON * exact);
+  }
+}
+
 TEST_CASE("compensated sums in chains: rows, each its own chains", "[reduce][chains]") {
   const std::uint64_t seed = test_seed(0x5EED0C4B);
   INFO(seed_message(seed));
@@ -176,5 +196,77 @@ TEST_CASE("compensated sums in chains: four on CPUs, one on GPUs", "[reduce][cha
     t.reduce_chains = 4;
     const detail::Schedule s = detail::make_schedule({node}, t);
     CHECK(s.steps[0].kernel.plan.reduce.chains == 0);
+  }
+}
+
+TEST_CASE("compensated sums in chains: a CPU's row kernels in the loop form", "[reduce][chains][row]") {
+  // A CPU's layout on this device (a work-item a row, 16 floats a vector),
+  // rows too long to hold (the loop form): every row pattern, whose sums
+  // (x - mean, x / sum, layer norm) take C chains; lengths leaving 0 to C - 1
+  // vectors past the last whole rotation, and elements past the last vector.
+  for (const int chains : {1, 2, 3, 4}) {
+    for (const std::int64_t m : {std::int64_t(129), std::int64_t(16 * 4 * 3 + 16 * 2 + 7), std::int64_t(1024), std::int64_t(1999)}) {
+      for (const auto& pat : patterns()) {
+        INFO(chains << " chains, " << pat.name << " over rows of " << m);
+        const Dims d{19, m};
+        const auto h = inputs(d, 1, test_seed(0x5EED0C4C + std::uint64_t(m)), pat.lo, pat.hi, true);
+        const auto y = pat.device(from_host(h, Shape(d)), 1);
+        const auto node = y.node();
+        {
+          const detail::GraphLock lock{node.get()};
+          auto t = detail::tuning_of(*node->device);
+          cpu_row_layout(t, false);
+          t.row_register_elements = 0;  // the loop form, whatever the row's length
+          t.reduce_chains = chains;
+          detail::Schedule s = detail::make_schedule({node}, t);
+          REQUIRE(s.kernel_count() == 1);
+          const auto& plan = s.steps[0].kernel.plan;
+          REQUIRE(plan.kind == codegen::KernelKind::Row);
+          REQUIRE(plan.reduce.row_chunks == 0);
+          CHECK(int(plan.reduce.chains) == (chains > 1 ? chains : 0));
+          const std::string text = codegen::render(plan, "k");
+          // Layer norm's and x / sum's sums are compensated, and rotate.
+          const bool sums = std::string(pat.name).find("max") == std::string::npos &&
+                            std::string(pat.name).find("softmax") == std::string::npos;
+          if (sums && chains > 1) CHECK(text.find("accv" + std::to_string(chains - 1) + " = a_") != std::string::npos);
+          detail::run_schedule(*node->device, s);
+        }
+        check_rows(pat, h, y.to_host(), d, 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("compensated sums in chains: a CPU's row of 1e8 and then ones", "[reduce][chains][row]") {
+  // x - mean(x) over rows of 65536 that start with 1e8: each of a row's 16
+  // lanes x C chains meets about a thousand ones after 1e8 in the chain
+  // that holds it, which a plain chain would drop (the mean then 1000 /
+  // 65536 low, the outputs 0.015 off, against a bound of 1e-3).
+  const std::int64_t rows = 3, m = 65536;
+  std::vector<float> h(static_cast<std::size_t>(rows * m), 1.0f);
+  for (std::int64_t r = 0; r < rows; ++r) h[std::size_t(r * m)] = 1e8f;
+  const long double mean = (1e8L + (m - 1)) / m;
+  for (const int chains : {1, 2, 4}) {
+    INFO(chains << " chains");
+    const auto x = from_host(h, Shape{rows, m});
+    const auto y = x - fusecl::mean(x, 1, true);
+    const auto node = y.node();
+    {
+      const detail::GraphLock lock{node.get()};
+      auto t = detail::tuning_of(*node->device);
+      cpu_row_layout(t, false);
+      t.reduce_chains = chains;
+      detail::Schedule s = detail::make_schedule({node}, t);
+      REQUIRE(s.kernel_count() == 1);
+      REQUIRE(s.steps[0].kernel.plan.kind == codegen::KernelKind::Row);
+      REQUIRE(s.steps[0].kernel.plan.reduce.row_chunks == 0);
+      detail::run_schedule(*node->device, s);
+    }
+    const auto got = y.to_host();
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (const std::int64_t j : {std::int64_t(1), std::int64_t(777), m - 1}) {
+        INFO("row " << r << ", element " << j << ": got " << got[std::size_t(r * m + j)] << ", want " << double(1 - mean));
+        CHECK(std::fabs(double(got[std::size_t(r * m + j)]) - double(1 - mean)) <= 1e-3);
+      }
   }
 }
