@@ -25,6 +25,7 @@ inline void h200_row_layout(detail::DeviceTuning& t, std::size_t held, std::size
   t.row_held_bytes = held;
   t.row_stage = 1;  // rows staged through local memory where plan_row says (launch.cpp: every GPU)
   t.row_constant = true;  // row lengths constants of the source (launch.cpp: every GPU)
+  t.reduce_chains = 1;    // compensated sums in one chain (launch.cpp: every GPU)
   if (most > 0) t.max_work_group_size = most;
 }
 
@@ -46,6 +47,7 @@ inline void cpu_row_layout(detail::DeviceTuning& t, bool lanes) {
   t.row_group_cap = 1024;
   t.row_lanes = lanes;
   t.target_groups = 4;
+  t.reduce_chains = 4;  // compensated sums in four chains (launch.cpp: every CPU)
 }
 
 }  // namespace fusecl::test
