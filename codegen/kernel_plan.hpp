@@ -279,13 +279,15 @@ struct ReduceSpec {
   // online_groups (GroupPerOutput). Split parts leave both partials, (max,
   // sum relative to it), and a second kernel merges them (SecondKernel).
   bool online = false;
-  // GroupPerOutput in vectors (width > 1) with a compensated float sum: the
-  // work-item keeps this many accumulators (each with its compensation),
-  // chain c taking vectors q + c * L of every step of C * L (L the row's
-  // work-items), and adds them at the end, lane by lane, as it adds one
-  // chain's lanes. The chains are independent, so a core that runs the
-  // work-item alone overlaps their additions (DeviceTuning::reduce_chains).
-  // 0 or 1: one chain.
+  // Compensated float sums in vectors (width > 1) keep this many
+  // accumulators a work-item, each with its compensation, added lane by
+  // lane at the end as one chain's lanes are. GroupPerOutput
+  // (render_reduce.cpp's chained_vector_sum): chain c takes vector q + c * L
+  // of every step of C * L (L the row's work-items). Row kernels that loop
+  // over their row (render_row.cpp's reduction_phase): the chain just added
+  // to moves to the back after each vector. The chains are independent, so
+  // a core that runs the work-item alone overlaps their additions
+  // (DeviceTuning::reduce_chains). 0 or 1: one chain.
   std::uint8_t chains = 0;
 };
 
