@@ -524,8 +524,11 @@ std::string chained_vector_sum(const Emitter& e, int C, const std::string& v, co
   b += "    for (; q + " + std::to_string(C - 1) + " * " + L + " < nvec; q += " + Cs + " * " + L + ") {\n";
   for (int c = 0; c < C; ++c) b += step(c, "      ");
   b += "    }\n    for (; q < nvec; q += " + L + ")\n" + step(0, "      ");
-  for (int c = 0; c < C; ++c)
-    for (int j = 0; j < W; ++j) b += "    acc += " + chain("accv", c) + lane(j) + " - " + chain("compv", c) + lane(j) + ";\n";
+  // The chains into chain 0, in vectors, then its lanes as one chain's.
+  b += "    accv = accv - compv";
+  for (int c = 1; c < C; ++c) b += " + (" + chain("accv", c) + " - " + chain("compv", c) + ")";
+  b += ";\n";
+  for (int j = 0; j < W; ++j) b += "    acc += accv" + lane(j) + ";\n";
   return b + "    for (long r = r_begin + nvec * " + Ws + " + lid; r < r_end; r += " + L + ") {\n" + tail + "    }\n  }\n";
 }
 

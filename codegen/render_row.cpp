@@ -162,6 +162,18 @@ std::string meet_partials(const RowRender& rr, const Meet& mt, const std::string
   return s + "    for (int j = 1; j < " + std::to_string(count) + "; ++j) " + mt.merge(x, first + " + j" + stride) + "\n";
 }
 
+// The compensated chains of a row loop (ReduceSpec::chains) rotated: the one
+// just added to (chain 0) moves to the back, the others forward, so that each
+// chain's next addition waits C steps. name("acc"/"comp", c) names chain c's
+// accumulator and compensation.
+template <class Name>
+static std::string rotate_chains(const std::string& type, int C, Name name, const std::string& ind) {
+  std::string s = ind + "{ const " + type + " a_ = " + name("acc", 0) + ", c_ = " + name("comp", 0) + ";";
+  for (int c = 1; c < C; ++c)
+    s += " " + name("acc", c - 1) + " = " + name("acc", c) + "; " + name("comp", c - 1) + " = " + name("comp", c) + ";";
+  return s + " " + name("acc", C - 1) + " = a_; " + name("comp", C - 1) + " = c_; }\n";
+}
+
 // Phase for reduction instruction k: the value of it over its row, left in
 // r<k> for every work-item of the row.
 std::string reduction_phase(RowRender& rr, std::size_t k) {
@@ -213,10 +225,21 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
                     reduce_identity(info.identity, acc_t) + ");\n";
     if (kahan) s += "    " + AW + " comp = (" + AW + ")(0);\n";
     s += nan_declare("acc", W, "    ");
+    // A CPU's columns (ReduceSpec::chains): C compensated chains down the
+    // rows, rotated after each row step as the general form's loop does.
+    const int chains = kahan ? sum_chains(rr, need) : 1;
+    auto chain = [](const std::string& base, int c) { return c == 0 ? base : base + "_c" + std::to_string(c); };
+    for (int c = 1; c < chains; ++c)
+      s += "    " + AW + " " + chain("acc", c) + " = (" + AW + ")(0), " + chain("comp", c) + " = (" + AW + ")(0);\n";
     s += rr.head("    ", W) + rr.body(need, "      ", W) + accumulate("acc", "comp", AW, W, "      ", v);
+    if (chains > 1) s += rotate_chains(AW, chains, chain, "      ");
     if (rr.stash_phase == int(k)) s += stash_store(rr, W, "      ");
     s += "    }\n" + nan_apply("acc", W, "    ");
-    if (kahan) s += "    acc = acc - comp;\n";
+    if (kahan) {
+      s += "    acc = acc - comp";
+      for (int c = 1; c < chains; ++c) s += " + (" + chain("acc", c) + " - " + chain("comp", c) + ")";
+      s += ";\n";
+    }
     s += meet_partials(rr, plain_meet(rr, k, W), "acc");
     return s + "    acc" + ks + " = acc;\n  }\n  const " + AW + " r" + ks + " = " + value + ";\n";
   }
@@ -239,7 +262,7 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
       // just added to rotated to the back after each vector, so that each
       // chain's next addition waits C vectors, not one (no unrolling: the
       // rotation's moves are renames).
-      const int C = kahan && !mask && !rr.skew() && !rr.registers() ? std::max(1, int(rr.plan.reduce.chains)) : 1;
+      const int C = kahan && !mask && !rr.skew() && !rr.registers() ? sum_chains(rr, need) : 1;
       for (int c = 1; c < C; ++c)
         s += "      " + AW + " accv" + std::to_string(c) + " = (" + AW + ")(0), compv" + std::to_string(c) + " = (" + AW + ")(0);\n";
       const std::vector<char> before = rr.held;
@@ -256,21 +279,18 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
       } else {
         s += accumulate("accv", "compv", AW, W, "        ", rr.skew() ? "vm_" : v);
       }
-      if (C > 1) {
-        s += "        { const " + AW + " a_ = accv, c_ = compv;";
-        for (int c = 1; c < C; ++c) {
-          const std::string from = std::to_string(c), to = c == 1 ? "" : std::to_string(c - 1);
-          s += " accv" + to + " = accv" + from + "; compv" + to + " = compv" + from + ";";
-        }
-        s += " accv" + std::to_string(C - 1) + " = a_; compv" + std::to_string(C - 1) + " = c_; }\n";
-      }
+      if (C > 1)
+        s += rotate_chains(AW, C, [](const std::string& base, int c) { return c == 0 ? base + "v" : base + "v" + std::to_string(c); },
+                           "        ");
       if (rr.stash_phase == int(k)) s += stash_store(rr, W, "        ");
       s += "      }\n" + nan_apply("accv", W, "      ");
-      for (int c = 0; c < C; ++c) {
-        const std::string a = c == 0 ? "accv" : "accv" + std::to_string(c), cp = c == 0 ? "compv" : "compv" + std::to_string(c);
-        for (int j = 0; j < W; ++j)
-          s += kahan ? "      acc += " + a + lane(j) + " - " + cp + lane(j) + ";\n" : "      acc = " + combine("acc", "accv" + lane(j), 1) + ";\n";
+      if (C > 1) {  // the chains into chain 0, in vectors, then its lanes as one chain's
+        s += "      accv = accv - compv";
+        for (int c = 1; c < C; ++c) s += " + (accv" + std::to_string(c) + " - compv" + std::to_string(c) + ")";
+        s += ";\n      compv = (" + AW + ")(0);\n";
       }
+      for (int j = 0; j < W; ++j)
+        s += kahan ? "      acc += accv" + lane(j) + " - compv" + lane(j) + ";\n" : "      acc = " + combine("acc", "accv" + lane(j), 1) + ";\n";
       s += "    }\n";
     }
     if (!(rr.registers() && W > 1))  // the tail after the whole vectors

@@ -87,4 +87,16 @@ bool plain_sum(const RowRender& rr, const std::vector<char>& need) {
   return computes_transcendental(rr, need);
 }
 
+// A CPU's compensated sums in several chains (ReduceSpec::chains; the
+// planner sets them where a row has as many steps): none where the loop
+// computes a transcendental, whose throughput, not the chain of additions,
+// bounds it (softmax's sum of exp). The 2-core PoCL machine, 2^22 floats,
+// one chain / four, us, two runs: softmax over rows of 1024 1545 / 1487 and
+// 1526 / 1524, over axis 0 of 2048 x 2048 4360 / 5030 and 4944 / 5038, over
+// rows of 10 in lanes 2358 / 2630 and 2340 / 2407; layer norm the same rows
+// 1459 / 709, 4428 / 3814, 1974 / 1400 (bench/RESULTS.md, fiftieth session).
+int sum_chains(const RowRender& rr, const std::vector<char>& need) {
+  return rr.plan.reduce.chains > 1 && !computes_transcendental(rr, need) ? int(rr.plan.reduce.chains) : 1;
+}
+
 }  // namespace fusecl::codegen::row

@@ -187,6 +187,8 @@ struct RowRender {
 // a sum's loop adds without Kahan's compensation.
 bool masked_phase(const RowRender& rr, std::size_t k, const std::vector<char>& need);
 bool plain_sum(const RowRender& rr, const std::vector<char>& need);
+/// How many compensated chains the sum over `need` keeps (render_row_loops.cpp).
+int sum_chains(const RowRender& rr, const std::vector<char>& need);
 
 // The skewed register form (ReduceSpec::row_skew; render_row_skew.cpp).
 /// Its prologue's lines: where the work-item's row starts in its first

@@ -99,6 +99,24 @@ std::int64_t split_segments(std::int64_t m, std::int64_t given, std::int64_t tar
 // A split row kernel's part: the partials kernel stores each reduction's
 // partials (its outputs), the output kernel reads them (a buffer slot each,
 // the schedule's pending outputs), both over `segments` segments a row.
+// A CPU's row loops add their compensated sums in several chains
+// (DeviceTuning::reduce_chains; render_row.cpp's reduction_phase): a work-
+// item alone on its core (a row, a vector of columns, a vector of short
+// rows in lanes) waited on one chain's additions. The 2-core PoCL machine,
+// 2^22 floats: layer norm over rows of 1024 took 1635 us in one chain, 755
+// in four (bench/RESULTS.md, fiftieth session). The general form's loop
+// (row_chunks 0) and the column and lanes forms; not skewed or split rows,
+// nor rows of fewer steps than chains, where the chains' rotation and sum
+// cost a row more than they save (layer norm over rows of 16, one vector
+// each: 389 us against 349).
+void take_chains(BodyBuilder& b, const DeviceTuning& tuning) {
+  const auto& rs = b.plan.reduce;
+  const int C = tuning.reduce_chains;
+  const std::int64_t steps = rs.row_columns ? b.args.reduce_count : b.args.reduce_count / std::max(1, int(b.plan.width));
+  if (C > 1 && b.plan.width > 1 && !rs.row_skew && rs.row_split == 0 && (rs.row_columns || rs.row_chunks == 0) && steps >= C)
+    b.plan.reduce.chains = std::uint8_t(C);
+}
+
 void mark_split(BodyBuilder& b, const RowSplit& split, std::int64_t segments) {
   b.plan.reduce.row_split = split.segments == 0 ? 1 : 2;
   b.args.groups = segments;
@@ -249,6 +267,7 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
   b.args.reduce_count = rows;
   b.args.row_stride = inner;
   if (split) mark_split(b, *split, segments);
+  take_chains(b, tuning);
   return ScheduledKernel{std::move(b.plan), std::move(b.args)};
 }
 
@@ -304,6 +323,7 @@ std::optional<ScheduledKernel> plan_row_lanes(BodyBuilder& b, const Shape& shape
   b.args.count = vectors;
   b.args.reduce_count = m;
   b.args.row_stride = rows;
+  take_chains(b, tuning);
   return ScheduledKernel{std::move(b.plan), std::move(b.args)};
 }
 
@@ -725,13 +745,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
   if (tuning.row_constant && b.plan.reduce.row_chunks > 0 && !split && !partials &&
       row_length <= std::int64_t(UINT32_MAX))
     b.plan.reduce.row_length = std::uint32_t(row_length);
-  // A CPU's row that loops in vectors adds its compensated sums in several
-  // chains (DeviceTuning::reduce_chains; render_row.cpp's reduction_phase):
-  // one work-item a row, alone on its core, waited on one chain's
-  // additions. The 2-core PoCL machine, 2^22 floats, rows of 1024: layer
-  // norm took 1.7-2.3 ms in one chain (bench/RESULTS.md, fiftieth session).
-  if (tuning.reduce_chains > 1 && rs.row_chunks == 0 && b.plan.width > 1 && !rs.row_columns && !rs.row_lanes && !rs.row_skew && !split)
-    b.plan.reduce.chains = std::uint8_t(tuning.reduce_chains);
+  take_chains(b, tuning);
   return {std::move(b.plan), std::move(b.args)};
 }
 

@@ -199,39 +199,63 @@ TEST_CASE("compensated sums in chains: four on CPUs, one on GPUs", "[reduce][cha
   }
 }
 
-TEST_CASE("compensated sums in chains: a CPU's row kernels in the loop form", "[reduce][chains][row]") {
-  // A CPU's layout on this device (a work-item a row, 16 floats a vector),
-  // rows too long to hold (the loop form): every row pattern, whose sums
-  // (x - mean, x / sum, layer norm) take C chains; lengths leaving 0 to C - 1
-  // vectors past the last whole rotation, and elements past the last vector.
+TEST_CASE("compensated sums in chains: a CPU's row kernels in the loop, column and lanes forms", "[reduce][chains][row]") {
+  // A CPU's layout on this device (a work-item a row, 16 floats a vector):
+  // rows too long to hold (the general form's loop), rows down leading axes
+  // (the column form: a vector of columns a work-item), short rows (the
+  // lanes form: a row a lane). Every row pattern, whose sums (x - mean,
+  // x / sum, layer norm; not softmax's sum of exp) take C chains where a
+  // row has at least C steps;
+  // lengths leaving 0 to C - 1 steps past the last whole rotation, and
+  // elements past the last vector.
+  struct Form {
+    const char* name;
+    Dims d;
+    int axis;
+    bool lanes;
+  };
+  std::vector<Form> forms;
+  for (const std::int64_t m : {std::int64_t(129), std::int64_t(16 * 4 * 3 + 16 * 2 + 7), std::int64_t(1024), std::int64_t(1999)})
+    forms.push_back({"the general form's loop", {19, m}, 1, false});
+  for (const std::int64_t rows : {std::int64_t(3), std::int64_t(6), std::int64_t(1001)}) forms.push_back({"the column form", {rows, 64}, 0, false});
+  for (const std::int64_t m : {std::int64_t(3), std::int64_t(10), std::int64_t(20), std::int64_t(31)}) forms.push_back({"the lanes form", {203, m}, 1, true});
   for (const int chains : {1, 2, 3, 4}) {
-    for (const std::int64_t m : {std::int64_t(129), std::int64_t(16 * 4 * 3 + 16 * 2 + 7), std::int64_t(1024), std::int64_t(1999)}) {
+    for (const auto& f : forms) {
+      const std::int64_t m = f.d[std::size_t(f.axis)];
       for (const auto& pat : patterns()) {
-        INFO(chains << " chains, " << pat.name << " over rows of " << m);
-        const Dims d{19, m};
-        const auto h = inputs(d, 1, test_seed(0x5EED0C4C + std::uint64_t(m)), pat.lo, pat.hi, true);
-        const auto y = pat.device(from_host(h, Shape(d)), 1);
+        INFO(chains << " chains, " << pat.name << ", " << f.name << " over rows of " << m);
+        const auto h = inputs(f.d, f.axis, test_seed(0x5EED0C4C + std::uint64_t(m)), pat.lo, pat.hi, true);
+        const auto y = pat.device(from_host(h, Shape(f.d)), f.axis);
         const auto node = y.node();
         {
           const detail::GraphLock lock{node.get()};
           auto t = detail::tuning_of(*node->device);
-          cpu_row_layout(t, false);
-          t.row_register_elements = 0;  // the loop form, whatever the row's length
+          cpu_row_layout(t, f.lanes);
+          t.row_register_elements = 0;  // the general form loops, whatever the row's length
           t.reduce_chains = chains;
           detail::Schedule s = detail::make_schedule({node}, t);
           REQUIRE(s.kernel_count() == 1);
           const auto& plan = s.steps[0].kernel.plan;
           REQUIRE(plan.kind == codegen::KernelKind::Row);
-          REQUIRE(plan.reduce.row_chunks == 0);
-          CHECK(int(plan.reduce.chains) == (chains > 1 ? chains : 0));
-          const std::string text = codegen::render(plan, "k");
+          REQUIRE(plan.reduce.row_columns == (f.axis == 0 || f.lanes));
+          REQUIRE(plan.reduce.row_lanes == f.lanes);
+          if (!plan.reduce.row_columns) REQUIRE(plan.reduce.row_chunks == 0);
+          // Steps of a work-item's loop: vectors of its row, or rows down its columns or lanes.
+          const std::int64_t steps = plan.reduce.row_columns ? m : m / plan.width;
+          REQUIRE(plan.width == 16);
+          const bool takes = chains > 1 && steps >= chains;
+          CHECK(int(plan.reduce.chains) == (takes ? chains : 0));
           // Layer norm's and x / sum's sums are compensated, and rotate.
+          const std::string text = codegen::render(plan, "k");
           const bool sums = std::string(pat.name).find("max") == std::string::npos &&
                             std::string(pat.name).find("softmax") == std::string::npos;
-          if (sums && chains > 1) CHECK(text.find("accv" + std::to_string(chains - 1) + " = a_") != std::string::npos);
+          const std::string last = (plan.reduce.row_columns ? "acc_c" : "accv") + std::to_string(chains - 1) + " = a_";
+          if (sums) CHECK((text.find(last) != std::string::npos) == takes);
+          // Softmax's sum of exp keeps one chain (exp bounds its loop: render_row_loops.cpp's sum_chains).
+          if (std::string(pat.name) == "softmax") CHECK(text.find(", c_ = comp") == std::string::npos);
           detail::run_schedule(*node->device, s);
         }
-        check_rows(pat, h, y.to_host(), d, 1);
+        check_rows(pat, h, y.to_host(), f.d, f.axis);
       }
     }
   }
