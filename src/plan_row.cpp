@@ -96,14 +96,11 @@ std::int64_t split_segments(std::int64_t m, std::int64_t given, std::int64_t tar
   return s;
 }
 
-// A split row kernel's part: the partials kernel stores each reduction's
-// partials (its outputs), the output kernel reads them (a buffer slot each,
-// the schedule's pending outputs), both over `segments` segments a row.
 // A CPU's row loops add their compensated sums in several chains
 // (DeviceTuning::reduce_chains; render_row.cpp's reduction_phase): a work-
 // item alone on its core (a row, a vector of columns, a vector of short
 // rows in lanes) waited on one chain's additions. The 2-core PoCL machine,
-// 2^22 floats: layer norm over rows of 1024 took 1635 us in one chain, 755
+// 2^22 floats: layer norm over rows of 1024 took 1422 us in one chain, 642
 // in four (bench/RESULTS.md, fiftieth session). The general form's loop
 // (row_chunks 0) and the column and lanes forms; not skewed or split rows,
 // nor rows of fewer steps than chains, where the chains' rotation and sum
@@ -117,6 +114,9 @@ void take_chains(BodyBuilder& b, const DeviceTuning& tuning) {
     b.plan.reduce.chains = std::uint8_t(C);
 }
 
+// A split row kernel's part: the partials kernel stores each reduction's
+// partials (its outputs), the output kernel reads them (a buffer slot each,
+// the schedule's pending outputs), both over `segments` segments a row.
 void mark_split(BodyBuilder& b, const RowSplit& split, std::int64_t segments) {
   b.plan.reduce.row_split = split.segments == 0 ? 1 : 2;
   b.args.groups = segments;
