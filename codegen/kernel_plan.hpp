@@ -280,12 +280,13 @@ struct ReduceSpec {
   // sum relative to it), and a second kernel merges them (SecondKernel).
   bool online = false;
   // Compensated float sums in vectors (width > 1) keep this many
-  // accumulators a work-item, each with its compensation, added lane by
-  // lane at the end as one chain's lanes are. GroupPerOutput
+  // accumulators a work-item, each with its compensation, which meet in
+  // vectors at the end, before one chain's lanes are added. GroupPerOutput
   // (render_reduce.cpp's chained_vector_sum): chain c takes vector q + c * L
   // of every step of C * L (L the row's work-items). Row kernels that loop
   // over their row (render_row.cpp's reduction_phase): the chain just added
-  // to moves to the back after each vector. The chains are independent, so
+  // to moves to the back after each step (vectors, rows down columns, rows in
+  // lanes: the column and lanes forms too). The chains are independent, so
   // a core that runs the work-item alone overlaps their additions
   // (DeviceTuning::reduce_chains). 0 or 1: one chain.
   std::uint8_t chains = 0;

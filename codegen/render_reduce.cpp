@@ -502,7 +502,8 @@ std::string thread_combine(const Emitter& e) {
 // A GroupPerOutput loop in vectors summing into C compensated chains
 // (ReduceSpec::chains): each step of C * L vectors gives chain c vector
 // q + c * L, each in a block of its own (the body's names repeat), then the
-// vectors left take chain 0; the chains' lanes are added into acc in order.
+// vectors left take chain 0; the chains meet in vectors, then chain 0's lanes
+// are added into acc.
 // `tail` is the scalar step of the elements past the last whole vector.
 std::string chained_vector_sum(const Emitter& e, int C, const std::string& v, const std::string& L, const std::string& tail) {
   const KernelPlan& plan = e.plan;

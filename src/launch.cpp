@@ -160,8 +160,8 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   d.column_one_wave = !cpu && rt::switch_setting("FUSECL_COLUMN_ONE_WAVE", true);
   // Compensated sums in several chains a work-item (DeviceTuning::reduce_chains).
   // The 2-core PoCL machine at 2^22 floats, medians of three rounds, one
-  // chain / four: sum(x * x) 772 / 324 us, layer norm over rows of 1024 1635
-  // / 755; eight gave what four did (bench/RESULTS.md, fiftieth session).
+  // chain / four: sum(x * x) 726 / 280 us, layer norm over rows of 1024 1422
+  // / 642; eight gave what four did (bench/RESULTS.md, fiftieth session).
   d.reduce_chains = int(rt::int_setting({"FUSECL_REDUCE_CHAINS", cpu ? 4 : 1, 1, 8, /*power_of_two=*/false, "the default"}));
   return d;
 }

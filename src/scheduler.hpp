@@ -153,9 +153,9 @@ struct DeviceTuning {
   // groups are loops on its cores, which take more groups more evenly.
   // FUSECL_COLUMN_ONE_WAVE=0: rounded up, to compare.
   bool column_one_wave = true;
-  // A GroupPerOutput reduction's compensated float sum (sum, mean) keeps
-  // this many independent accumulators a work-item (codegen ReduceSpec::
-  // chains). A CPU runs a work-group's work-items one after another on one
+  // A compensated float sum (sum, mean; a GroupPerOutput reduction's, a
+  // row kernel's loop: plan_row.cpp's take_chains) keeps this many
+  // independent accumulators a work-item (codegen ReduceSpec::chains). A CPU runs a work-group's work-items one after another on one
   // core, so one work-item's chain of dependent additions (a compensated
   // step is five, each waiting for the last) bounds the loop, not the loads;
   // a GPU hides that latency behind its other warps. launch.cpp gives the
