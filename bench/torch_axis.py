@@ -37,6 +37,12 @@ def expression(torch, name):
     elif name == "sum_exp":
         def f(x, a):
             return torch.sum(torch.exp(x), a, keepdim=True)
+    elif name == "normalize":
+        def f(x, a):
+            return x / torch.sum(x, a, keepdim=True)
+    elif name == "center":
+        def f(x, a):
+            return x - torch.mean(x, a, keepdim=True)
     else:
         raise SystemExit(f"unknown expression {name}")
     return f

@@ -105,14 +105,27 @@ void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, b
 // / 68 / 71); rows of 24 a work-item each: 83 / 81 / 81 against 88 / 92 /
 // 98 with two (bench/RESULTS.md, thirty-seventh and thirty-eighth
 // sessions).
+// A CPU (row_items_cap 1), whose work-group is a loop over its work-items
+// on one core, gives every row one work-item, looping over it in vectors (in
+// chains: reduce_chains), and a group tuning.local_size rows: a group of
+// work-items a row left most of them idle over short rows, and met in local
+// memory behind barriers. The 2-core PoCL machine, 2^22 floats, sum / max /
+// var (us): rows of 20 11489 / 31540 / 14358 -> 1488 / 2087 / 1291; of 32
+// 7838 / 19964 / 8850 -> 606 / 1135 / 756; of 128 2183 / 5294 / 2511 -> 234 /
+// 554 / 320; of 1024 430 / 1241 / 635 -> 199 / 415 / 215; of 16384 266 / 576
+// / 342 -> 198 / 384 / 206; rows of 16 (vector_short_rows) 5262 / 1775 / 1778
+// -> 875 / 2084 / 1352 (bench/RESULTS.md, fifty-first session).
 constexpr std::int64_t kSharedRowElements = 16;
-bool shares_groups(const DeviceTuning& tuning) { return tuning.row_items_cap > 1 && tuning.local_size >= 64; }
+bool shares_groups(const DeviceTuning& tuning) { return tuning.row_items_cap == 1 || tuning.local_size >= 64; }
 void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const DeviceTuning& tuning) {
   const int L = tuning.local_size;
   if (!shares_groups(tuning) || rs.local_size > 32) return;
-  int T = L;
-  while (T > 1 && T * kSharedRowElements > m) T /= 2;
-  if (T > 32 || (T == 32 && tuning.row_warp != 32)) return;
+  int T = 1;
+  if (tuning.row_items_cap > 1) {
+    T = L;
+    while (T > 1 && T * kSharedRowElements > m) T /= 2;
+    if (T > 32 || (T == 32 && tuning.row_warp != 32)) return;
+  }
   int R = L / T;
   while (R > 1 && (n + R - 1) / R < std::int64_t(tuning.target_groups)) R /= 2;
   if (R <= 1) return;
@@ -120,9 +133,9 @@ void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const
   rs.local_size = std::uint16_t(R * T);
 }
 
-// Rows of 8 and 16 along the last axis on a GPU, with rows enough for two a
-// group: a work-item a row in vectors, many rows a group (share_groups),
-// rather than a work-item an output in scalars. On an H200, 2^26 floats,
+// Rows of 8 and 16 along the last axis on a GPU or a CPU, with rows enough
+// for two a group: a work-item a row in vectors, many rows a group
+// (share_groups), rather than a work-item an output in scalars. On an H200, 2^26 floats,
 // sum / max / var over rows of 16: 72 / 71 / 86 us against 137 / 141 / 141
 // (torch.compile 70 / 70 / 84); sum / max over rows of 8: 75 / 80 against
 // 74 / 87. Not var over rows of 8 since its work-item-an-output form ends
@@ -131,7 +144,10 @@ void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const
 // slower so (sum 111 against 86, 84 against 72) and keep a work-item an
 // output.
 bool vector_short_rows(std::int64_t n, std::int64_t m, bool arg, bool online, bool moment, bool across_rows, const DeviceTuning& tuning) {
-  return (m == 16 || (m == 8 && !moment)) && !arg && !online && !across_rows && shares_groups(tuning) &&
+  // A CPU's vectors are of 16 floats: its rows of 8 stay a work-item an output (sum / max over rows of 8 took 6.4 /
+  // 6.2 ms so against 4.2 / 1.9, at 2^22 on the 2-core PoCL machine).
+  const bool eight = m == 8 && !moment && tuning.row_items_cap > 1;
+  return (m == 16 || eight) && !arg && !online && !across_rows && shares_groups(tuning) &&
          n >= 2 * std::int64_t(tuning.target_groups);
 }
 

@@ -1,8 +1,9 @@
-// Reductions over short rows with several rows a work-group (codegen
+// Reductions over rows with several rows a work-group (codegen
 // ReduceSpec::rows_per_group for GroupPerOutput kernels, scheduler.cpp's
 // share_groups): on GPUs a group of one row of at most 32 work-items is too
-// small for the device to keep enough of them in flight. The layout is a
-// GPU's, set on any device's tuning; the kernels run on the device at hand
+// small for the device to keep enough of them in flight; on CPUs every row
+// is one work-item's, looping over it in vectors. The layouts are a GPU's
+// and a CPU's, set on any device's tuning; the kernels run on the device at hand
 // (their partials meeting in local memory; through warp shuffles where the
 // device has warps, as NVIDIA's does). Row counts leave the last group
 // partly past the last row; rows hold NaN and infinities at positions that
@@ -42,6 +43,22 @@ detail::DeviceTuning gpu_groups(detail::DeviceState& dev) {
   t.row_items_cap = 1024;
   t.target_groups = 8;
   t.lane_rows = false;  // rows in lanes: test_lane_rows.cpp
+  return t;
+}
+
+// A CPU's (src/launch.cpp): groups of 16, 64-byte vectors, a work-item a
+// row, few groups to fill the device, rows in four compensated chains.
+detail::DeviceTuning cpu_groups(detail::DeviceState& dev) {
+  auto t = detail::tuning_of(dev);
+  t.local_size = 16;
+  t.vector_bytes = 64;
+  t.moment_width = 16;
+  t.one_pass_moments = true;
+  t.row_items_cap = 1;
+  t.row_warp = 0;
+  t.target_groups = 4;
+  t.reduce_chains = 4;
+  t.lane_rows = false;
   return t;
 }
 
@@ -110,17 +127,37 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
     INFO(log);
     CHECK(log.find("16 short rows a work-group of 256 (16 work-items a row)") != std::string::npos);
   }
-  // Few rows: fewer a group, so that the groups fill the device (8 here); a CPU: one a group.
+  // Few rows: fewer a group, so that the groups fill the device (8 here).
   CHECK(only_plan(schedule_with(sum(x_of(20, 256), 1), t)).reduce.rows_per_group == 2);
   CHECK(only_plan(schedule_with(sum(x_of(8, 256), 1), t)).reduce.rows_per_group == 1);
-  auto cpu = t;
-  cpu.row_items_cap = 1;
-  CHECK(only_plan(schedule_with(sum(x_of(1001, 256), 1), cpu)).reduce.rows_per_group == 1);
+  // A CPU: a work-item a row of any length, 16 rows a group (fewer where
+  // the groups would not fill the device, 4 here), the row in vectors with
+  // its chains; one row a group where two would leave groups too few.
+  const auto cpu = cpu_groups(dev);
+  for (const std::int64_t m : {16, 17, 20, 32, 256, 1000, 70000}) {
+    for (const std::int64_t rows : {1001, 20, 9}) {
+      INFO("a CPU, " << rows << " rows of " << m);
+      const auto p = only_plan(schedule_with(sum(x_of(rows, m), 1), cpu));
+      CHECK(p.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput);
+      CHECK(int(p.reduce.rows_per_group) == (rows == 1001 ? 16 : rows == 20 ? 4 : 2));
+      CHECK(p.reduce.local_size == p.reduce.rows_per_group);
+      CHECK(p.width == 16);
+      const auto pm = only_plan(schedule_with(max(x_of(rows, m), 1), cpu));
+      CHECK(pm.reduce.local_size == pm.reduce.rows_per_group);
+      CHECK(pm.reduce.rows_per_group == p.reduce.rows_per_group);
+    }
+  }
+  {
+    const std::string log = detail::describe(schedule_with(sum(x_of(1001, 300), 1), cpu), "cpu");
+    INFO(log);
+    CHECK(log.find("16 short rows a work-group of 16 (a work-item a row)") != std::string::npos);
+  }
+  CHECK(only_plan(schedule_with(sum(x_of(4, 1 << 20), 1), cpu)).reduce.rows_per_group == 1);
   // Arg-reductions keep a group a row (their index travels with the value).
   CHECK(only_plan(schedule_with(argmax(x_of(1001, 256), 1), t)).reduce.rows_per_group == 1);
   // Rows of 16 or fewer keep a work-item an output: of 4 and 12 (measured
-  // faster so), arg-reductions, too few rows for two a group, a CPU, and
-  // columns.
+  // faster so), arg-reductions, too few rows for two a group, and columns;
+  // a CPU's rows of 16 take a work-item a row in vectors too, not of 12.
   const auto per_output = [&](const auto& y, const detail::DeviceTuning& tu) {
     return only_plan(schedule_with(y, tu)).reduce.strategy == codegen::ReduceStrategy::ThreadPerOutput;
   };
@@ -129,7 +166,13 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
   CHECK(per_output(argmax(x_of(1001, 16), 1), t));
   CHECK(per_output(sum(x_of(15, 16), 1), t));
   CHECK(!per_output(sum(x_of(16, 16), 1), t));
-  CHECK(per_output(sum(x_of(1001, 16), 1), cpu));
+  CHECK(!per_output(sum(x_of(1001, 16), 1), cpu));
+  CHECK(only_plan(schedule_with(sum(x_of(1001, 16), 1), cpu)).reduce.rows_per_group == 16);
+  CHECK(per_output(sum(x_of(1001, 12), 1), cpu));
+  CHECK(per_output(sum(x_of(1001, 8), 1), cpu));  // no whole 16-float vector
+  CHECK(per_output(max(x_of(1001, 8), 1), cpu));
+  CHECK(per_output(argmax(x_of(1001, 300), 1), cpu) == false);
+  CHECK(only_plan(schedule_with(argmax(x_of(1001, 300), 1), cpu)).reduce.rows_per_group == 1);
   CHECK(per_output(sum(x_of(16, 1001), 0), t));
   {
     const std::string log = detail::describe(schedule_with(sum(x_of(1001, 16), 1), t), "gpu");
@@ -157,22 +200,27 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
 
 TEST_CASE("reductions over short rows, several rows a work-group: against the host", "[reduce][group_rows]") {
   auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
-  const auto t = gpu_groups(dev);
   const bool fp64 = default_device().info().fp64;
-  for (const std::int64_t m : {8, 16, 17, 24, 33, 100, 256, 257, 500}) {
-    const std::int64_t rows = 1001;
+  for (const bool on_cpu : {false, true}) {
+  const auto t = on_cpu ? cpu_groups(dev) : gpu_groups(dev);
+  // A CPU's rows also as long as several rotations of its four chains of
+  // 16-float vectors, with every remainder past them.
+  std::vector<std::int64_t> lengths = {8, 16, 17, 24, 33, 100, 256, 257, 500};
+  if (on_cpu) lengths.insert(lengths.end(), {4 * 16 + 16 * 2 + 5, 3 * 64 + 48, 1999});
+  for (const std::int64_t m : lengths) {
+    const std::int64_t rows = on_cpu && m > 500 ? 61 : 1001;
     const std::size_t N = std::size_t(rows * m);
     auto h = spread_values<float>(N, 0x51 + std::uint64_t(m));
     // NaN and infinities at places that differ from row to row.
     for (std::int64_t r = 0; r < rows; r += 13) h[std::size_t(r * m + (r * 7) % m)] = std::numeric_limits<float>::quiet_NaN();
     for (std::int64_t r = 5; r < rows; r += 17) h[std::size_t(r * m + (r * 3) % m)] = -INFINITY;
     const auto x = from_host(h, {rows, m});
-    INFO(rows << " rows of " << m);
+    INFO((on_cpu ? "a CPU's layout, " : "a GPU's layout, ") << rows << " rows of " << m);
     const auto run = [&](auto y) {
       (void)run_with(y, t);
       return y.to_host();
     };
-    CHECK(only_plan(schedule_with(sum(x, 1), t)).reduce.rows_per_group > 1);
+    CHECK((only_plan(schedule_with(sum(x, 1), t)).reduce.rows_per_group > 1) == (!on_cpu || m >= 16));  // a CPU's rows of 8: in scalars
     const auto mx = run(max(x, 1)), mn = run(min(x, 1)), sm = run(sum(x, 1)), me = run(mean(x, 1));
     for (std::int64_t r = 0; r < rows; ++r) {
       float emax = -INFINITY, emin = INFINITY;
@@ -237,6 +285,7 @@ TEST_CASE("reductions over short rows, several rows a work-group: against the ho
       }
     }
   }
+  }
 }
 
 TEST_CASE("reductions over short rows, several rows a work-group: views", "[reduce][group_rows]") {
@@ -244,19 +293,21 @@ TEST_CASE("reductions over short rows, several rows a work-group: views", "[redu
   // start where no vector is aligned), a slice with a step (the reduced axis
   // strided), and a row broadcast to every output.
   auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
-  const auto t = gpu_groups(dev);
   const std::int64_t rows = 1001, width = 53;
   const auto h = spread_values<float>(std::size_t(rows * width), 0x7e);
   const auto x = from_host(h, {rows, width});
+  for (const bool on_cpu : {false, true})
   for (const std::int64_t m : {8, 16, 24}) {
+    INFO((on_cpu ? "a CPU's layout" : "a GPU's layout"));
+    const auto t = on_cpu ? cpu_groups(dev) : gpu_groups(dev);
     for (const std::int64_t start : {0, 3}) {
       for (const std::int64_t step : {1, 2}) {
         INFO(rows << " rows of " << m << " from column " << start << ", step " << step);
         const auto v = slice(x, 1, start, start + m * step, step);
         REQUIRE(v.shape() == Shape{rows, m});
-        // Contiguous rows share groups; a strided one is read a work-item an output.
+        // Contiguous rows share groups (on a CPU, rows of a whole vector or more); a strided one is read a work-item an output.
         const auto p = only_plan(schedule_with(sum(v, 1), t));
-        CHECK((p.reduce.rows_per_group > 1) == (step == 1));
+        CHECK((p.reduce.rows_per_group > 1) == (step == 1 && (!on_cpu || m >= 16)));
         auto s = sum(v, 1), mx = max(v, 1);
         (void)run_with(s, t);
         (void)run_with(mx, t);

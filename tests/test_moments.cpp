@@ -456,6 +456,8 @@ TEST_CASE("var and std in one pass: a group's sums meet within warps where the d
     t.vector_bytes = 16;
     t.moment_width = 2;
     t.row_warp = 32;
+    t.row_items_cap = 1024;  // a GPU's rows take several work-items (a CPU's, one each: scheduler.cpp's share_groups)
+    t.target_groups = 528;   // and its groups fill 132 SMs: 7 rows share none
     return t;
   };
   struct Case {

@@ -7,7 +7,8 @@
 //
 // Expressions: softmax (exp(x - max) / sum), layer_norm ((x - mean) /
 // sqrt(var + 1e-5)), max, sum, var (each over the axis, kept), logsumexp,
-// sum_exp, softmax_ln (softmax of a layer-normed row), softmax_out and scale (see expression()). x is uniform
+// sum_exp, softmax_ln (softmax of a layer-normed row), normalize (x / sum), center (x - mean),
+// softmax_out and scale (see expression()). x is uniform
 // in [-4, 4), generated on the device. Each case is built and evaluated 20
 // times, then the queue is finished; the median of 5 such rounds is the
 // time per call (wall clock, host work included), printed with the kernels
@@ -41,6 +42,9 @@ std::function<Array<float>(const Array<float>&, int)> expression(const std::stri
       const auto e = exp(n - max(n, a, true));
       return e / sum(e, a, true);
     };
+  // One plain reduction and its use: a row's share and its deviation from the mean.
+  if (name == "normalize") return [](const Array<float>& x, int a) { return x / sum(x, a, true); };
+  if (name == "center") return [](const Array<float>& x, int a) { return x - mean(x, a, true); };
   if (name == "max") return [](const Array<float>& x, int a) { return max(x, a, true); };
   if (name == "sum") return [](const Array<float>& x, int a) { return sum(x, a, true); };
   if (name == "var") return [](const Array<float>& x, int a) { return var(x, a, true); };
