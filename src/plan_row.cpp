@@ -272,19 +272,22 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
 }
 
 // The lanes form (ReduceSpec::row_lanes), on a device whose rows get one
-// work-item each (a CPU), for rows along the last axes shorter than two
-// vectors but for rows of exactly one: each lane of a work-item's vector is
-// a row of its own, so a short row's elements (in the general form, all or
-// part of them in its scalar tail) are computed in vectors, and each row's
-// reductions end in their lane, with no combine of lanes per row. Every
-// operand is read contiguously or is uniform (render_row_lanes.cpp). On the
-// 2-core PoCL machine at 2^22 floats (ms, lanes / general form): softmax over
-// rows of 4 2.8 / 23, of 10 2.7 / 23, of 20 2.9 / 8.8, of 31 3.1 / 11.8;
-// layer norm over rows of 10 2.4 / 18.5; x / sum(x) over rows of 10 1.9 /
-// 7.4, of 31 2.6 / 5.0. Over rows of one whole vector or longer the general
-// form reads in vectors with no tail, and its plain reductions are faster:
-// x / sum(x) over rows of 16 1.2 / 2.1, of 32 0.9 / 2.3 (softmax 6.4 / 3.2
-// and 4.1 / 3.2 the other way).
+// work-item each (a CPU), for rows along the last axes of at most two
+// vectors: each lane of a work-item's vector is a row of its own, so a
+// short row's elements (in the general form, all or part of them in its
+// scalar tail) are computed in vectors, and each row's reductions end in
+// their lane, with no combine of lanes per row. Every operand is read
+// contiguously or is uniform (render_row_lanes.cpp). On the 2-core PoCL
+// machine at 2^22 floats (ms, lanes / general form): softmax over rows of 4
+// 2.8 / 23, of 10 2.7 / 23, of 20 2.9 / 8.8, of 31 3.1 / 11.8; layer norm
+// over rows of 10 2.4 / 18.5; x / sum(x) over rows of 10 1.9 / 7.4, of 31
+// 2.6 / 5.0. Rows of one or two whole vectors take it only where the row
+// computes two reductions or more, each of which the general form ends
+// across a vector's lanes before the next can start: softmax over rows of
+// 16 2.7 / 6.2, of 32 2.8 / 4.0; softmax of a layer-normed row 3.6 / 14.8
+// and 3.2 / 8.9; layer norm 1.95 / 2.8 and 1.9 / 2.0; but x / sum(x) 1.6 /
+// 1.05 and 1.6 / 0.8, x - mean(x) 1.6 / 1.1 and 1.5 / 0.8 (medians of three
+// rounds; bench/RESULTS.md, fifty-first session).
 std::optional<ScheduledKernel> plan_row_lanes(BodyBuilder& b, const Shape& shape, const std::vector<int>& axes,
                                               const DeviceTuning& tuning) {
   if (tuning.row_items_cap != 1 || !tuning.row_lanes || axes.empty()) return std::nullopt;
@@ -304,7 +307,8 @@ std::optional<ScheduledKernel> plan_row_lanes(BodyBuilder& b, const Shape& shape
         (in.op == Op::Generate && in.access != Access::Uniform))
       return std::nullopt;  // plan_row classifies the loads again for the general form
   const int w = row_width(b.plan, tuning.vector_bytes);
-  if (w < 2 || m >= 2 * w || m == w) return std::nullopt;
+  const auto reductions = std::count_if(b.plan.instrs.begin(), b.plan.instrs.end(), codegen::is_row_reduction);
+  if (w < 2 || m > 2 * w || ((m == w || m == 2 * w) && reductions < 2)) return std::nullopt;
   const std::int64_t vectors = (rows + w - 1) / w;
   // A group of vectors, each a work-item's, as the column form's on a CPU:
   // enough of them to amortize a group, but groups enough for every core.
@@ -314,7 +318,7 @@ std::optional<ScheduledKernel> plan_row_lanes(BodyBuilder& b, const Shape& shape
   b.plan.ndim = 0;
   b.plan.reduce.row_columns = true;
   b.plan.reduce.row_lanes = true;
-  b.plan.reduce.row_lane_length = std::uint8_t(m);  // m < 2 * w <= 32
+  b.plan.reduce.row_lane_length = std::uint8_t(m);  // m <= 2 * w <= 32
   b.plan.reduce.local_size = std::uint16_t(cols);
   b.plan.reduce.rows_per_group = std::uint16_t(cols);
   b.plan.reduce.row_chunks = 0;

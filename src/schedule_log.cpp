@@ -97,7 +97,7 @@ std::string describe(const Schedule& s, const std::string& device) {
              " reduction(s) in it, work-groups of " + std::to_string(rs.local_size) + " (" +
              std::to_string(rs.local_size / rs.rows_per_group) + " per row, " + std::to_string(rs.rows_per_group) +
              (rs.row_lanes     ? " vector(s) of " + std::to_string(plan.width) +
-                                   " rows each, a lane a row: rows shorter than two vectors, read in vectors across rows), "
+                                   " rows each, a lane a row: rows of at most two vectors, read in vectors across rows), "
               : rs.row_columns ? " vector(s) of " + std::to_string(plan.width) +
                                    " neighbouring columns each, rows along a leading axis read a row of columns at a time), "
                                : " row(s) each), ") +
