@@ -113,8 +113,8 @@ void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, b
 // var (us): rows of 20 11489 / 31540 / 14358 -> 1488 / 2087 / 1291; of 32
 // 7838 / 19964 / 8850 -> 606 / 1135 / 756; of 128 2183 / 5294 / 2511 -> 234 /
 // 554 / 320; of 1024 430 / 1241 / 635 -> 199 / 415 / 215; of 16384 266 / 576
-// / 342 -> 198 / 384 / 206; rows of 16 (vector_short_rows) 5262 / 1775 / 1778
-// -> 875 / 2084 / 1352 (bench/RESULTS.md, fifty-first session).
+// / 342 -> 198 / 384 / 206 (bench/RESULTS.md, fifty-first session). Rows
+// of 16: vector_short_rows.
 constexpr std::int64_t kSharedRowElements = 16;
 bool shares_groups(const DeviceTuning& tuning) { return tuning.row_items_cap == 1 || tuning.local_size >= 64; }
 void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const DeviceTuning& tuning) {
@@ -143,12 +143,18 @@ void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const
 // (torch.compile 73; thirty-ninth session). Rows of 4 and 12 measured
 // slower so (sum 111 against 86, 84 against 72) and keep a work-item an
 // output.
-bool vector_short_rows(std::int64_t n, std::int64_t m, bool arg, bool online, bool moment, bool across_rows, const DeviceTuning& tuning) {
-  // A CPU's vectors are of 16 floats: its rows of 8 stay a work-item an output (sum / max over rows of 8 took 6.4 /
-  // 6.2 ms so against 4.2 / 1.9, at 2^22 on the 2-core PoCL machine).
-  const bool eight = m == 8 && !moment && tuning.row_items_cap > 1;
-  return (m == 16 || eight) && !arg && !online && !across_rows && shares_groups(tuning) &&
-         n >= 2 * std::int64_t(tuning.target_groups);
+// A CPU (row_items_cap 1), whose vectors are of 16 floats, takes it for
+// rows of 16 where a work-item an output would add them one by one with
+// Kahan's compensation or a moment's float64 sums: on the 2-core PoCL
+// machine at 2^22 floats sum / var 944 / 1363 us against 5268 / 1909, but
+// max 2119 against 1900 (medians of two rounds); rows of 8 (no whole
+// vector) sum / max in 6.4 / 6.2 ms so against 4.2 / 1.9 (fifty-first
+// session).
+bool vector_short_rows(std::int64_t n, std::int64_t m, bool arg, bool online, bool moment, bool compensated, bool across_rows,
+                       const DeviceTuning& tuning) {
+  const bool gpu = tuning.row_items_cap > 1;
+  const bool lengths = gpu ? m == 16 || (m == 8 && !moment) : m == 16 && (moment || compensated);
+  return lengths && !arg && !online && !across_rows && shares_groups(tuning) && n >= 2 * std::int64_t(tuning.target_groups);
 }
 
 // Short rows along the last axes on a GPU in lanes (codegen ReduceSpec::
@@ -391,7 +397,8 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
   if (m > 16 && across_rows && tuning.column_blocks && column_vectors(b, logical, root.reduce().axes, n, m, tuning))
     return {std::move(b.plan), std::move(b.args)};
   if (lanes_for_rows(b, n, m, arg, online, across_rows, tuning)) return {std::move(b.plan), std::move(b.args)};
-  if ((m <= 16 && !vector_short_rows(n, m, arg, online, rs.moment != 0, across_rows, tuning)) ||
+  const bool compensated = is_float(rs.acc) && reduce_info(rs.op).summation == Summation::Kahan;
+  if ((m <= 16 && !vector_short_rows(n, m, arg, online, rs.moment != 0, compensated, across_rows, tuning)) ||
       (across_rows && n >= std::int64_t(tuning.target_groups) * 64)) {
     rs.strategy = codegen::ReduceStrategy::ThreadPerOutput;
     b.plan.width = 1;

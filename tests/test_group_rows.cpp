@@ -142,9 +142,11 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
       CHECK(int(p.reduce.rows_per_group) == (rows == 1001 ? 16 : rows == 20 ? 4 : 2));
       CHECK(p.reduce.local_size == p.reduce.rows_per_group);
       CHECK(p.width == 16);
+      // A maximum too, but over rows of 16 (a work-item an output: no compensation to spare).
       const auto pm = only_plan(schedule_with(max(x_of(rows, m), 1), cpu));
-      CHECK(pm.reduce.local_size == pm.reduce.rows_per_group);
-      CHECK(pm.reduce.rows_per_group == p.reduce.rows_per_group);
+      CHECK((pm.reduce.strategy == codegen::ReduceStrategy::ThreadPerOutput) == (m == 16));
+      if (m > 16) CHECK(pm.reduce.local_size == pm.reduce.rows_per_group);
+      if (m > 16) CHECK(pm.reduce.rows_per_group == p.reduce.rows_per_group);
     }
   }
   {
@@ -157,7 +159,8 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
   CHECK(only_plan(schedule_with(argmax(x_of(1001, 256), 1), t)).reduce.rows_per_group == 1);
   // Rows of 16 or fewer keep a work-item an output: of 4 and 12 (measured
   // faster so), arg-reductions, too few rows for two a group, and columns;
-  // a CPU's rows of 16 take a work-item a row in vectors too, not of 12.
+  // a CPU's rows of 16 take a work-item a row in vectors for float sums and
+  // var (whose scalar form adds one by one with compensation), not of 12.
   const auto per_output = [&](const auto& y, const detail::DeviceTuning& tu) {
     return only_plan(schedule_with(y, tu)).reduce.strategy == codegen::ReduceStrategy::ThreadPerOutput;
   };
@@ -171,6 +174,8 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
   CHECK(per_output(sum(x_of(1001, 12), 1), cpu));
   CHECK(per_output(sum(x_of(1001, 8), 1), cpu));  // no whole 16-float vector
   CHECK(per_output(max(x_of(1001, 8), 1), cpu));
+  CHECK(per_output(max(x_of(1001, 16), 1), cpu));
+  CHECK(per_output(sum(from_host(std::vector<std::int32_t>(1001 * 16, 1), {1001, 16}), 1), cpu));  // exact: no compensation
   CHECK(per_output(argmax(x_of(1001, 300), 1), cpu) == false);
   CHECK(only_plan(schedule_with(argmax(x_of(1001, 300), 1), cpu)).reduce.rows_per_group == 1);
   CHECK(per_output(sum(x_of(16, 1001), 0), t));
@@ -195,6 +200,12 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
     CHECK(p8.reduce.strategy == codegen::ReduceStrategy::ThreadPerOutput);
     CHECK(!p8.reduce.moment_blocks);
     CHECK(!per_output(sum(x_of(1001, 8), 1), t));
+    // A CPU's rows of 16: var a work-item a row in vectors of 16, 16 rows a group.
+    const auto c16 = only_plan(schedule_with(var(x_of(1001, 16), 1), cpu_groups(dev)));
+    CHECK(c16.reduce.moment == 1);
+    CHECK(c16.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput);
+    CHECK(c16.reduce.rows_per_group == 16);
+    CHECK(c16.reduce.local_size == 16);
   }
 }
 
