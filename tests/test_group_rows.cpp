@@ -12,6 +12,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/device_rows.hpp"
 #include "support/random_inputs.hpp"
 #include "support/schedule_run.hpp"
 
@@ -46,18 +47,15 @@ detail::DeviceTuning gpu_groups(detail::DeviceState& dev) {
   return t;
 }
 
-// A CPU's (src/launch.cpp): groups of 16, 64-byte vectors, a work-item a
-// row, few groups to fill the device, rows in four compensated chains.
+// A CPU's (src/launch.cpp; device_rows.hpp's cpu_row_layout): groups of
+// 16, 64-byte vectors, a work-item a row, few groups to fill the device,
+// rows in four compensated chains; float16 moments, no shuffles.
 detail::DeviceTuning cpu_groups(detail::DeviceState& dev) {
   auto t = detail::tuning_of(dev);
-  t.local_size = 16;
-  t.vector_bytes = 64;
+  cpu_row_layout(t, false);
   t.moment_width = 16;
   t.one_pass_moments = true;
-  t.row_items_cap = 1;
   t.row_warp = 0;
-  t.target_groups = 4;
-  t.reduce_chains = 4;
   t.lane_rows = false;
   return t;
 }
@@ -213,89 +211,89 @@ TEST_CASE("reductions over short rows, several rows a work-group: against the ho
   auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
   const bool fp64 = default_device().info().fp64;
   for (const bool on_cpu : {false, true}) {
-  const auto t = on_cpu ? cpu_groups(dev) : gpu_groups(dev);
-  // A CPU's rows also as long as several rotations of its four chains of
-  // 16-float vectors, with every remainder past them.
-  std::vector<std::int64_t> lengths = {8, 16, 17, 24, 33, 100, 256, 257, 500};
-  if (on_cpu) lengths.insert(lengths.end(), {4 * 16 + 16 * 2 + 5, 3 * 64 + 48, 1999});
-  for (const std::int64_t m : lengths) {
-    const std::int64_t rows = on_cpu && m > 500 ? 61 : 1001;
-    const std::size_t N = std::size_t(rows * m);
-    auto h = spread_values<float>(N, 0x51 + std::uint64_t(m));
-    // NaN and infinities at places that differ from row to row.
-    for (std::int64_t r = 0; r < rows; r += 13) h[std::size_t(r * m + (r * 7) % m)] = std::numeric_limits<float>::quiet_NaN();
-    for (std::int64_t r = 5; r < rows; r += 17) h[std::size_t(r * m + (r * 3) % m)] = -INFINITY;
-    const auto x = from_host(h, {rows, m});
-    INFO((on_cpu ? "a CPU's layout, " : "a GPU's layout, ") << rows << " rows of " << m);
-    const auto run = [&](auto y) {
-      (void)run_with(y, t);
-      return y.to_host();
-    };
-    CHECK((only_plan(schedule_with(sum(x, 1), t)).reduce.rows_per_group > 1) == (!on_cpu || m >= 16));  // a CPU's rows of 8: in scalars
-    const auto mx = run(max(x, 1)), mn = run(min(x, 1)), sm = run(sum(x, 1)), me = run(mean(x, 1));
-    for (std::int64_t r = 0; r < rows; ++r) {
-      float emax = -INFINITY, emin = INFINITY;
-      bool nan = false;
-      long double total = 0, size = 0;
-      for (std::int64_t k = 0; k < m; ++k) {
-        const float v = h[std::size_t(r * m + k)];
-        nan = nan || std::isnan(v);
-        if (!std::isnan(v)) emax = std::max(emax, v), emin = std::min(emin, v);
-        total += v;
-        if (std::isfinite(v)) size += std::fabs(v);
-      }
-      INFO("row " << r);
-      if (nan) {
-        REQUIRE(std::isnan(mx[std::size_t(r)]));
-        REQUIRE(std::isnan(mn[std::size_t(r)]));
-        REQUIRE(std::isnan(sm[std::size_t(r)]));
-        continue;
-      }
-      REQUIRE(mx[std::size_t(r)] == emax);
-      REQUIRE(mn[std::size_t(r)] == emin);
-      if (std::isinf(double(total))) {
-        REQUIRE(sm[std::size_t(r)] == -INFINITY);
-        REQUIRE(me[std::size_t(r)] == -INFINITY);
-        continue;
-      }
-      const double tol = 1e-6 * double(size) + 1e-6;
-      REQUIRE(std::fabs(double(sm[std::size_t(r)]) - double(total)) <= tol);
-      REQUIRE(std::fabs(double(me[std::size_t(r)]) - double(total / m)) <= tol / double(m));
-    }
-    // Integers and doubles: exact whatever the order of the sums.
-    std::vector<std::int32_t> hi(N);
-    std::vector<double> hd(N);
-    const auto spread = spread_values<float>(N, 0x99 + std::uint64_t(m));
-    for (std::size_t i = 0; i < N; ++i) hi[i] = std::int32_t(spread[i] * 64), hd[i] = double(spread[i]);
-    const auto xi = from_host(hi, {rows, m});
-    const auto si = run(sum(xi, 1));
-    const auto mxi = run(max(xi, 1)), mni = run(min(xi, 1));
-    std::vector<double> sd;
-    if (fp64) sd = run(sum(from_host(hd, {rows, m}), 1));
-    for (std::int64_t r = 0; r < rows; ++r) {
-      std::int64_t ei = 0;
-      double ed = 0;
-      for (std::int64_t k = 0; k < m; ++k) ei += hi[std::size_t(r * m + k)], ed += hd[std::size_t(r * m + k)];
-      REQUIRE(si[std::size_t(r)] == ei);
-      const auto row_begin = hi.begin() + r * m, row_end = row_begin + m;
-      REQUIRE(mxi[std::size_t(r)] == *std::max_element(row_begin, row_end));
-      REQUIRE(mni[std::size_t(r)] == *std::min_element(row_begin, row_end));
-      if (fp64) REQUIRE(sd[std::size_t(r)] == ed);
-    }
-    // var in one pass (float64 sums): within two ulps of the long double two-pass value.
-    if (fp64) {
-      const auto gv = run(var(from_host(spread, {rows, m}), 1));
+    const auto t = on_cpu ? cpu_groups(dev) : gpu_groups(dev);
+    // A CPU's rows also as long as several rotations of its four chains of
+    // 16-float vectors, with every remainder past them.
+    std::vector<std::int64_t> lengths = {8, 16, 17, 24, 33, 100, 256, 257, 500};
+    if (on_cpu) lengths.insert(lengths.end(), {4 * 16 + 16 * 2 + 5, 3 * 64 + 48, 1999});
+    for (const std::int64_t m : lengths) {
+      const std::int64_t rows = on_cpu && m > 500 ? 61 : 1001;
+      const std::size_t N = std::size_t(rows * m);
+      auto h = spread_values<float>(N, 0x51 + std::uint64_t(m));
+      // NaN and infinities at places that differ from row to row.
+      for (std::int64_t r = 0; r < rows; r += 13) h[std::size_t(r * m + (r * 7) % m)] = std::numeric_limits<float>::quiet_NaN();
+      for (std::int64_t r = 5; r < rows; r += 17) h[std::size_t(r * m + (r * 3) % m)] = -INFINITY;
+      const auto x = from_host(h, {rows, m});
+      INFO((on_cpu ? "a CPU's layout, " : "a GPU's layout, ") << rows << " rows of " << m);
+      const auto run = [&](auto y) {
+        (void)run_with(y, t);
+        return y.to_host();
+      };
+      CHECK((only_plan(schedule_with(sum(x, 1), t)).reduce.rows_per_group > 1) == (!on_cpu || m >= 16));  // a CPU's rows of 8: in scalars
+      const auto mx = run(max(x, 1)), mn = run(min(x, 1)), sm = run(sum(x, 1)), me = run(mean(x, 1));
       for (std::int64_t r = 0; r < rows; ++r) {
-        long double a = 0, q = 0;
-        for (std::int64_t k = 0; k < m; ++k) a += spread[std::size_t(r * m + k)];
-        a /= m;
-        for (std::int64_t k = 0; k < m; ++k) q += (spread[std::size_t(r * m + k)] - a) * (spread[std::size_t(r * m + k)] - a);
-        const double want = double(q / m);
-        INFO("var of row " << r);
-        REQUIRE(std::fabs(double(gv[std::size_t(r)]) - want) <= 2 * std::numeric_limits<float>::epsilon() * want);
+        float emax = -INFINITY, emin = INFINITY;
+        bool nan = false;
+        long double total = 0, size = 0;
+        for (std::int64_t k = 0; k < m; ++k) {
+          const float v = h[std::size_t(r * m + k)];
+          nan = nan || std::isnan(v);
+          if (!std::isnan(v)) emax = std::max(emax, v), emin = std::min(emin, v);
+          total += v;
+          if (std::isfinite(v)) size += std::fabs(v);
+        }
+        INFO("row " << r);
+        if (nan) {
+          REQUIRE(std::isnan(mx[std::size_t(r)]));
+          REQUIRE(std::isnan(mn[std::size_t(r)]));
+          REQUIRE(std::isnan(sm[std::size_t(r)]));
+          continue;
+        }
+        REQUIRE(mx[std::size_t(r)] == emax);
+        REQUIRE(mn[std::size_t(r)] == emin);
+        if (std::isinf(double(total))) {
+          REQUIRE(sm[std::size_t(r)] == -INFINITY);
+          REQUIRE(me[std::size_t(r)] == -INFINITY);
+          continue;
+        }
+        const double tol = 1e-6 * double(size) + 1e-6;
+        REQUIRE(std::fabs(double(sm[std::size_t(r)]) - double(total)) <= tol);
+        REQUIRE(std::fabs(double(me[std::size_t(r)]) - double(total / m)) <= tol / double(m));
+      }
+      // Integers and doubles: exact whatever the order of the sums.
+      std::vector<std::int32_t> hi(N);
+      std::vector<double> hd(N);
+      const auto spread = spread_values<float>(N, 0x99 + std::uint64_t(m));
+      for (std::size_t i = 0; i < N; ++i) hi[i] = std::int32_t(spread[i] * 64), hd[i] = double(spread[i]);
+      const auto xi = from_host(hi, {rows, m});
+      const auto si = run(sum(xi, 1));
+      const auto mxi = run(max(xi, 1)), mni = run(min(xi, 1));
+      std::vector<double> sd;
+      if (fp64) sd = run(sum(from_host(hd, {rows, m}), 1));
+      for (std::int64_t r = 0; r < rows; ++r) {
+        std::int64_t ei = 0;
+        double ed = 0;
+        for (std::int64_t k = 0; k < m; ++k) ei += hi[std::size_t(r * m + k)], ed += hd[std::size_t(r * m + k)];
+        REQUIRE(si[std::size_t(r)] == ei);
+        const auto row_begin = hi.begin() + r * m, row_end = row_begin + m;
+        REQUIRE(mxi[std::size_t(r)] == *std::max_element(row_begin, row_end));
+        REQUIRE(mni[std::size_t(r)] == *std::min_element(row_begin, row_end));
+        if (fp64) REQUIRE(sd[std::size_t(r)] == ed);
+      }
+      // var in one pass (float64 sums): within two ulps of the long double two-pass value.
+      if (fp64) {
+        const auto gv = run(var(from_host(spread, {rows, m}), 1));
+        for (std::int64_t r = 0; r < rows; ++r) {
+          long double a = 0, q = 0;
+          for (std::int64_t k = 0; k < m; ++k) a += spread[std::size_t(r * m + k)];
+          a /= m;
+          for (std::int64_t k = 0; k < m; ++k) q += (spread[std::size_t(r * m + k)] - a) * (spread[std::size_t(r * m + k)] - a);
+          const double want = double(q / m);
+          INFO("var of row " << r);
+          REQUIRE(std::fabs(double(gv[std::size_t(r)]) - want) <= 2 * std::numeric_limits<float>::epsilon() * want);
+        }
       }
     }
-  }
   }
 }
 
@@ -307,42 +305,43 @@ TEST_CASE("reductions over short rows, several rows a work-group: views", "[redu
   const std::int64_t rows = 1001, width = 53;
   const auto h = spread_values<float>(std::size_t(rows * width), 0x7e);
   const auto x = from_host(h, {rows, width});
-  for (const bool on_cpu : {false, true})
-  for (const std::int64_t m : {8, 16, 24}) {
+  for (const bool on_cpu : {false, true}) {
     INFO((on_cpu ? "a CPU's layout" : "a GPU's layout"));
     const auto t = on_cpu ? cpu_groups(dev) : gpu_groups(dev);
-    for (const std::int64_t start : {0, 3}) {
-      for (const std::int64_t step : {1, 2}) {
-        INFO(rows << " rows of " << m << " from column " << start << ", step " << step);
-        const auto v = slice(x, 1, start, start + m * step, step);
-        REQUIRE(v.shape() == Shape{rows, m});
-        // Contiguous rows share groups (on a CPU, rows of a whole vector or more); a strided one is read a work-item an output.
-        const auto p = only_plan(schedule_with(sum(v, 1), t));
-        CHECK((p.reduce.rows_per_group > 1) == (step == 1 && (!on_cpu || m >= 16)));
-        auto s = sum(v, 1), mx = max(v, 1);
-        (void)run_with(s, t);
-        (void)run_with(mx, t);
-        const auto hs = s.to_host(), hm = mx.to_host();
-        for (std::int64_t r = 0; r < rows; ++r) {
-          long double total = 0, size = 0;
-          float best = -INFINITY;
-          for (std::int64_t k = 0; k < m; ++k) {
-            const float e = h[std::size_t(r * width + start + k * step)];
-            total += e, size += std::fabs(e), best = std::max(best, e);
+    for (const std::int64_t m : {8, 16, 24}) {
+      for (const std::int64_t start : {0, 3}) {
+        for (const std::int64_t step : {1, 2}) {
+          INFO(rows << " rows of " << m << " from column " << start << ", step " << step);
+          const auto v = slice(x, 1, start, start + m * step, step);
+          REQUIRE(v.shape() == Shape{rows, m});
+          // Contiguous rows share groups (on a CPU, rows of a whole vector or more); a strided one is read a work-item an output.
+          const auto p = only_plan(schedule_with(sum(v, 1), t));
+          CHECK((p.reduce.rows_per_group > 1) == (step == 1 && (!on_cpu || m >= 16)));
+          auto s = sum(v, 1), mx = max(v, 1);
+          (void)run_with(s, t);
+          (void)run_with(mx, t);
+          const auto hs = s.to_host(), hm = mx.to_host();
+          for (std::int64_t r = 0; r < rows; ++r) {
+            long double total = 0, size = 0;
+            float best = -INFINITY;
+            for (std::int64_t k = 0; k < m; ++k) {
+              const float e = h[std::size_t(r * width + start + k * step)];
+              total += e, size += std::fabs(e), best = std::max(best, e);
+            }
+            INFO("row " << r);
+            REQUIRE(hm[std::size_t(r)] == best);
+            REQUIRE(std::fabs(double(hs[std::size_t(r)]) - double(total)) <= 1e-6 * double(size) + 1e-30);
           }
-          INFO("row " << r);
-          REQUIRE(hm[std::size_t(r)] == best);
-          REQUIRE(std::fabs(double(hs[std::size_t(r)]) - double(total)) <= 1e-6 * double(size) + 1e-30);
         }
       }
+      // One row broadcast to every output.
+      INFO("a row of " << m << " broadcast to " << rows << " rows");
+      std::vector<float> one(h.begin(), h.begin() + m);
+      auto b = sum(broadcast_to(from_host(one, {1, m}), {rows, m}), 1);
+      (void)run_with(b, t);
+      long double total = 0;
+      for (const float e : one) total += e;
+      for (const float got : b.to_host()) REQUIRE(std::fabs(double(got) - double(total)) <= 1e-5 * std::fabs(double(total)) + 1e-6);
     }
-    // One row broadcast to every output.
-    INFO("a row of " << m << " broadcast to " << rows << " rows");
-    std::vector<float> one(h.begin(), h.begin() + m);
-    auto b = sum(broadcast_to(from_host(one, {1, m}), {rows, m}), 1);
-    (void)run_with(b, t);
-    long double total = 0;
-    for (const float e : one) total += e;
-    for (const float got : b.to_host()) REQUIRE(std::fabs(double(got) - double(total)) <= 1e-5 * std::fabs(double(total)) + 1e-6);
   }
 }
