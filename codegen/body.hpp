@@ -60,7 +60,6 @@ std::string emit_vector_stores(const KernelPlan& plan, int width, const std::str
 std::string emit_lane_load(const std::string& type, const std::string& buf, const std::string& pos, int width);
 std::string emit_lane_store(const std::string& v, const std::string& buf, const std::string& pos, int width, const std::string& indent);
 std::string emit_lane_stores(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent);
-
 std::string param_declaration(const KernelPlan& plan, const Param& p);
 /// Every parameter of the plan's kernel, declared, one a line: the signature's text.
 std::string param_list(const KernelPlan& plan);
@@ -146,8 +145,10 @@ bool row_splittable(const KernelPlan& plan);
 
 /// A reduction's start value in its accumulator dtype t (render_reduce.cpp).
 std::string reduce_identity(Identity id, DType t);
-/// Kahan's compensation of t = acc + y, 0 once t is not finite (render_reduce.cpp).
-std::string kahan_comp(const std::string& t, const std::string& acc, const std::string& y, const std::string& type);
+/// `{ y_ = x - comp; t_ = acc + y_; comp = (t_ - acc) - y_; acc = t_; }`: x
+/// added into acc compensated, in vectors of `type` or scalars; comp is 0
+/// once t_ is not finite (render_reduce.cpp).
+std::string kahan_step(const std::string& acc, const std::string& comp, const std::string& x, const std::string& type);
 
 /// An elementwise plan with tiles (plan.tile != 0): render_tiled.cpp.
 std::string render_tiled(const KernelPlan& plan, const std::string& name);

@@ -26,8 +26,7 @@ std::string move_reference(const std::string& T_, const std::string& to, const s
 // exp(g - r) added to state x's sum, compensated.
 std::string add_exp(const std::string& T_, const std::string& g, const std::string& x, const std::string& ind) {
   const std::string r = x + "r", sm = x + "s", c = x + "c";
-  return ind + "{ const " + T_ + " y_ = exp(" + g + " - " + r + ") - " + c + "; const " + T_ + " t_ = " + sm + " + y_; " + c + " = " +
-         kahan_comp("t_", sm, "y_", T_) + "; " + sm + " = t_; }\n";
+  return ind + kahan_step(sm, c, "exp(" + g + " - " + r + ")", T_) + "\n";
 }
 
 }  // namespace

@@ -50,6 +50,8 @@ std::string reduce_identity(Identity id, DType t) {
   return "(" + T + ")(0)";
 }
 
+namespace {
+
 // Kahan's compensation (t - acc) - y, the rounding error of t = acc + y. Once
 // t is infinite or NaN that expression is NaN (inf - inf), which would turn
 // every later term and the final acc - comp into NaN although the sum is
@@ -57,6 +59,15 @@ std::string reduce_identity(Identity id, DType t) {
 // vectors, `?:` selects per component.)
 std::string kahan_comp(const std::string& t, const std::string& acc, const std::string& y, const std::string& type) {
   return "(isfinite(" + t + ") ? (" + t + " - " + acc + ") - " + y + " : (" + type + ")(0))";
+}
+
+}  // namespace
+
+// One compensated step: x added into acc, its rounding error kept in comp.
+// Every Kahan loop of the reduction and row kernels writes this one text.
+std::string kahan_step(const std::string& acc, const std::string& comp, const std::string& x, const std::string& type) {
+  return "{ const " + type + " y_ = " + x + " - " + comp + "; const " + type + " t_ = " + acc + " + y_; " + comp + " = " +
+         kahan_comp("t_", acc, "y_", type) + "; " + acc + " = t_; }";
 }
 
 namespace {
@@ -92,8 +103,7 @@ struct Emitter {
   std::string accumulate(const std::string& v, const std::string& r, const std::string& ind) const {
     if (arg) return ind + "if (" + better + "(acc, idx, " + v + ", " + r + ")) { acc = " + v + "; idx = " + r + "; }\n";
     if (kahan)
-      return ind + "{ const " + A + " y_ = " + v + " - comp; const " + A + " t_ = acc + y_; comp = " + kahan_comp("t_", "acc", "y_", A) +
-             "; acc = t_; }\n";
+      return ind + kahan_step("acc", "comp", v, A) + "\n";
     return ind + "acc = " + combine("acc", v, 1) + ";\n";
   }
 
@@ -266,8 +276,7 @@ std::string column_block(const Emitter& e, const std::string& init) {
     b += "    #pragma unroll 4\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
     b += ind + "const long p = r * n + o;\n" + emit_coordinates(plan, "r", ind, 0, reduced) + emit_body(plan, W, "p", ind, e.helpers);
     if (e.kahan)
-      b += ind + "{ const " + AW + " y_ = " + v + " - comp; const " + AW + " t_ = acc + y_; comp = " + kahan_comp("t_", "acc", "y_", AW) +
-           "; acc = t_; }\n";
+      b += ind + kahan_step("acc", "comp", v, AW) + "\n";
     else
       b += ind + e.vector_step("acc", v, W) + "\n";
     b += "    }\n" + e.nan_apply("acc", W, "    ");
@@ -277,8 +286,7 @@ std::string column_block(const Emitter& e, const std::string& init) {
         const std::string J = std::to_string(j), a = "acc" + lane(j), c = "comp" + lane(j), in2 = ind + "  ";
         b += ind + "if (o + " + J + " < n) {\n" + in2 + "const long p = r * n + o + " + J + ";\n" + emit_body(plan, 1, "p", in2, e.helpers);
         if (e.kahan)
-          b += in2 + "{ const " + e.A + " y_ = " + v + " - " + c + "; const " + e.A + " t_ = " + a + " + y_; " + c + " = " +
-               kahan_comp("t_", a, "y_", e.A) + "; " + a + " = t_; }\n";
+          b += in2 + kahan_step(a, c, v, e.A) + "\n";
         else
           b += in2 + a + " = " + e.combine(a, v, 1) + ";\n";
         b += ind + "}\n";
@@ -490,9 +498,8 @@ std::string thread_combine(const Emitter& e) {
   if (is_float(rs.acc) && e.info.summation == Summation::Kahan) {
     // In sequence, where the trees added in pairs: compensated, so that
     // hundreds of parts add no more error than the tree's log2 levels.
-    b += "  " + e.A + " comp = (" + e.A + ")(0);\n  for (long k = 0; k < groups; ++k) {\n";
-    b += "    const " + e.A + " y_ = pval[k * n + o] - comp, t_ = acc + y_;\n    comp = " + kahan_comp("t_", "acc", "y_", e.A) +
-         ";\n    acc = t_;\n  }\n  acc = acc - comp;\n";
+    b += "  " + e.A + " comp = (" + e.A + ")(0);\n  for (long k = 0; k < groups; ++k) " + kahan_step("acc", "comp", "pval[k * n + o]", e.A) +
+         "\n  acc = acc - comp;\n";
   } else {
     b += "  for (long k = 0; k < groups; ++k) acc = " + e.combine("acc", "pval[k * n + o]", 1) + ";\n";
   }
@@ -515,8 +522,7 @@ std::string chained_vector_sum(const Emitter& e, int C, const std::string& v, co
     const std::string a = chain("accv", c), k = chain("compv", c), in2 = ind + "  ";
     return ind + "{\n" + in2 + "const long p = o * m + r_begin + " + q + " * " + Ws + ";\n" +
            emit_reduced_coordinates(plan, "r_begin + " + q + " * " + Ws, in2) + emit_body(plan, W, "p", in2, e.helpers) + in2 +
-           "{ const " + AW + " y_ = " + v + " - " + k + "; const " + AW + " t_ = " + a + " + y_; " + k + " = " +
-           kahan_comp("t_", a, "y_", AW) + "; " + a + " = t_; }\n" + ind + "}\n";
+           kahan_step(a, k, v, AW) + "\n" + ind + "}\n";
   };
   std::string b = "  {\n";
   for (int c = 0; c < C; ++c)
@@ -623,8 +629,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     b += emit_reduced_coordinates(plan, "r_begin + q * " + Ws, "      ");
     b += emit_body(plan, W, "p", "      ", helpers);
     if (e.kahan)
-      b += "      { const " + AW + " y_ = " + v + " - compv; const " + AW + " t_ = accv + y_; compv = " +
-           kahan_comp("t_", "accv", "y_", AW) + "; accv = t_; }\n";
+      b += "      " + kahan_step("accv", "compv", v, AW) + "\n";
     else
       b += "      " + e.vector_step("accv", v, W) + "\n";
     b += "    }\n" + e.nan_apply("accv", W, "    ");

@@ -196,8 +196,7 @@ std::string reduction_phase(RowRender& rr, std::size_t k) {
   auto accumulate = [&](const std::string& acc, const std::string& comp, const std::string& type, int w, const std::string& ind,
                         const std::string& x) {
     if (kahan)
-      return ind + "{ const " + type + " y_ = " + x + " - " + comp + "; const " + type + " t_ = " + acc + " + y_; " + comp +
-             " = " + kahan_comp("t_", acc, "y_", type) + "; " + acc + " = t_; }\n";
+      return ind + kahan_step(acc, comp, x, type) + "\n";
     if (nan_apart) return ind + nan_note_step(info.combine, acc, acc + "_nan", x) + "\n";
     return ind + acc + " = " + combine(acc, x, w) + ";\n";
   };
