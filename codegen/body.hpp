@@ -60,6 +60,12 @@ std::string emit_vector_stores(const KernelPlan& plan, int width, const std::str
 std::string emit_lane_load(const std::string& type, const std::string& buf, const std::string& pos, int width);
 std::string emit_lane_store(const std::string& v, const std::string& buf, const std::string& pos, int width, const std::string& indent);
 std::string emit_lane_stores(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent);
+/// W rows of M neighbouring elements at `src` (W * M elements, loaded as M
+/// vectors of W) turned in registers into M vectors of lanes, one line
+/// each: dst[r]'s lane j is row j's element r (render_row_lanes.cpp). The
+/// row kernels' lanes form and the reductions over rows in lanes load so.
+std::string rows_into_lanes(const std::string& type, int W, int M, const std::string& src, const std::string& dst, const std::string& ind);
+
 std::string param_declaration(const KernelPlan& plan, const Param& p);
 /// Every parameter of the plan's kernel, declared, one a line: the signature's text.
 std::string param_list(const KernelPlan& plan);

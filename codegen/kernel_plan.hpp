@@ -163,7 +163,9 @@ struct ReduceSpec {
   // of vector o is row o * width + j, whose elements are consecutive, the
   // lanes m apart, and RowStride is the number of rows. A short row's own
   // vectors would leave most of it to scalar code (a row of 10 floats: all
-  // of it), and its lanes to a combine per row.
+  // of it), and its lanes to a combine per row. A ThreadPerOutput reduction
+  // takes the same rows a lane each, W outputs a work-item
+  // (render_reduce.cpp's lanes_rows).
   bool row_lanes = false;
   // The lanes form's row length, which its whole vectors take as the
   // constant it is: their rows are loaded and stored as whole vectors of the

@@ -539,6 +539,46 @@ std::string chained_vector_sum(const Emitter& e, int C, const std::string& v, co
   return b + "    for (long r = r_begin + nvec * " + Ws + " + lid; r < r_end; r += " + L + ") {\n" + tail + "    }\n  }\n";
 }
 
+// A work-item's W neighbouring rows of M elements, a lane each
+// (ReduceSpec::row_lanes with ThreadPerOutput; scheduler.cpp's
+// rows_in_lanes): the W * M elements are loaded as M vectors and turned
+// into M vectors of lanes (rows_into_lanes), then each lane folds its row's
+// elements in order, as a work-item folds its row in scalars: the same
+// operations on the same values, lane by lane, so the same results. The
+// outputs are W neighbouring values, stored as one vector. The last
+// work-item's rows short of a whole vector take `rows_left`, the scalar
+// loop (o from o0_ to n).
+std::string lanes_rows(const Emitter& e, const std::string& rows_left) {
+  const KernelPlan& plan = e.plan;
+  const ReduceSpec& rs = e.rs;
+  const int W = plan.width, M = rs.row_lane_length;
+  const std::string Ws = std::to_string(W), Ms = std::to_string(M), AW = cl_type(rs.acc, W), v = "v" + std::to_string(rs.input);
+  std::string b = "  const long o0_ = (long)get_global_id(0) * " + Ws + ";\n  if (o0_ >= n) return;\n";
+  b += "  if (o0_ + " + Ws + " <= n) {\n";
+  // The loads that follow the rows, turned into lanes; the rest of the body
+  // (uniform loads, scalars, arithmetic) is computed at each step.
+  std::vector<char> rest(plan.instrs.size(), 1);
+  std::string take;
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
+    const Instr& in = plan.instrs[k];
+    if (in.op != Op::Buffer || in.access != Access::Contiguous) continue;
+    rest[k] = 0;
+    const std::string T = cl_type(in.dtype, W), K = std::to_string(k);
+    b += "    " + T + " rc" + K + "[" + Ms + "];\n    {\n" +
+         rows_into_lanes(T, W, M, "in" + std::to_string(in.slot) + " + off" + K + " + o0_ * " + Ms, "rc" + K, "      ") + "    }\n";
+    take += "      const " + T + " v" + K + " = rc" + K + "[r];\n";
+  }
+  b += "    " + AW + " acc = (" + AW + ")(" + reduce_identity(e.info.identity, rs.acc) + ");\n";
+  if (e.kahan) b += "    " + AW + " comp = (" + AW + ")(0);\n";
+  b += e.nan_declare("acc", W, "    ");
+  b += "    #pragma unroll\n    for (int r = 0; r < " + Ms + "; ++r) {\n" + take + emit_body(plan, W, "r", "      ", e.helpers, &rest);
+  b += "      " + (e.kahan ? kahan_step("acc", "comp", v, AW) : e.vector_step("acc", v, W)) + "\n    }\n";
+  b += e.nan_apply("acc", W, "    ");
+  if (e.kahan) b += "    acc = acc - comp;\n";
+  b += "    vstore" + Ws + "(" + e.finish_value("acc") + ", 0, out0 + o0_);\n  } else {\n" + rows_left + "  }\n";
+  return b;
+}
+
 }  // namespace
 
 std::string render_reduce(const KernelPlan& plan, const std::string& name) {
@@ -579,6 +619,15 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
 
   if (rs.strategy == ReduceStrategy::ThreadPerOutput && rs.combine) {
     b += thread_combine(e);
+    return reduce_kernel_text(plan, name, sig, helpers, b);
+  }
+  if (rs.strategy == ReduceStrategy::ThreadPerOutput && rs.row_lanes) {
+    // W rows a work-item, a lane each (lanes_rows); past the last whole
+    // vector of rows, the rows left one after another as below.
+    std::string rows_left = "    for (long o = o0_; o < n; ++o) {\n" + init("      ");
+    rows_left += "      for (long r = 0; r < m; ++r) {\n" + scalar_step("        ") + "      }\n";
+    if (e.kahan) rows_left += "      acc = acc - comp;\n";
+    b += lanes_rows(e, rows_left + e.store("      ", "acc", "idx") + "    }\n");
     return reduce_kernel_text(plan, name, sig, helpers, b);
   }
   if (rs.strategy == ReduceStrategy::ThreadPerOutput) {

@@ -10,7 +10,7 @@
 // extract per element.
 #include "codegen/row_render.hpp"
 
-namespace fusecl::codegen::row {
+namespace fusecl::codegen {
 
 namespace {
 
@@ -27,6 +27,21 @@ std::string lanes_from(const std::vector<std::pair<int, int>>& at, const std::fu
 
 }  // namespace
 
+std::string rows_into_lanes(const std::string& type, int W, int M, const std::string& src, const std::string& dst, const std::string& ind) {
+  std::string s;
+  for (int i = 0; i < M; ++i)
+    s += ind + "const " + type + " b" + std::to_string(i) + "_ = vload" + std::to_string(W) + "(" + std::to_string(i) + ", " + src + ");\n";
+  for (int r = 0; r < M; ++r) {
+    // Lane j of vector r: element j * M + r of the block, lane (j * M + r) % W of load (j * M + r) / W.
+    std::vector<std::pair<int, int>> at;
+    for (int j = 0; j < W; ++j) at.push_back({(j * M + r) / W, (j * M + r) % W});
+    s += ind + dst + "[" + std::to_string(r) + "] = " + lanes_from(at, [](int i) { return "b" + std::to_string(i) + "_"; }, type) + ";\n";
+  }
+  return s;
+}
+
+namespace row {
+
 std::string lanes_loads(const RowRender& rr, const std::vector<char>& first) {
   const KernelPlan& plan = rr.plan;
   const int W = plan.width, M = plan.reduce.row_lane_length;
@@ -35,16 +50,7 @@ std::string lanes_loads(const RowRender& rr, const std::vector<char>& first) {
     if (!first[k]) continue;
     const Instr& in = plan.instrs[k];
     const std::string T = cl_type(in.dtype, W), K = std::to_string(k), src = "in" + std::to_string(in.slot) + " + off" + K + " + base";
-    s += "  {\n";
-    for (int i = 0; i < M; ++i)
-      s += "    const " + T + " b" + std::to_string(i) + "_ = vload" + std::to_string(W) + "(" + std::to_string(i) + ", " + src + ");\n";
-    for (int r = 0; r < M; ++r) {
-      // Lane j of vector r: element j * M + r of the block, lane (j * M + r) % W of load (j * M + r) / W.
-      std::vector<std::pair<int, int>> at;
-      for (int j = 0; j < W; ++j) at.push_back({(j * M + r) / W, (j * M + r) % W});
-      s += "    rc" + K + "[" + std::to_string(r) + "] = " + lanes_from(at, [](int i) { return "b" + std::to_string(i) + "_"; }, T) + ";\n";
-    }
-    s += "  }\n";
+    s += "  {\n" + rows_into_lanes(T, W, M, src, "rc" + K, "    ") + "  }\n";
   }
   return s;
 }
@@ -73,4 +79,6 @@ std::string lanes_outputs(RowRender& rr, const std::vector<char>& need, const st
   return s + ind + "}\n";
 }
 
-}  // namespace fusecl::codegen::row
+}  // namespace row
+
+}  // namespace fusecl::codegen

@@ -86,7 +86,9 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // Short rows on a CPU in the lanes form (a vector's lanes are rows): on the
   // 2-core PoCL machine, softmax over rows of 10 floats at 2^22 took 22.7 ms
   // in the loop form, all of each row in its scalar tail, 2.7 so (rows of
-  // 1024: 1.6; plan_row_lanes). FUSECL_ROW_LANES=0 takes the loop form, to compare.
+  // 1024: 1.6; plan_row_lanes); lone reductions over such rows too
+  // (scheduler.cpp's rows_in_lanes). FUSECL_ROW_LANES=0 takes the loop form
+  // and a work-item a row, to compare.
   static const bool row_lanes = rt::switch_setting("FUSECL_ROW_LANES", true);
   d.row_lanes = cpu && row_lanes;
   // A GPU's long rows: up to 256 bytes of loads a work-item (plan_row's deep
@@ -263,6 +265,9 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
   if (plan.reduce.lanes_per_row > 0 && a.reduce_count != codegen::lane_row_length(plan))
     throw Error("internal: a reduction made for rows of " + std::to_string(codegen::lane_row_length(plan)) + " run on rows of " +
                 std::to_string(a.reduce_count));
+  if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.row_lanes && a.reduce_count != plan.reduce.row_lane_length)
+    throw Error("internal: a reduction made for rows of " + std::to_string(plan.reduce.row_lane_length) + " in lanes run on rows of " +
+                std::to_string(a.reduce_count));
   if (plan.reduce.row_length > 0) {
     if (a.reduce_count != std::int64_t(plan.reduce.row_length))
       throw Error("internal: a row kernel made for rows of " + std::to_string(plan.reduce.row_length) + " run on rows of " +
@@ -393,8 +398,9 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
       global = (std::size_t(a.count) + rows - 1) / rows * std::size_t(plan.reduce.combine ? 1 : a.groups) * local;
     } else {
       if (plan.kind == codegen::KernelKind::Reduce) local = plan.reduce.local_size;
-      const std::size_t work = plan.kind == codegen::KernelKind::Reduce ? std::size_t(a.count)
-                                                                        : std::size_t((a.count + plan.width - 1) / plan.width);
+      // A reduction a work-item an output, or with rows in lanes W outputs (render_reduce.cpp's lanes_rows).
+      const bool per_output = plan.kind == codegen::KernelKind::Reduce && !plan.reduce.row_lanes;
+      const std::size_t work = per_output ? std::size_t(a.count) : std::size_t((a.count + plan.width - 1) / plan.width);
       global = (work + local - 1) / local * local;
     }
     try {

@@ -84,6 +84,9 @@ std::string describe(const Schedule& s, const std::string& device) {
                (whole ? std::string() : " (" + std::to_string(rs.row_vectors) + " a row, some lanes idle)") + ", " + std::to_string(rs.rows_per_item) +
                " row(s) a work-item, " + std::to_string(rs.rows_per_group) + " rows a work-group of " + std::to_string(rs.local_size) +
                (rs.row_warp && rs.lanes_per_row > 1 ? "; partial results meeting within warps" : "");
+      } else if (rs.row_lanes) {  // scheduler.cpp's rows_in_lanes
+        out += "; short rows in lanes: " + std::to_string(st.kernel.plan.width) + " rows of " + std::to_string(rs.row_lane_length) +
+               " a work-item, a lane each, read in vectors and turned into lanes";
       } else if (rs.rows_per_group > 1)
         out += "; " + std::to_string(rs.rows_per_group) + " short rows a work-group of " + std::to_string(rs.local_size) + " (" +
                (per_row == 1 ? std::string("a work-item") : std::to_string(per_row) + " work-items") + " a row)";

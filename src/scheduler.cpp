@@ -224,6 +224,54 @@ bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bo
   return true;
 }
 
+// A CPU's (row_items_cap 1) reductions over rows along the last axes of 2
+// to 2w elements (w the vector width: 32 floats), each lane of a work-item's
+// vector a row (codegen ReduceSpec::row_lanes with ThreadPerOutput;
+// render_reduce.cpp's lanes_rows): its w rows' elements loaded in m vectors
+// and turned into lanes, each lane folding its row in order (the same
+// results as a work-item a row in scalars), the w results stored as one
+// vector. A work-item a row in scalars (rows of up to 16) or in one vector
+// and a scalar tail (17 to 31) read the rows element by element. Not
+// compensated sums over rows of two whole vectors, which a work-item a row
+// adds in two chains of vectors faster. The 2-core PoCL machine, 2^22
+// floats, sum / max / sum(exp(x)) (us, in lanes against before): rows of 3
+// 241 / 266 / 690 against 2449 / 1779 / 14153; of 10 462 / 452 / 816
+// against 3942 / 1502 / 13831; of 16 791 / 634 / 1126 against 879 / 1617 /
+// 1981; of 20 710 / 661 / 1348 against 1516 / 2049 / 4520; of 31 817 / 922
+// / 1812 against 3247 / 2323 / 7755; of 32 693 / 724 / 1400 against 584 /
+// 1119 / 1271 (bench/RESULTS.md, fifty-second session). Sums, products,
+// max, min and means in float or 32- and 64-bit integers whose every load
+// is contiguous or uniform; not arg-reductions, softmax's pair or moments
+// (their own kernels).
+bool rows_in_lanes(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bool online, const DeviceTuning& tuning) {
+  auto& rs = b.plan.reduce;
+  if (tuning.row_items_cap != 1 || !tuning.row_lanes || arg || online || rs.moment || b.plan.ndim != 0 || m < 2 || rs.out != rs.acc)
+    return false;
+  const Op c = reduce_info(rs.op).combine;
+  if (c != Op::Add && c != Op::Mul && c != Op::Maximum && c != Op::Minimum) return false;
+  if (rs.acc != DType::Float32 && rs.acc != DType::Float64 && rs.acc != DType::Int32 && rs.acc != DType::Int64 &&
+      rs.acc != DType::UInt32 && rs.acc != DType::UInt64)
+    return false;
+  for (const auto& in : b.plan.instrs)
+    if ((in.op == Op::Buffer && in.access != Access::Contiguous && in.access != Access::Uniform) ||
+        (in.op == Op::Generate && in.access != Access::Uniform))
+      return false;
+  const int w = widest_width(b.plan, tuning.vector_bytes);
+  const bool compensated = is_float(rs.acc) && reduce_info(rs.op).summation == Summation::Kahan;
+  if (w < 2 || m > 2 * w || (m == 2 * w && compensated) || n < w) return false;
+  rs.strategy = codegen::ReduceStrategy::ThreadPerOutput;
+  rs.row_lanes = true;
+  rs.row_lane_length = std::uint8_t(m);
+  b.plan.width = std::uint8_t(w);
+  // Groups of vectors (a work-item each) as plan_row_lanes's: enough to
+  // amortize a group, but enough groups for every core.
+  const std::int64_t vectors = (n + w - 1) / w;
+  int L = std::max(1, std::min(tuning.local_size, int(tuning.max_work_group_size)));
+  while (L > 1 && (L / 2 >= vectors || (vectors + L - 1) / L < tuning.target_groups)) L /= 2;
+  rs.local_size = std::uint16_t(L);
+  return true;
+}
+
 // A ColumnBlock plan's parts: where its blocks of `per_block` outputs are
 // too few to keep the device busy, the rows are split into parts (of at
 // least 64 rows a work-item, `rows` work-items down each block), combined by
@@ -397,6 +445,7 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
   if (m > 16 && across_rows && tuning.column_blocks && column_vectors(b, logical, root.reduce().axes, n, m, tuning))
     return {std::move(b.plan), std::move(b.args)};
   if (lanes_for_rows(b, n, m, arg, online, across_rows, tuning)) return {std::move(b.plan), std::move(b.args)};
+  if (rows_in_lanes(b, n, m, arg, online, tuning)) return {std::move(b.plan), std::move(b.args)};
   const bool compensated = is_float(rs.acc) && reduce_info(rs.op).summation == Summation::Kahan;
   if ((m <= 16 && !vector_short_rows(n, m, arg, online, rs.moment != 0, compensated, across_rows, tuning)) ||
       (across_rows && n >= std::int64_t(tuning.target_groups) * 64)) {

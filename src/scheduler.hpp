@@ -101,7 +101,8 @@ struct DeviceTuning {
   // Row kernels: rows along the last axes shorter than two vectors (but for
   // one) take the lanes form (codegen ReduceSpec::row_lanes: a vector's lanes
   // are rows) on a device that gives each row one work-item (row_items_cap 1:
-  // CPUs; not GPUs, FUSECL_ROW_LANES=0 on a CPU, to compare).
+  // CPUs; not GPUs, FUSECL_ROW_LANES=0 on a CPU, to compare); so do lone
+  // reductions over such rows (scheduler.cpp's rows_in_lanes).
   bool row_lanes = false;
   // Row kernels: the fan-in of their two-level combine, 0 for a binary tree (FUSECL_ROW_FANIN).
   int row_fanin = 16;
