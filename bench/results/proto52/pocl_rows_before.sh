@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Session 52: row kernels over rows of 16 and 32 (the lanes form, whose
 # kernel text this session left as it was) measured again beside the
-# fifty-first session's figures, after a first reading 10-20% slower on a
-# busy machine. $1: the probe, $2: rounds.
+# fifty-first session's figures, after a first reading 10-20% slower.
+# $1: the probe, $2: rounds.
 set -u
 export FUSECL_TUNE=0 FUSECL_DEVICE=pocl
 for r in $(seq "${2:-3}"); do
