@@ -621,21 +621,20 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     b += thread_combine(e);
     return reduce_kernel_text(plan, name, sig, helpers, b);
   }
+  // Output o's row in scalars, from its start value to its store.
+  auto one_row = [&](const std::string& ind) {
+    std::string s = init(ind) + ind + "for (long r = 0; r < m; ++r) {\n" + scalar_step(ind + "  ") + ind + "}\n";
+    if (e.kahan) s += ind + "acc = acc - comp;\n";
+    return s + e.store(ind, "acc", "idx");
+  };
   if (rs.strategy == ReduceStrategy::ThreadPerOutput && rs.row_lanes) {
     // W rows a work-item, a lane each (lanes_rows); past the last whole
     // vector of rows, the rows left one after another as below.
-    std::string rows_left = "    for (long o = o0_; o < n; ++o) {\n" + init("      ");
-    rows_left += "      for (long r = 0; r < m; ++r) {\n" + scalar_step("        ") + "      }\n";
-    if (e.kahan) rows_left += "      acc = acc - comp;\n";
-    b += lanes_rows(e, rows_left + e.store("      ", "acc", "idx") + "    }\n");
+    b += lanes_rows(e, "    for (long o = o0_; o < n; ++o) {\n" + one_row("      ") + "    }\n");
     return reduce_kernel_text(plan, name, sig, helpers, b);
   }
   if (rs.strategy == ReduceStrategy::ThreadPerOutput) {
-    b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n";
-    b += kept_coordinates + init("  ");
-    b += "  for (long r = 0; r < m; ++r) {\n" + scalar_step("    ") + "  }\n";
-    if (e.kahan) b += "  acc = acc - comp;\n";
-    b += e.store("  ", "acc", "idx");
+    b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + kept_coordinates + one_row("  ");
     return reduce_kernel_text(plan, name, sig, helpers, b);
   }
 

@@ -152,6 +152,13 @@ int choose_width(const codegen::KernelPlan& plan, int vector_bytes, std::int64_t
   return p;
 }
 
+bool contiguous_or_uniform(const codegen::KernelPlan& plan) {
+  return std::none_of(plan.instrs.begin(), plan.instrs.end(), [](const codegen::Instr& in) {
+    return (in.op == Op::Buffer && in.access != Access::Contiguous && in.access != Access::Uniform) ||
+           (in.op == Op::Generate && in.access != Access::Uniform);
+  });
+}
+
 bool can_cross_rows(const codegen::KernelPlan& plan) {
   if (plan.kind != codegen::KernelKind::Elementwise || plan.ndim == 0 || plan.out_strided) return false;
   bool broadcast = false;

@@ -232,6 +232,11 @@ int widest_width(const codegen::KernelPlan& plan, int vector_bytes);
 /// are contiguous over the whole index space, or uniform).
 bool can_cross_rows(const codegen::KernelPlan& plan);
 
+/// Whether every load of the plan is contiguous or uniform and every
+/// generator uniform: what a CPU's rows in lanes read (their W rows are W * m
+/// neighbouring elements).
+bool contiguous_or_uniform(const codegen::KernelPlan& plan);
+
 /// Whether every vector load of a width-W kernel starts at a multiple of W
 /// elements, given that vectors start at positions that are multiples of W.
 bool vector_loads_aligned(const codegen::KernelPlan& plan, const KernelArgs& args);

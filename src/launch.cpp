@@ -262,12 +262,12 @@ void launch(DeviceState& dev, const codegen::KernelPlan& plan, const KernelArgs&
       !plan.reduce.moment_blocks && a.reduce_count > codegen::kMomentThreadValues)
     throw Error("internal: a moment kernel made for ranges of at most " + std::to_string(codegen::kMomentThreadValues) +
                 " values run on " + std::to_string(a.reduce_count));
-  if (plan.reduce.lanes_per_row > 0 && a.reduce_count != codegen::lane_row_length(plan))
-    throw Error("internal: a reduction made for rows of " + std::to_string(codegen::lane_row_length(plan)) + " run on rows of " +
-                std::to_string(a.reduce_count));
-  if (plan.kind == codegen::KernelKind::Reduce && plan.reduce.row_lanes && a.reduce_count != plan.reduce.row_lane_length)
-    throw Error("internal: a reduction made for rows of " + std::to_string(plan.reduce.row_lane_length) + " in lanes run on rows of " +
-                std::to_string(a.reduce_count));
+  // A reduction over rows in lanes (a GPU's lanes_per_row, a CPU's row_lanes) has their length in its text.
+  const std::int64_t lane_length = plan.reduce.lanes_per_row > 0 ? codegen::lane_row_length(plan)
+                                   : plan.kind == codegen::KernelKind::Reduce && plan.reduce.row_lanes ? plan.reduce.row_lane_length
+                                                                                                      : 0;
+  if (lane_length > 0 && a.reduce_count != lane_length)
+    throw Error("internal: a reduction made for rows of " + std::to_string(lane_length) + " run on rows of " + std::to_string(a.reduce_count));
   if (plan.reduce.row_length > 0) {
     if (a.reduce_count != std::int64_t(plan.reduce.row_length))
       throw Error("internal: a row kernel made for rows of " + std::to_string(plan.reduce.row_length) + " run on rows of " +

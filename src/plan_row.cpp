@@ -302,18 +302,12 @@ std::optional<ScheduledKernel> plan_row_lanes(BodyBuilder& b, const Shape& shape
   }
   if (rows < 2 || m < 1) return std::nullopt;  // (empty rows launch nothing; a row kernel holds none)
   collapse(b, shape, perm, group);
-  for (const auto& in : b.plan.instrs)
-    if ((in.op == Op::Buffer && in.access != Access::Contiguous && in.access != Access::Uniform) ||
-        (in.op == Op::Generate && in.access != Access::Uniform))
-      return std::nullopt;  // plan_row classifies the loads again for the general form
+  if (!contiguous_or_uniform(b.plan)) return std::nullopt;  // plan_row classifies the loads again for the general form
   const int w = row_width(b.plan, tuning.vector_bytes);
   const auto reductions = std::count_if(b.plan.instrs.begin(), b.plan.instrs.end(), codegen::is_row_reduction);
   if (w < 2 || m > 2 * w || ((m == w || m == 2 * w) && reductions < 2)) return std::nullopt;
   const std::int64_t vectors = (rows + w - 1) / w;
-  // A group of vectors, each a work-item's, as the column form's on a CPU:
-  // enough of them to amortize a group, but groups enough for every core.
-  std::int64_t cols = std::max<std::int64_t>(1, std::min<std::int64_t>(tuning.local_size, std::int64_t(tuning.max_work_group_size)));
-  while (cols > 1 && (cols / 2 >= vectors || (vectors + cols - 1) / cols < tuning.target_groups)) cols /= 2;
+  const int cols = lane_group_size(vectors, tuning);  // a group of vectors, each a work-item's
   b.plan.width = std::uint8_t(w);
   b.plan.ndim = 0;
   b.plan.reduce.row_columns = true;

@@ -252,10 +252,7 @@ bool rows_in_lanes(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, boo
   if (rs.acc != DType::Float32 && rs.acc != DType::Float64 && rs.acc != DType::Int32 && rs.acc != DType::Int64 &&
       rs.acc != DType::UInt32 && rs.acc != DType::UInt64)
     return false;
-  for (const auto& in : b.plan.instrs)
-    if ((in.op == Op::Buffer && in.access != Access::Contiguous && in.access != Access::Uniform) ||
-        (in.op == Op::Generate && in.access != Access::Uniform))
-      return false;
+  if (!contiguous_or_uniform(b.plan)) return false;
   const int w = widest_width(b.plan, tuning.vector_bytes);
   const bool compensated = is_float(rs.acc) && reduce_info(rs.op).summation == Summation::Kahan;
   if (w < 2 || m > 2 * w || (m == 2 * w && compensated) || n < w) return false;
@@ -263,12 +260,7 @@ bool rows_in_lanes(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, boo
   rs.row_lanes = true;
   rs.row_lane_length = std::uint8_t(m);
   b.plan.width = std::uint8_t(w);
-  // Groups of vectors (a work-item each) as plan_row_lanes's: enough to
-  // amortize a group, but enough groups for every core.
-  const std::int64_t vectors = (n + w - 1) / w;
-  int L = std::max(1, std::min(tuning.local_size, int(tuning.max_work_group_size)));
-  while (L > 1 && (L / 2 >= vectors || (vectors + L - 1) / L < tuning.target_groups)) L /= 2;
-  rs.local_size = std::uint16_t(L);
+  rs.local_size = std::uint16_t(lane_group_size((n + w - 1) / w, tuning));
   return true;
 }
 
@@ -491,6 +483,12 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
 }
 
 }  // namespace
+
+int lane_group_size(std::int64_t vectors, const DeviceTuning& tuning) {
+  std::int64_t L = std::max<std::int64_t>(1, std::min<std::int64_t>(tuning.local_size, std::int64_t(tuning.max_work_group_size)));
+  while (L > 1 && (L / 2 >= vectors || (vectors + L - 1) / L < tuning.target_groups)) L /= 2;
+  return int(L);
+}
 
 ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending) {
   return plan_reduction(*root, root->inputs[0], 0, nullptr, false, tuning, pending);

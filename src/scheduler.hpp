@@ -368,6 +368,12 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
 /// registers (schedule.cpp's schedule_in_registers).
 std::int64_t longest_row(const DeviceTuning& tuning, std::uint64_t bytes_per_element);
 
+/// The work-group of a CPU's rows in lanes (plan_row_lanes, scheduler.cpp's
+/// rows_in_lanes), `vectors` work-items in all, a vector of rows each: as
+/// many as the device's group size allows, enough to amortize a group, but
+/// halved while the groups would not fill target_groups.
+int lane_group_size(std::int64_t vectors, const DeviceTuning& tuning);
+
 /// One reduction kernel for a Reduce node.
 ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending = nullptr);
 
