@@ -65,6 +65,18 @@ std::string emit_lane_stores(const KernelPlan& plan, int width, const std::strin
 /// each: dst[r]'s lane j is row j's element r (render_row_lanes.cpp). The
 /// row kernels' lanes form and the reductions over rows in lanes load so.
 std::string rows_into_lanes(const std::string& type, int W, int M, const std::string& src, const std::string& dst, const std::string& ind);
+/// A lone reduction's W neighbouring rows of M elements from row o0_, a lane
+/// each (ReduceSpec::row_lanes with ThreadPerOutput; render_reduce.cpp's
+/// lanes_rows, render_moment.cpp's lanes_sums): `load` loads every
+/// contiguous load of the body there and turns it into lanes (rc<k>[M]),
+/// `take` names step r's values (v<k> = rc<k>[r]), and `rest` marks the
+/// body's other instructions (uniform loads, scalars, arithmetic), which
+/// emit_body computes at each step.
+struct RowLanes {
+  std::string load, take;
+  std::vector<char> rest;
+};
+RowLanes reduction_rows_in_lanes(const KernelPlan& plan, const std::string& ind);
 
 std::string param_declaration(const KernelPlan& plan, const Param& p);
 /// Every parameter of the plan's kernel, declared, one a line: the signature's text.

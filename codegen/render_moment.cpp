@@ -46,30 +46,57 @@ struct MomentEmitter {
   // update, before, took a float64 division per element, which a GPU issues
   // as a routine of a dozen instructions: 133 us over rows of 4 against 90
   // now (bench/RESULTS.md, thirty-ninth session).
-  std::string thread_sums() const {
-    const std::string v = "v" + std::to_string(rs.input);
+  std::string thread_sums(const std::string& I = "  ") const {
+    const std::string v = "v" + std::to_string(rs.input), J = I + "  ", K = J + "  ";
     auto step = [&](const std::string& first, const std::string& ind) {
       return ind + "const long p = o * m + r;\n" + emit_reduced_coordinates(plan, "r", ind) + emit_body(plan, 1, "p", ind, helpers) +
              ind + "const double x_ = (double)" + v + ";\n" + ind + "if (r == " + first + ") sh = x_;\n" + ind +
              "const double d_ = x_ - sh;\n" + ind + "sa += d_;\n" + ind + "sb = fma(d_, d_, sb);\n" + ind + "cs += x_;\n";
     };
-    std::string b = "  double cs = 0;\n";
+    std::string b = I + "double cs = 0;\n";
     if (!rs.moment_blocks) {
-      b += "  double sh = 0, sa = 0, sb = 0;\n  for (long r = 0; r < m; ++r) {\n" + step("0", "    ") + "  }\n";
+      b += I + "double sh = 0, sa = 0, sb = 0;\n" + I + "for (long r = 0; r < m; ++r) {\n" + step("0", J) + I + "}\n";
       // Clamped below 0: rounding (NaN stays NaN; m == 0 gives 0 / 0, NaN).
-      b += "  const double n_ = (double)m, u_ = n_ * sb - sa * sa;\n";
-      return b + store("  ", "u_ < 0 ? 0.0 : u_", "cs", "n_");
+      b += I + "const double n_ = (double)m, u_ = n_ * sb - sa * sa;\n";
+      return b + store(I, "u_ < 0 ? 0.0 : u_", "cs", "n_");
     }
     const std::string B = std::to_string(kMomentThreadValues);
-    b += "  long cn = 0;\n  double cm = 0, cq = 0;\n  for (long r0 = 0; r0 < m; r0 += " + B + ") {\n";
-    b += "    const long r1 = min(m, r0 + " + B + ");\n    double sh = 0, sa = 0, sb = 0;\n";
-    b += "    for (long r = r0; r < r1; ++r) {\n" + step("r0", "      ") + "    }\n";
+    b += I + "long cn = 0;\n" + I + "double cm = 0, cq = 0;\n" + I + "for (long r0 = 0; r0 < m; r0 += " + B + ") {\n";
+    b += J + "const long r1 = min(m, r0 + " + B + ");\n" + J + "double sh = 0, sa = 0, sb = 0;\n";
+    b += J + "for (long r = r0; r < r1; ++r) {\n" + step("r0", K) + J + "}\n";
     // The block's M2 (clamped) and mean, then Chan's merge; the first
     // block's f_ is 1 and cn 0, so it is taken exactly.
-    b += "    const long nb = r1 - r0;\n    const double nd = (double)nb, t_ = sb - sa * (sa / nd), mb = sh + sa / nd;\n";
-    b += "    const double f_ = nd / (double)(cn + nb), dl = mb - cm;\n";
-    b += "    cq += (t_ < 0 ? 0.0 : t_) + dl * dl * ((double)cn * f_);\n    cm += dl * f_;\n    cn += nb;\n  }\n";
-    return b + store("  ", "cq", "cs");
+    b += J + "const long nb = r1 - r0;\n" + J + "const double nd = (double)nb, t_ = sb - sa * (sa / nd), mb = sh + sa / nd;\n";
+    b += J + "const double f_ = nd / (double)(cn + nb), dl = mb - cm;\n";
+    b += J + "cq += (t_ < 0 ? 0.0 : t_) + dl * dl * ((double)cn * f_);\n" + J + "cm += dl * f_;\n" + J + "cn += nb;\n" + I + "}\n";
+    return b + store(I, "cq", "cs");
+  }
+
+  // W neighbouring rows of M values, a lane each (ReduceSpec::row_lanes
+  // with ThreadPerOutput; scheduler.cpp's rows_in_lanes): the rows loaded
+  // in vectors and turned into lanes (reduction_rows_in_lanes), then each
+  // lane sums its row as thread_sums does a row in scalars, in float64
+  // vectors: the same operations on the same values, lane by lane, so the
+  // same results; the W variances (and means) stored as one vector each.
+  // The last work-item's rows short of a whole vector take thread_sums.
+  std::string lanes_sums() const {
+    const int W = plan.width, M = rs.row_lane_length;
+    const std::string Ws = std::to_string(W), DW = "double" + Ws, FW = "float" + Ws, v = "v" + std::to_string(rs.input);
+    std::string b = "  const long o0_ = (long)get_global_id(0) * " + Ws + ";\n  if (o0_ >= n) return;\n";
+    b += "  if (o0_ + " + Ws + " <= n) {\n";
+    const RowLanes l = reduction_rows_in_lanes(plan, "    ");
+    b += l.load + "    " + DW + " sh = (" + DW + ")(0), sa = sh, sb = sh, cs = sh;\n";
+    b += "    #pragma unroll\n    for (int r = 0; r < " + std::to_string(M) + "; ++r) {\n" + l.take +
+         emit_body(plan, W, "r", "      ", helpers, &l.rest);
+    b += "      const " + DW + " x_ = convert_" + DW + "(" + v + ");\n      if (r == 0) sh = x_;\n";
+    b += "      const " + DW + " d_ = x_ - sh;\n      sa += d_;\n      sb = fma(d_, d_, sb);\n      cs += x_;\n    }\n";
+    // As moment_store: M2 clamped below 0, over n times the divisor.
+    b += "    const double n_ = (double)m;\n    const " + DW + " u_ = n_ * sb - sa * sa;\n";
+    std::string var = "(" + pick("u_", "(" + DW + ")(0)", "u_ < 0", W) + ") / (n_ * s" + std::to_string(rs.divisor) + ")";
+    if (rs.post_sqrt) var = "sqrt(" + var + ")";
+    b += "    vstore" + Ws + "(convert_" + FW + "(" + var + "), 0, out0 + o0_);\n";
+    if (rs.moment == 2) b += "    vstore" + Ws + "(convert_" + FW + "(cs) / s" + std::to_string(rs.divisor + 1) + ", 0, out1 + o0_);\n";
+    return b + "  } else {\n    for (long o = o0_; o < n; ++o) {\n" + thread_sums("      ") + "    }\n  }\n";
   }
 
   static std::string locals(const ReduceSpec& rs) {
@@ -284,6 +311,7 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
     const ColumnGroup g = column_group(rs);
     return reduce_kernel_text(plan, name, sig, helpers, e.column_sums(), g.across, g.rows);
   }
+  if (rs.strategy == ReduceStrategy::ThreadPerOutput && rs.row_lanes) return kernel(e.lanes_sums(), false);
   if (rs.strategy == ReduceStrategy::ThreadPerOutput) {
     b += "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + kept + e.thread_sums();
     return kernel(b, false);

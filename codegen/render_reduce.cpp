@@ -555,23 +555,12 @@ std::string lanes_rows(const Emitter& e, const std::string& rows_left) {
   const std::string Ws = std::to_string(W), Ms = std::to_string(M), AW = cl_type(rs.acc, W), v = "v" + std::to_string(rs.input);
   std::string b = "  const long o0_ = (long)get_global_id(0) * " + Ws + ";\n  if (o0_ >= n) return;\n";
   b += "  if (o0_ + " + Ws + " <= n) {\n";
-  // The loads that follow the rows, turned into lanes; the rest of the body
-  // (uniform loads, scalars, arithmetic) is computed at each step.
-  std::vector<char> rest(plan.instrs.size(), 1);
-  std::string take;
-  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
-    const Instr& in = plan.instrs[k];
-    if (in.op != Op::Buffer || in.access != Access::Contiguous) continue;
-    rest[k] = 0;
-    const std::string T = cl_type(in.dtype, W), K = std::to_string(k);
-    b += "    " + T + " rc" + K + "[" + Ms + "];\n    {\n" +
-         rows_into_lanes(T, W, M, "in" + std::to_string(in.slot) + " + off" + K + " + o0_ * " + Ms, "rc" + K, "      ") + "    }\n";
-    take += "      const " + T + " v" + K + " = rc" + K + "[r];\n";
-  }
+  const RowLanes l = reduction_rows_in_lanes(plan, "    ");
+  b += l.load;
   b += "    " + AW + " acc = (" + AW + ")(" + reduce_identity(e.info.identity, rs.acc) + ");\n";
   if (e.kahan) b += "    " + AW + " comp = (" + AW + ")(0);\n";
   b += e.nan_declare("acc", W, "    ");
-  b += "    #pragma unroll\n    for (int r = 0; r < " + Ms + "; ++r) {\n" + take + emit_body(plan, W, "r", "      ", e.helpers, &rest);
+  b += "    #pragma unroll\n    for (int r = 0; r < " + Ms + "; ++r) {\n" + l.take + emit_body(plan, W, "r", "      ", e.helpers, &l.rest);
   b += "      " + (e.kahan ? kahan_step("acc", "comp", v, AW) : e.vector_step("acc", v, W)) + "\n    }\n";
   b += e.nan_apply("acc", W, "    ");
   if (e.kahan) b += "    acc = acc - comp;\n";

@@ -40,6 +40,22 @@ std::string rows_into_lanes(const std::string& type, int W, int M, const std::st
   return s;
 }
 
+RowLanes reduction_rows_in_lanes(const KernelPlan& plan, const std::string& ind) {
+  const int W = plan.width, M = plan.reduce.row_lane_length;
+  RowLanes l{"", "", std::vector<char>(plan.instrs.size(), 1)};
+  for (std::size_t k = 0; k < plan.instrs.size(); ++k) {
+    const Instr& in = plan.instrs[k];
+    if (in.op != Op::Buffer || in.access != Access::Contiguous) continue;
+    l.rest[k] = 0;
+    const std::string T = cl_type(in.dtype, W), K = std::to_string(k);
+    l.load += ind + T + " rc" + K + "[" + std::to_string(M) + "];\n" + ind + "{\n" +
+              rows_into_lanes(T, W, M, "in" + std::to_string(in.slot) + " + off" + K + " + o0_ * " + std::to_string(M), "rc" + K, ind + "  ") +
+              ind + "}\n";
+    l.take += ind + "  const " + T + " v" + K + " = rc" + K + "[r];\n";
+  }
+  return l;
+}
+
 namespace row {
 
 std::string lanes_loads(const RowRender& rr, const std::vector<char>& first) {

@@ -241,20 +241,25 @@ bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bo
 // / 1812 against 3247 / 2323 / 7755; of 32 693 / 724 / 1400 against 584 /
 // 1119 / 1271 (bench/RESULTS.md, fifty-second session). Sums, products,
 // max, min and means in float or 32- and 64-bit integers whose every load
-// is contiguous or uniform; not arg-reductions, softmax's pair or moments
-// (their own kernels).
+// is contiguous or uniform, and moment kernels (var / std of float32, with
+// the mean; render_moment.cpp's lanes_sums, float64 sums in lanes, rows of
+// two whole vectors too): var over rows of 3 / 10 / 17 / 32 352 / 434 /
+// 592 / 632 us against 2054 / 1790 / 1470 / 771 a work-item a row (or a
+// group of 16 rows of 32; bench/RESULTS.md, fifty-third session). Not
+// arg-reductions nor softmax's pair.
 bool rows_in_lanes(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bool online, const DeviceTuning& tuning) {
   auto& rs = b.plan.reduce;
-  if (tuning.row_items_cap != 1 || !tuning.row_lanes || arg || online || rs.moment || b.plan.ndim != 0 || m < 2 || rs.out != rs.acc)
-    return false;
-  const Op c = reduce_info(rs.op).combine;
-  if (c != Op::Add && c != Op::Mul && c != Op::Maximum && c != Op::Minimum) return false;
-  if (rs.acc != DType::Float32 && rs.acc != DType::Float64 && rs.acc != DType::Int32 && rs.acc != DType::Int64 &&
-      rs.acc != DType::UInt32 && rs.acc != DType::UInt64)
-    return false;
+  if (tuning.row_items_cap != 1 || !tuning.row_lanes || arg || online || b.plan.ndim != 0 || m < 2 || rs.out != rs.acc) return false;
+  if (!rs.moment) {  // a moment kernel's body is float32, its sums float64 (render_moment.cpp's lanes_sums)
+    const Op c = reduce_info(rs.op).combine;
+    if (c != Op::Add && c != Op::Mul && c != Op::Maximum && c != Op::Minimum) return false;
+    if (rs.acc != DType::Float32 && rs.acc != DType::Float64 && rs.acc != DType::Int32 && rs.acc != DType::Int64 &&
+        rs.acc != DType::UInt32 && rs.acc != DType::UInt64)
+      return false;
+  }
   if (!contiguous_or_uniform(b.plan)) return false;
   const int w = widest_width(b.plan, tuning.vector_bytes);
-  const bool compensated = is_float(rs.acc) && reduce_info(rs.op).summation == Summation::Kahan;
+  const bool compensated = !rs.moment && is_float(rs.acc) && reduce_info(rs.op).summation == Summation::Kahan;
   if (w < 2 || m > 2 * w || (m == 2 * w && compensated) || n < w) return false;
   rs.strategy = codegen::ReduceStrategy::ThreadPerOutput;
   rs.row_lanes = true;

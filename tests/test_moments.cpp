@@ -11,6 +11,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/host_array.hpp"
+#include "support/random_inputs.hpp"
 #include "support/schedule_run.hpp"
 
 #include <catch2/catch.hpp>
@@ -76,15 +77,6 @@ void check_close(float got, long double want, double ulps) {
   } else {
     CHECK(std::fabs(double(got) - double(want)) <= ulps * FLT_EPSILON * std::fabs(double(want)) + FLT_MIN);
   }
-}
-
-// Noise around `centre`, a different value in every lane.
-std::vector<float> noisy(std::size_t n, float centre, float spread, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-spread, spread);
-  std::vector<float> h(n);
-  for (auto& v : h) v = centre + u(rng);
-  return h;
 }
 
 }  // namespace

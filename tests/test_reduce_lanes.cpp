@@ -274,6 +274,94 @@ TEST_CASE("reductions over short rows in lanes: integers and float64, 3-D arrays
   }
 }
 
+namespace {
+
+// The moment kernel of `roots` (one kernel: var or std of x, with x's mean
+// where asked) under t, run: whether it took rows in lanes, and its width.
+bool run_moment(const std::vector<detail::NodePtr>& roots, const detail::DeviceTuning& t, int* width) {
+  const detail::GraphLock lock(roots);
+  detail::Schedule s = detail::make_schedule(roots, t);
+  REQUIRE(s.kernel_count() == 1);
+  const auto& plan = s.steps[0].kernel.plan;
+  REQUIRE(plan.kind == codegen::KernelKind::Reduce);
+  REQUIRE(plan.reduce.moment == roots.size());
+  *width = plan.width;
+  const bool lanes = plan.reduce.row_lanes;
+  reset_stats();
+  detail::run_schedule(*roots.front()->device, s);
+  CHECK(stats().kernels_launched == 1);
+  return lanes;
+}
+
+}  // namespace
+
+TEST_CASE("var, std and mean over short rows in lanes: the same bits as a work-item a row, and the long double reference",
+          "[reduce][lanes][moments]") {
+  if (!default_device().info().fp64) {
+    WARN("the device has no float64: var and std take two passes there");
+    return;
+  }
+  // Rows of 2 to 32 floats in lanes (33: not); values around a centre far
+  // from 0 with an outlier in some rows' first place (the shift each lane's
+  // sums take), and edge values planted row by row (planted()): NaN, both
+  // infinities (deviations inf - inf: NaN), -0, subnormals, FLT_MAX twice
+  // (a variance past float32's range, a mean sum past it: inf).
+  const bool cpu = default_device().info().type == "CPU";
+  std::vector<std::int64_t> lengths = {3, 17};
+  if (cpu) lengths = {2, 3, 5, 10, 16, 17, 31, 32, 33};
+  for (const std::int64_t m : lengths)
+    for (const std::int64_t rows : {16, 17, 1001}) {
+      auto h = planted(rows, m, 0x3e7 + std::uint64_t(m * 31 + rows));
+      const auto base = noisy(h.size(), 1e4f, 1.5f, std::uint64_t(m + rows));
+      for (std::size_t i = 0; i < h.size(); ++i) h[i] += base[i];  // NaN, inf, FLT_MAX stay
+      for (std::int64_t r = 0; r < rows; r += 5) h[std::size_t(r * m)] += r % 2 ? 3e4f : -5e4f;
+      const auto x = from_host(h, {rows, m});
+      for (const int ddof : {0, 1}) {
+        INFO(rows << " rows of " << m << ", ddof " << ddof);
+        std::vector<float> got[3], ref[3];
+        for (const bool lanes : {true, false}) {
+          auto v = var(x, 1, false, ddof);
+          auto mu = mean(x, 1);
+          auto sd = stddev(x, 1, false, ddof);
+          int width = 0;
+          const bool took = run_moment({v.node(), mu.node()}, cpu_lanes(lanes), &width);
+          CHECK(took == (lanes && m <= 32));
+          if (took) CHECK(width == 16);
+          CHECK(run_moment({sd.node()}, cpu_lanes(lanes), &width) == took);
+          (lanes ? got : ref)[0] = v.to_host(), (lanes ? got : ref)[1] = mu.to_host(), (lanes ? got : ref)[2] = sd.to_host();
+        }
+        for (int k = 0; k < 3; ++k)
+          for (std::size_t i = 0; i < got[k].size(); ++i) {
+            INFO("output " << k << " of row " << i << ": " << got[k][i] << " in lanes, " << ref[k][i] << " a work-item a row");
+            REQUIRE(same_bits(got[k][i], ref[k][i]));
+          }
+        for (std::int64_t r = 0; r < rows; ++r) {
+          INFO("row " << r);
+          long double total = 0, ss = 0;
+          for (std::int64_t k = 0; k < m; ++k) total += h[std::size_t(r * m + k)];
+          const long double mean_ = total / m;
+          for (std::int64_t k = 0; k < m; ++k) ss += (h[std::size_t(r * m + k)] - mean_) * (h[std::size_t(r * m + k)] - mean_);
+          const long double want = ss / (m - ddof);
+          const std::size_t o = std::size_t(r);
+          // The mean: the float64 sum rounded to float32, over m in float32.
+          const float want_mean = float(total) / float(m);
+          if (std::isnan(double(want))) {  // NaN, or an infinity
+            REQUIRE(std::isnan(got[0][o]));
+            REQUIRE(std::isnan(got[2][o]));
+          } else {
+            // Float64 sums rounded once: within two ulps of float32 (past its range, inf).
+            if (want > FLT_MAX) REQUIRE(got[0][o] == INFINITY);
+            else REQUIRE(std::fabs(got[0][o] - want) <= 2 * FLT_EPSILON * want);
+            REQUIRE(std::fabs(got[2][o] - std::sqrt(want)) <= 2 * FLT_EPSILON * std::sqrt(want));
+          }
+          if (std::isnan(want_mean)) REQUIRE(std::isnan(got[1][o]));
+          else if (std::isinf(want_mean)) REQUIRE(got[1][o] == want_mean);
+          else REQUIRE(std::fabs(got[1][o] - want_mean) <= FLT_EPSILON * std::fabs(want_mean));
+        }
+      }
+    }
+}
+
 TEST_CASE("reductions over short rows in lanes: where the form is taken", "[reduce][lanes]") {
   auto lanes_of = [](const auto& y, bool on = true) {
     const detail::Schedule s = schedule_with(y, cpu_lanes(on));
@@ -291,7 +379,9 @@ TEST_CASE("reductions over short rows in lanes: where the form is taken", "[redu
   CHECK_FALSE(lanes_of(sum(ones(15, 10), 1)));  // fewer rows than a vector
   CHECK_FALSE(lanes_of(sum(ones(10, 64), 0)));  // down columns
   CHECK_FALSE(lanes_of(argmax(ones(64, 10), 1)));
-  CHECK_FALSE(lanes_of(var(ones(64, 10), 1)));  // moments: their own kernels
+  CHECK(lanes_of(var(ones(64, 10), 1)));  // a moment kernel in lanes (render_moment.cpp)
+  CHECK(lanes_of(stddev(ones(64, 32), 1)));
+  CHECK_FALSE(lanes_of(var(ones(64, 33), 1)));
   CHECK_FALSE(lanes_of(any(ones(64, 10) > 0.0f, 1)));
   const auto w = from_host(std::vector<float>(10, 2.0f), {10});
   CHECK_FALSE(lanes_of(sum(ones(64, 10) * w, 1)));  // an operand broadcast along the rows

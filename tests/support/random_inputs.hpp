@@ -79,4 +79,14 @@ std::vector<T> spread_values(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
+/// n floats of uniform noise in [centre - spread, centre + spread], a
+/// different value in every lane (the moment kernels' tests).
+inline std::vector<float> noisy(std::size_t n, float centre, float spread, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-spread, spread);
+  std::vector<float> h(n);
+  for (auto& v : h) v = centre + u(rng);
+  return h;
+}
+
 }  // namespace fusecl::test
