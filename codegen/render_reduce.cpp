@@ -559,8 +559,23 @@ std::string lanes_rows(const Emitter& e, const std::string& rows_left) {
   b += l.load;
   b += "    " + AW + " acc = (" + AW + ")(" + reduce_identity(e.info.identity, rs.acc) + ");\n";
   if (e.kahan) b += "    " + AW + " comp = (" + AW + ")(0);\n";
+  // An arg-reduction's index: integers of the value's size (select's masks).
+  const std::string IW = cl_type(size_of(rs.acc) == 8 ? DType::Int64 : DType::Int32, W);
+  if (e.arg) b += "    " + IW + " idx = (" + IW + ")(0);\n";
   b += e.nan_declare("acc", W, "    ");
   b += "    #pragma unroll\n    for (int r = 0; r < " + Ms + "; ++r) {\n" + l.take + emit_body(plan, W, "r", "      ", e.helpers, &l.rest);
+  if (e.arg) {
+    // The better() helper's test with the index ia < ib: the elements come
+    // in order, so a later one wins only where it is strictly better (the
+    // first of equal ones stays), or NaN where the value so far is not (the
+    // first NaN stays).
+    const std::string cmp = e.info.combine == Op::Maximum ? " > " : " < ";
+    std::string t = "(" + v + cmp + "acc)";
+    if (is_float(rs.acc)) t = "(" + t + " | (isnan(" + v + ") & ~isnan(acc)))";
+    b += "      if (r == 0) {\n        acc = " + v + ";\n      } else {\n        const " + IW + " t_ = " + t + ";\n";
+    b += "        acc = select(acc, " + v + ", t_);\n        idx = select(idx, (" + IW + ")(r), t_);\n      }\n    }\n";
+    return b + "    vstore" + Ws + "(convert_long" + Ws + "(idx), 0, out0 + o0_);\n  } else {\n" + rows_left + "  }\n";
+  }
   b += "      " + (e.kahan ? kahan_step("acc", "comp", v, AW) : e.vector_step("acc", v, W)) + "\n    }\n";
   b += e.nan_apply("acc", W, "    ");
   if (e.kahan) b += "    acc = acc - comp;\n";

@@ -245,11 +245,14 @@ bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bo
 // the mean; render_moment.cpp's lanes_sums, float64 sums in lanes, rows of
 // two whole vectors too): var over rows of 3 / 10 / 17 / 32 352 / 434 /
 // 592 / 632 us against 2054 / 1790 / 1470 / 771 a work-item a row (or a
-// group of 16 rows of 32; bench/RESULTS.md, fifty-third session). Not
-// arg-reductions nor softmax's pair.
+// group of 16 rows of 32; bench/RESULTS.md, fifty-third session); and
+// argmin / argmax (each lane's index beside its value, a later element
+// taking over only where strictly better, or NaN first: the scalar fold's
+// outcome): over rows of 3 / 10 / 17 / 32 310 / 571 / 783 / 830 us against
+// 9054 / 7009 / 25752 / 20291. Not softmax's pair.
 bool rows_in_lanes(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bool online, const DeviceTuning& tuning) {
   auto& rs = b.plan.reduce;
-  if (tuning.row_items_cap != 1 || !tuning.row_lanes || arg || online || b.plan.ndim != 0 || m < 2 || rs.out != rs.acc) return false;
+  if (tuning.row_items_cap != 1 || !tuning.row_lanes || online || b.plan.ndim != 0 || m < 2 || (rs.out != rs.acc && !arg)) return false;
   if (!rs.moment) {  // a moment kernel's body is float32, its sums float64 (render_moment.cpp's lanes_sums)
     const Op c = reduce_info(rs.op).combine;
     if (c != Op::Add && c != Op::Mul && c != Op::Maximum && c != Op::Minimum) return false;

@@ -122,24 +122,34 @@ TEST_CASE("reductions over short rows in lanes: float32, the same bits as a work
       const auto me = lanes_and_scalars([&] { return mean(x, 1); }, sums, 16);
       const auto mx = lanes_and_scalars([&] { return max(x, 1); }, extremes, 16);
       const auto mn = lanes_and_scalars([&] { return min(x, 1); }, extremes, 16);
+      // Indices: the first of the extreme values, or of the NaNs (NumPy's).
+      const auto amx = lanes_and_scalars([&] { return argmax(x, 1); }, extremes, 16);
+      const auto amn = lanes_and_scalars([&] { return argmin(x, 1); }, extremes, 16);
       for (std::int64_t r = 0; r < rows; ++r) {
         INFO("row " << r);
         bool nan = false;
         long double total = 0;
         float emax = -INFINITY, emin = INFINITY;
+        std::int64_t first_nan = -1, at_max = -1, at_min = -1;
         for (std::int64_t k = 0; k < m; ++k) {
           const float v = h[std::size_t(r * m + k)];
+          if (std::isnan(v) && !nan) first_nan = k;
           nan = nan || std::isnan(v);
           total += v;
-          if (!std::isnan(v)) emax = std::max(emax, v), emin = std::min(emin, v);
+          if (!std::isnan(v) && (at_max < 0 || v > emax)) emax = v, at_max = k;
+          if (!std::isnan(v) && (at_min < 0 || v < emin)) emin = v, at_min = k;
         }
         const std::size_t o = std::size_t(r);
         if (nan) {
           REQUIRE(std::isnan(sm[o]));
           REQUIRE(std::isnan(mx[o]));
           REQUIRE(std::isnan(mn[o]));
+          REQUIRE(amx[o] == first_nan);
+          REQUIRE(amn[o] == first_nan);
           continue;
         }
+        REQUIRE(amx[o] == at_max);
+        REQUIRE(amn[o] == at_min);
         REQUIRE(same_bits(mx[o], emax));
         REQUIRE(same_bits(mn[o], emin));
         if (std::isnan(double(total))) {  // both infinities
@@ -226,19 +236,31 @@ TEST_CASE("reductions over short rows in lanes: integers and float64, 3-D arrays
       const auto mni = lanes_and_scalars([&] { return min(xi, 1); }, rows >= 16 && m <= 32, 16);
       const auto sl = lanes_and_scalars([&] { return sum(xl, 1); }, whole8 && m <= 16, 8);
       const auto hlv = xl.to_host();
+      // Indices over few distinct values (ties: the first stays), int32 in
+      // vectors of 16, int64 of 8.
+      std::vector<std::int32_t> hc(N);
+      for (std::size_t i = 0; i < N; ++i) hc[i] = hi[i] / 30000;
+      const auto xc = from_host(hc, {rows, m});
+      const auto xcl = xc.astype<std::int64_t>();
+      const auto ami = lanes_and_scalars([&] { return argmax(xc, 1); }, rows >= 16 && m <= 32, 16);
+      const auto aml = lanes_and_scalars([&] { return argmin(xcl, 1); }, whole8 && m <= 16, 8);
       for (std::int64_t r = 0; r < rows; ++r) {
-        std::int64_t ei = 0, el = 0;
+        std::int64_t ei = 0, el = 0, at_max = 0, at_min = 0;
         std::int32_t emx = hi[std::size_t(r * m)], emn = emx;
         for (std::int64_t k = 0; k < m; ++k) {
           const std::size_t i = std::size_t(r * m + k);
           ei += hi[i], el += hlv[i];
           emx = std::max(emx, hi[i]), emn = std::min(emn, hi[i]);
+          if (hc[i] > hc[std::size_t(r * m + at_max)]) at_max = k;
+          if (hc[i] < hc[std::size_t(r * m + at_min)]) at_min = k;
         }
         INFO("row " << r);
         REQUIRE(si[std::size_t(r)] == ei);
         REQUIRE(sl[std::size_t(r)] == el);
         REQUIRE(mxi[std::size_t(r)] == emx);
         REQUIRE(mni[std::size_t(r)] == emn);
+        REQUIRE(ami[std::size_t(r)] == at_max);
+        REQUIRE(aml[std::size_t(r)] == at_min);
       }
       if (!fp64) continue;
       std::vector<double> hd(N);
@@ -247,11 +269,16 @@ TEST_CASE("reductions over short rows in lanes: integers and float64, 3-D arrays
       // Compensated float64 sums over rows of two whole vectors of 8: a work-item a row.
       const auto sd = lanes_and_scalars([&] { return sum(xd, 1); }, whole8 && m < 16, 8);
       const auto mi = lanes_and_scalars([&] { return mean(xi, 1); }, whole8 && m < 16, 8);  // float64 means of int32
+      const auto ad = lanes_and_scalars([&] { return argmax(xd, 1); }, whole8 && m <= 16, 8);
       for (std::int64_t r = 0; r < rows; ++r) {
         double e = 0;
-        std::int64_t t = 0;
-        for (std::int64_t k = 0; k < m; ++k) e += hd[std::size_t(r * m + k)], t += hi[std::size_t(r * m + k)];
+        std::int64_t t = 0, at = 0;
+        for (std::int64_t k = 0; k < m; ++k) {
+          e += hd[std::size_t(r * m + k)], t += hi[std::size_t(r * m + k)];
+          if (hd[std::size_t(r * m + k)] > hd[std::size_t(r * m + at)]) at = k;
+        }
         INFO("row " << r);
+        REQUIRE(ad[std::size_t(r)] == at);
         REQUIRE(sd[std::size_t(r)] == e);
         REQUIRE(mi[std::size_t(r)] == double(t) / double(m));
       }
@@ -378,7 +405,9 @@ TEST_CASE("reductions over short rows in lanes: where the form is taken", "[redu
   CHECK_FALSE(lanes_of(sum(ones(64, 33), 1)));  // more than two vectors
   CHECK_FALSE(lanes_of(sum(ones(15, 10), 1)));  // fewer rows than a vector
   CHECK_FALSE(lanes_of(sum(ones(10, 64), 0)));  // down columns
-  CHECK_FALSE(lanes_of(argmax(ones(64, 10), 1)));
+  CHECK(lanes_of(argmax(ones(64, 10), 1)));
+  CHECK(lanes_of(argmin(ones(64, 32), 1)));
+  CHECK_FALSE(lanes_of(argmin(ones(64, 33), 1)));
   CHECK(lanes_of(var(ones(64, 10), 1)));  // a moment kernel in lanes (render_moment.cpp)
   CHECK(lanes_of(stddev(ones(64, 32), 1)));
   CHECK_FALSE(lanes_of(var(ones(64, 33), 1)));
