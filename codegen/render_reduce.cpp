@@ -539,6 +539,58 @@ std::string chained_vector_sum(const Emitter& e, int C, const std::string& v, co
   return b + "    for (long r = r_begin + nvec * " + Ws + " + lid; r < r_end; r += " + L + ") {\n" + tail + "    }\n  }\n";
 }
 
+// An arg-reduction's lane-wise step in vectors whose lanes each see their
+// elements in order: the mask (integers of the value's size) of the lanes
+// where value v replaces `acc`: strictly better, or NaN where acc is not (the
+// better() helper's outcome for a later index: the first of equal values,
+// the first NaN, stay).
+std::string arg_takes(const Emitter& e, const std::string& v, const std::string& acc) {
+  std::string t = "(" + v + (e.info.combine == Op::Maximum ? " > " : " < ") + acc + ")";
+  return is_float(e.rs.acc) ? "(" + t + " | (isnan(" + v + ") & ~isnan(" + acc + ")))" : t;
+}
+std::string arg_index_type(const ReduceSpec& rs, int W) { return cl_type(size_of(rs.acc) == 8 ? DType::Int64 : DType::Int32, W); }
+
+// A GroupPerOutput arg-reduction in vectors (a CPU's: scheduler.cpp): each
+// lane keeps its best value and its index (IW lanes, ints where the row's
+// indices fit), the lanes then met by better() in scalars, which settles
+// ties and NaN by index, then the elements past the last whole vector.
+std::string arg_vectors(const Emitter& e, const std::string& L, const std::string& tail) {
+  const KernelPlan& plan = e.plan;
+  const int W = plan.width;
+  const std::string Ws = std::to_string(W), AW = cl_type(e.rs.acc, W), IW = arg_index_type(e.rs, W), v = "v" + std::to_string(e.rs.input);
+  std::string iota = "(" + IW + ")(";
+  for (int j = 0; j < W; ++j) iota += (j ? ", " : "") + std::to_string(j);
+  std::string b = "  {\n    " + AW + " accv = (" + AW + ")(0);\n    " + IW + " idxv = (" + IW + ")(-1);\n";
+  b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
+  b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";
+  b += "      const long p = o * m + r_begin + q * " + Ws + ";\n";
+  b += emit_reduced_coordinates(plan, "r_begin + q * " + Ws, "      ") + emit_body(plan, W, "p", "      ", e.helpers);
+  // A lane's first element is taken whatever it is (idxv < 0).
+  b += "      const " + IW + " t_ = (idxv < 0) | " + arg_takes(e, v, "accv") + ";\n";
+  b += "      accv = select(accv, " + v + ", t_);\n      idxv = select(idxv, (" + IW + ")(r_begin + q * " + Ws + ") + " + iota + "), t_);\n    }\n";
+  // The lanes meet in halves, in vectors (better()'s order lane by lane:
+  // a lane with no element loses, NaN wins, the lower index settles ties),
+  // then the last two through better().
+  std::string a = "accv", ia = "idxv";
+  for (int w = W / 2; w >= 2; w /= 2) {
+    const std::string ws = std::to_string(w), T = cl_type(e.rs.acc, w), I = arg_index_type(e.rs, w);
+    const std::string x = "a" + ws + "_", y = "b" + ws + "_", ix = "ia" + ws + "_", iy = "ib" + ws + "_", t = "t" + ws + "_";
+    b += "    {\n      const " + T + " " + x + " = " + a + ".lo, " + y + " = " + a + ".hi;\n";
+    b += "      const " + I + " " + ix + " = " + ia + ".lo, " + iy + " = " + ia + ".hi;\n";
+    const std::string cmp = e.info.combine == Op::Maximum ? " > " : " < ", lower = "(" + iy + " < " + ix + ")";
+    std::string better = "(" + y + cmp + x + ") | ((" + y + " == " + x + ") & " + lower + ")";
+    if (is_float(e.rs.acc))
+      better = "select(isnan(" + y + ") | " + better + ", isnan(" + y + ") & " + lower + ", isnan(" + x + "))";
+    b += "      const " + I + " " + t + " = (" + iy + " >= 0) & ((" + ix + " < 0) | " + better + ");\n";
+    a = "c" + ws + "_", ia = "ic" + ws + "_";
+    b += "      " + T + " " + a + " = select(" + x + ", " + y + ", " + t + ");\n      " + I + " " + ia + " = select(" + ix + ", " + iy + ", " + t + ");\n";
+  }
+  for (int j = 0; j < 2; ++j)
+    b += "    if (" + e.better + "(acc, idx, " + a + lane(j) + ", (long)" + ia + lane(j) + ")) { acc = " + a + lane(j) + "; idx = " + ia + lane(j) + "; }\n";
+  for (int w = W / 2; w >= 2; w /= 2) b += "    }\n";
+  return b + "    for (long r = r_begin + nvec * " + Ws + " + lid; r < r_end; r += " + L + ") {\n" + tail + "    }\n  }\n";
+}
+
 // A work-item's W neighbouring rows of M elements, a lane each
 // (ReduceSpec::row_lanes with ThreadPerOutput; scheduler.cpp's
 // rows_in_lanes): the W * M elements are loaded as M vectors and turned
@@ -559,20 +611,12 @@ std::string lanes_rows(const Emitter& e, const std::string& rows_left) {
   b += l.load;
   b += "    " + AW + " acc = (" + AW + ")(" + reduce_identity(e.info.identity, rs.acc) + ");\n";
   if (e.kahan) b += "    " + AW + " comp = (" + AW + ")(0);\n";
-  // An arg-reduction's index: integers of the value's size (select's masks).
-  const std::string IW = cl_type(size_of(rs.acc) == 8 ? DType::Int64 : DType::Int32, W);
+  const std::string IW = arg_index_type(rs, W);  // an arg-reduction's index: integers of the value's size (select's masks)
   if (e.arg) b += "    " + IW + " idx = (" + IW + ")(0);\n";
   b += e.nan_declare("acc", W, "    ");
   b += "    #pragma unroll\n    for (int r = 0; r < " + Ms + "; ++r) {\n" + l.take + emit_body(plan, W, "r", "      ", e.helpers, &l.rest);
-  if (e.arg) {
-    // The better() helper's test with the index ia < ib: the elements come
-    // in order, so a later one wins only where it is strictly better (the
-    // first of equal ones stays), or NaN where the value so far is not (the
-    // first NaN stays).
-    const std::string cmp = e.info.combine == Op::Maximum ? " > " : " < ";
-    std::string t = "(" + v + cmp + "acc)";
-    if (is_float(rs.acc)) t = "(" + t + " | (isnan(" + v + ") & ~isnan(acc)))";
-    b += "      if (r == 0) {\n        acc = " + v + ";\n      } else {\n        const " + IW + " t_ = " + t + ";\n";
+  if (e.arg) {  // each lane's elements in order (arg_takes)
+    b += "      if (r == 0) {\n        acc = " + v + ";\n      } else {\n        const " + IW + " t_ = " + arg_takes(e, v, "acc") + ";\n";
     b += "        acc = select(acc, " + v + ", t_);\n        idx = select(idx, (" + IW + ")(r), t_);\n      }\n    }\n";
     return b + "    vstore" + Ws + "(convert_long" + Ws + "(idx), 0, out0 + o0_);\n  } else {\n" + rows_left + "  }\n";
   }
@@ -671,6 +715,8 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   const int C = W > 1 && e.kahan && !e.nan_apart ? std::max(1, int(rs.chains)) : 1;
   if (W > 1 && C > 1) {
     b += chained_vector_sum(e, C, v, L, scalar_step("      "));
+  } else if (W > 1 && e.arg) {
+    b += arg_vectors(e, L, scalar_step("      "));
   } else if (W > 1) {
     b += "  {\n    " + AW + " accv = (" + AW + ")(" + reduce_identity(info.identity, rs.acc) + ");\n";
     if (e.kahan) b += "    " + AW + " compv = (" + AW + ")(0);\n";

@@ -14,6 +14,7 @@
 #include "src/views.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -459,7 +460,12 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     split_column_blocks(b, n, m, block, codegen::kColumnRows, arg, tuning);
   } else {
     rs.strategy = codegen::ReduceStrategy::GroupPerOutput;
-    b.plan.width = arg ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
+    // A CPU's arg-reductions in vectors too, each lane's index beside its
+    // value (render_reduce.cpp's arg_vectors), in ints of the value's size:
+    // where the row's indices fit them.
+    const bool arg_vectors = arg && tuning.row_items_cap == 1 &&
+                             (size_of(rs.acc) == 8 || (size_of(rs.acc) == 4 && m <= std::numeric_limits<std::int32_t>::max()));
+    b.plan.width = arg && !arg_vectors ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
     // Vectors start at o * m + r with r a multiple of the width.
     b.plan.aligned = (m % b.plan.width == 0 || n == 1) && vector_loads_aligned(b.plan, b.args);
     // Short rows: a smaller group, so the tree in local memory does not dominate.
@@ -476,7 +482,7 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // otherwise sum rows of any length in one). Softmax's pair is finished
     // by a second kernel (render_reduce.cpp's thread_combine).
     set_parts(b, n, m, g, arg, online ? codegen::SplitFinish::SecondKernel : tuning.split_finish);
-    if (!rs.two_stage && !arg && !online) share_groups(rs, n, m, tuning);
+    if (!rs.two_stage && (!arg || tuning.row_items_cap == 1) && !online) share_groups(rs, n, m, tuning);
     // Independent compensated chains where one work-item's additions bound a core.
     if (b.plan.width > 1 && tuning.reduce_chains > 1 && is_float(rs.acc) && !rs.moment &&
         reduce_info(rs.op).summation == Summation::Kahan)

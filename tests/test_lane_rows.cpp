@@ -12,6 +12,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/random_inputs.hpp"
+#include "support/row_stats.hpp"
 #include "support/schedule_run.hpp"
 
 #include <catch2/catch.hpp>
@@ -182,38 +183,11 @@ TEST_CASE("reductions over short rows in lanes: against the host", "[reduce][lan
         };
         const auto mx = run(max(x, 1)), mn = run(min(x, 1)), sm = run(sum(x, 1)), me = run(mean(x, 1));
         for (std::int64_t r = 0; r < rows; ++r) {
-          float emax = -INFINITY, emin = INFINITY;
-          bool nan = false, pinf = false, ninf = false;
-          long double total = 0, size = 0;
-          for (std::int64_t k = 0; k < m; ++k) {
-            const float v = h[std::size_t(r * m + k)];
-            nan = nan || std::isnan(v);
-            pinf = pinf || v == INFINITY, ninf = ninf || v == -INFINITY;
-            if (!std::isnan(v)) emax = std::max(emax, v), emin = std::min(emin, v);
-            if (std::isfinite(v)) total += v, size += std::fabs(v);
-          }
           INFO("row " << r);
-          if (nan) {
-            REQUIRE(std::isnan(mx[std::size_t(r)]));
-            REQUIRE(std::isnan(mn[std::size_t(r)]));
-            REQUIRE(std::isnan(sm[std::size_t(r)]));
-            continue;
-          }
-          REQUIRE(mx[std::size_t(r)] == emax);
-          REQUIRE(mn[std::size_t(r)] == emin);
-          if (pinf && ninf) {
-            REQUIRE(std::isnan(sm[std::size_t(r)]));
-            continue;
-          }
-          if (pinf || ninf) {
-            REQUIRE(sm[std::size_t(r)] == (pinf ? INFINITY : -INFINITY));
-            REQUIRE(me[std::size_t(r)] == (pinf ? INFINITY : -INFINITY));
-            continue;
-          }
+          const std::size_t o = std::size_t(r);
+          const RowFacts f = row_facts(h.data() + r * m, m);
           // A tree over at most 128 values: within log2(m) + 4 roundings of the sum's size.
-          const double tol = 12 * double(std::numeric_limits<float>::epsilon()) * double(size) + 1e-30;
-          REQUIRE(std::fabs(double(sm[std::size_t(r)]) - double(total)) <= tol);
-          REQUIRE(std::fabs(double(me[std::size_t(r)]) - double(total / m)) <= tol / double(m) * 1.5);
+          require_row_stats(f, m, mx[o], mn[o], sm[o], me[o], 12 * double(std::numeric_limits<float>::epsilon()) * double(f.size) + 1e-30, 1.5);
         }
         // Integers and doubles: exact whatever the order of the sums. Sums
         // of int32 and float64 accumulate in vectors of two 8-byte values.

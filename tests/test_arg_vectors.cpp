@@ -1,0 +1,174 @@
+// argmin / argmax on a CPU in vectors (render_reduce.cpp's arg_vectors;
+// scheduler.cpp): a work-item a row (or a part of a long one), each lane of
+// its vector keeping its best value and that value's index, the lanes then
+// met in halves and the elements past the last whole vector one by one. The
+// answer must be NumPy's: the first index of the extreme value, or of the
+// first NaN. Ties (few distinct values), NaN and both infinities sit in
+// different lanes from row to row, some only in the tail; rows are long
+// enough for vectors (rows of up to two vectors take lanes, test_reduce_lanes),
+// whole arrays split over groups, every dtype with vectors, and int8 (a
+// work-item a row in scalars). The layout is a CPU's (device_rows.hpp), set
+// on any device's tuning; the results are checked against the host's.
+#include "src/device_state.hpp"
+#include "src/schedule.hpp"
+#include "support/device_rows.hpp"
+#include "support/random_inputs.hpp"
+#include "support/schedule_run.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fusecl/fusecl.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace fusecl;
+using namespace fusecl::test;
+
+namespace {
+
+detail::DeviceTuning cpu_tuning() {
+  auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
+  auto t = detail::tuning_of(dev);
+  cpu_row_layout(t, true);
+  return t;
+}
+
+// The host's answer over each row of m values of h: the first NaN, else
+// the first extreme value.
+template <class T>
+std::vector<std::int64_t> first_extreme(const std::vector<T>& h, std::int64_t m, bool is_max) {
+  std::vector<std::int64_t> out;
+  for (std::size_t r = 0; r < h.size() / std::size_t(m); ++r) {
+    std::int64_t at = 0;
+    for (std::int64_t k = 0; k < m; ++k) {
+      const T v = h[r * std::size_t(m) + std::size_t(k)], best = h[r * std::size_t(m) + std::size_t(at)];
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(best)) break;
+        if (std::isnan(v)) {
+          at = k;
+          break;
+        }
+      }
+      if (is_max ? v > best : v < best) at = k;
+    }
+    out.push_back(at);
+  }
+  return out;
+}
+
+// argmax and argmin of x (rows of m of h) under a CPU's layout, each in one
+// kernel, against the host's; `vectors`: whether the plan must be in vectors.
+template <class T>
+void check_rows(const std::vector<T>& h, std::int64_t rows, std::int64_t m, bool vectors) {
+  const auto x = from_host(h, {rows, m});
+  const auto t = cpu_tuning();
+  for (const bool is_max : {true, false}) {
+    INFO((is_max ? "argmax" : "argmin") << " over " << rows << " rows of " << m);
+    const auto y = is_max ? argmax(x, 1) : argmin(x, 1);
+    const detail::Schedule s = run_with(y, t);
+    REQUIRE(s.kernel_count() >= 1);
+    const auto& plan = s.steps[0].kernel.plan;
+    CHECK((plan.width > 1) == vectors);
+    CHECK_FALSE(plan.reduce.row_lanes);
+    const auto got = y.to_host();
+    const auto want = first_extreme(h, m, is_max);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t r = 0; r < got.size(); ++r) {
+      INFO("row " << r);
+      REQUIRE(got[r] == want[r]);
+    }
+  }
+}
+
+// Floats of few distinct values (ties everywhere), with NaN, inf, -inf, -0
+// planted at row-dependent positions (so in different lanes), some rows
+// with two NaNs (the first wins) or one only in the tail.
+std::vector<float> planted_floats(std::int64_t rows, std::int64_t m, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<float> h(std::size_t(rows * m));
+  for (auto& v : h) v = float(std::int64_t(rng() % 7) - 3);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  auto at = [&](std::int64_t r, std::int64_t k) -> float& { return h[std::size_t(r * m + k % m)]; };
+  for (std::int64_t r = 0; r < rows; ++r) {
+    if (r % 5 == 1) at(r, r * 7 + 3) = inf;
+    if (r % 5 == 2) at(r, r * 11 + 1) = -inf;
+    if (r % 7 == 3) at(r, r * 13) = nan;
+    if (r % 7 == 4) at(r, r * 3 + 5) = nan, at(r, r * 5 + 2) = nan;
+    if (r % 9 == 6) at(r, m - 1) = nan;  // in the tail where m leaves one
+    if (r % 4 == 0) at(r, r) = -0.0f, at(r, r + 9) = 0.0f;
+  }
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("argmin and argmax in vectors on a CPU: the first extreme or NaN, ties, tails", "[reduce][arg]") {
+  const bool cpu = default_device().info().type == "CPU";
+  std::vector<std::int64_t> lengths = {33, 100};
+  if (cpu) lengths = {33, 47, 48, 64, 100, 255, 1000, 4099};
+  for (const std::int64_t m : lengths)
+    for (const std::int64_t rows : {1, 5, 37}) check_rows(planted_floats(rows, m, 0xa7 + std::uint64_t(m * 97 + rows)), rows, m, true);
+}
+
+TEST_CASE("argmin and argmax in vectors on a CPU: float64, integers; int8 in scalars", "[reduce][arg]") {
+  const bool cpu = default_device().info().type == "CPU";
+  for (const std::int64_t m : {33, 200}) {
+    if (!cpu && m != 33) continue;
+    const std::int64_t rows = 21;
+    const std::size_t N = std::size_t(rows * m);
+    const auto s = spread_values<std::int64_t>(N, 0xb0 + std::uint64_t(m));
+    std::vector<std::int32_t> i32(N);
+    std::vector<std::int64_t> i64(N);
+    std::vector<std::uint32_t> u32(N);
+    std::vector<std::int8_t> i8(N);
+    std::vector<double> f64(N);
+    for (std::size_t i = 0; i < N; ++i) {
+      i32[i] = std::int32_t(s[i] / 20000);  // ties
+      i64[i] = s[i] * (std::int64_t(1) << 40);
+      u32[i] = std::uint32_t(s[i] + 100000) / 1000u;
+      i8[i] = std::int8_t(s[i] % 100);
+      f64[i] = double(s[i] / 1000) / 8.0;
+    }
+    f64[5] = std::numeric_limits<double>::quiet_NaN();  // row 0, lane 5
+    f64[std::size_t(m) + 17] = std::numeric_limits<double>::infinity();
+    f64[std::size_t(2 * m) + 3] = -std::numeric_limits<double>::infinity();
+    check_rows(i32, rows, m, true);
+    check_rows(i64, rows, m, true);
+    check_rows(u32, rows, m, true);
+    check_rows(i8, rows, m, false);
+    if (default_device().info().fp64) check_rows(f64, rows, m, true);
+  }
+}
+
+TEST_CASE("argmin and argmax in vectors on a CPU: whole arrays over several groups, 3-D", "[reduce][arg]") {
+  const auto t = cpu_tuning();
+  for (const std::int64_t n : {std::int64_t(70001), std::int64_t(1) << 18}) {
+    auto h = planted_floats(1, n, 0xc1 + std::uint64_t(n));
+    for (auto& v : h)
+      if (std::isnan(v) || std::isinf(v)) v = 1.0f;
+    h[std::size_t(n / 3)] = 9.0f, h[std::size_t(n / 2)] = 9.0f;  // two maxima apart: the first
+    h[std::size_t(n - 2)] = -9.0f;                              // the minimum near the end
+    for (const bool nan : {false, true}) {
+      if (nan) h[std::size_t(n / 2 + 17)] = std::numeric_limits<float>::quiet_NaN(), h[std::size_t(n - 1)] = std::numeric_limits<float>::quiet_NaN();
+      INFO(n << " elements" << (nan ? ", NaN at n / 2 + 17 and n - 1" : ""));
+      const auto x = from_host(h, {n});
+      const auto a = argmax(x), b = argmin(x);
+      const detail::Schedule s = run_with(a, t);
+      CHECK(s.steps[0].kernel.plan.width > 1);
+      (void)run_with(b, t);
+      CHECK(a.to_host()[0] == (nan ? n / 2 + 17 : n / 3));
+      CHECK(b.to_host()[0] == (nan ? n / 2 + 17 : n - 2));
+    }
+  }
+  // 3-D, the last axis: rows of 40.
+  const auto h = planted_floats(6 * 7, 40, 0xd3);
+  const auto x = from_host(h, {6, 7, 40});
+  const auto y = argmax(x, 2);
+  (void)run_with(y, t);
+  const auto got = y.to_host();
+  CHECK(got == first_extreme(h, 40, true));
+}
