@@ -8,7 +8,7 @@
 // Expressions: softmax (exp(x - max) / sum), layer_norm ((x - mean) /
 // sqrt(var + 1e-5)), max, sum, var (each over the axis, kept), logsumexp,
 // sum_exp, softmax_ln (softmax of a layer-normed row), normalize (x / sum), center (x - mean),
-// softmax_out and scale (see expression()), argmax and argmin. x is uniform
+// softmax_out and scale (see expression()), argmax, argmin, any and all. x is uniform
 // in [-4, 4), generated on the device. Each case is built and evaluated 20
 // times, then the queue is finished; the median of 5 such rounds is the
 // time per call (wall clock, host work included), printed with the kernels
@@ -85,6 +85,9 @@ std::function<Array<float>(const Array<float>&, int)> expression(const std::stri
 std::function<void(const Array<float>&, int)> evaluation(const std::string& name) {
   if (name == "argmax") return [](const Array<float>& x, int a) { eval(argmax(x, a, true)); };
   if (name == "argmin") return [](const Array<float>& x, int a) { eval(argmin(x, a, true)); };
+  // Truth reductions: a few rows hold a value past 3.99 (any), most all values past -3.99 (all).
+  if (name == "any") return [](const Array<float>& x, int a) { eval(any(x > 3.99f, a, true)); };
+  if (name == "all") return [](const Array<float>& x, int a) { eval(all(x > -3.99f, a, true)); };
   if (auto f = expression(name)) return [f](const Array<float>& x, int a) { eval(f(x, a)); };
   return {};
 }
