@@ -105,6 +105,11 @@ std::string nan_note_step(Op combine, const std::string& acc, const std::string&
 std::string nan_note_apply(DType t, const std::string& acc, const std::string& flag, int w, const std::string& indent);
 std::string program_prelude(const KernelPlan& plan);
 std::string render_reduce(const KernelPlan& plan, const std::string& name);
+/// Whether a GroupPerOutput work-item takes the elements past its range's
+/// last whole vector as one vector ending the range (render_reduce.cpp's
+/// overlap_step; render_moment.cpp's group_sums): vectors whose loads may
+/// start anywhere (not aligned), over contiguous rows.
+bool overlap_tail(const KernelPlan& plan);
 /// A reduction kernel's whole text: the prelude, `helpers` (after `body` was
 /// rendered, so that it holds what the body uses), and the kernel, with
 /// reqd_work_group_size(x, y, 1) where x > 0.

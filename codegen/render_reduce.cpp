@@ -65,6 +65,8 @@ std::string kahan_comp(const std::string& t, const std::string& acc, const std::
 
 // One compensated step: x added into acc, its rounding error kept in comp.
 // Every Kahan loop of the reduction and row kernels writes this one text.
+bool overlap_tail(const KernelPlan& plan) { return plan.width > 1 && !plan.aligned && plan.ndim == 0; }
+
 std::string kahan_step(const std::string& acc, const std::string& comp, const std::string& x, const std::string& type) {
   return "{ const " + type + " y_ = " + x + " - " + comp + "; const " + type + " t_ = " + acc + " + y_; " + comp + " = " +
          kahan_comp("t_", acc, "y_", type) + "; " + acc + " = t_; }";
@@ -516,9 +518,8 @@ std::string thread_combine(const Emitter& e) {
 // steps cost more than the vectors: on PoCL, 2^22 floats, sum / max over
 // rows of 40 1541 / 1025 us against 625 / 500 over rows of 48 (fifty-third
 // session).
-bool overlap_tail(const Emitter& e) { return e.plan.width > 1 && !e.plan.aligned && e.plan.ndim == 0; }
 std::string overlap_step(const Emitter& e, const std::string& step) {
-  if (!overlap_tail(e)) return "";
+  if (!overlap_tail(e.plan)) return "";
   const KernelPlan& plan = e.plan;
   const int W = plan.width;
   const std::string Ws = std::to_string(W), AW = cl_type(e.rs.acc, W), v = "v" + std::to_string(e.rs.input);
@@ -532,7 +533,7 @@ std::string overlap_step(const Emitter& e, const std::string& step) {
 // Where the scalar loop over the elements past the last whole vector starts.
 std::string tail_start(const Emitter& e) {
   const std::string whole = "r_begin + nvec * " + std::to_string(e.plan.width);
-  return overlap_tail(e) ? "(nvec > 0 ? r_end : " + whole + ")" : whole;
+  return overlap_tail(e.plan) ? "(nvec > 0 ? r_end : " + whole + ")" : whole;
 }
 
 // A GroupPerOutput loop in vectors summing into C compensated chains
