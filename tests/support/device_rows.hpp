@@ -38,7 +38,8 @@ inline detail::DeviceTuning h200_tuning(detail::DeviceState& dev, std::size_t he
 }
 
 /// A CPU's: a work-item per row in groups of 16, 64-byte vectors (16
-/// floats), few groups to fill the device, and the lanes form on or off.
+/// floats, moment kernels' too), few groups to fill the device, and the
+/// lanes form on or off.
 inline void cpu_row_layout(detail::DeviceTuning& t, bool lanes) {
   t.local_size = 16;
   t.max_work_group_size = 16;
@@ -48,6 +49,7 @@ inline void cpu_row_layout(detail::DeviceTuning& t, bool lanes) {
   t.row_lanes = lanes;
   t.target_groups = 4;
   t.reduce_chains = 4;  // compensated sums in four chains (launch.cpp: every CPU)
+  t.moment_width = 16;  // launch.cpp: every CPU (a GPU's 2)
 }
 
 }  // namespace fusecl::test
