@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Medians of pocl_var_lanes.sh's or pocl_arg_lanes.sh's rounds: expression, rows,
+"""Medians of pocl_lanes.sh's rounds: expression, rows,
 a work-item a row, a lane a row, speed-up."""
 import re, statistics, sys
 from collections import defaultdict

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Medians of pocl_arg_vectors.sh's, pocl_max_halves.sh's or pocl_tails.sh's rounds: expression, shape, before, after, speed-up."""
+"""Medians of pocl_old_new.sh's rounds: expression, shape, before, after, speed-up."""
 import re, statistics, sys
 from collections import defaultdict
 t = defaultdict(list)
