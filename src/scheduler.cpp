@@ -244,8 +244,8 @@ bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bo
 // max, min and means in float or 32- and 64-bit integers whose every load
 // is contiguous or uniform, and moment kernels (var / std of float32, with
 // the mean; render_moment.cpp's lanes_sums, float64 sums in lanes, rows of
-// two whole vectors too): var over rows of 3 / 10 / 17 / 32 352 / 434 /
-// 592 / 632 us against 2054 / 1790 / 1470 / 771 a work-item a row (or a
+// two whole vectors too): var over rows of 3 / 10 / 17 / 32 400 / 480 /
+// 573 / 728 us against 2539 / 2093 / 1547 / 864 a work-item a row (or a
 // group of 16 rows of 32; bench/RESULTS.md, fifty-third session); and
 // argmin / argmax (each lane's index beside its value, a later element
 // taking over only where strictly better, or NaN first: the scalar fold's
