@@ -192,7 +192,7 @@ struct MomentEmitter {
         // range, its lanes before them adding nothing (render_reduce.cpp's
         // overlap_step says why); the scalar loop then only where the range
         // has no whole vector. Var over rows of 40 floats on PoCL at 2^22:
-        // 999 us against 564 over rows of 48 (fifty-third session).
+        // 726 us against 840 one by one (fifty-third session).
         b += "    if (nvec > 0 && lid == 0 && r_end - r_begin > nvec * " + Ws + ") {\n";
         b += "      const long p = o * m + r_end - " + Ws + ";\n" + emit_reduced_coordinates(plan, "r_end - " + Ws, "      ") +
              emit_body(plan, W, "p", "      ", helpers);

@@ -63,10 +63,10 @@ std::string kahan_comp(const std::string& t, const std::string& acc, const std::
 
 }  // namespace
 
-// One compensated step: x added into acc, its rounding error kept in comp.
-// Every Kahan loop of the reduction and row kernels writes this one text.
 bool overlap_tail(const KernelPlan& plan) { return plan.width > 1 && !plan.aligned && plan.ndim == 0; }
 
+// One compensated step: x added into acc, its rounding error kept in comp.
+// Every Kahan loop of the reduction and row kernels writes this one text.
 std::string kahan_step(const std::string& acc, const std::string& comp, const std::string& x, const std::string& type) {
   return "{ const " + type + " y_ = " + x + " - " + comp + "; const " + type + " t_ = " + acc + " + y_; " + comp + " = " +
          kahan_comp("t_", acc, "y_", type) + "; " + acc + " = t_; }";
