@@ -106,10 +106,16 @@ std::string nan_note_apply(DType t, const std::string& acc, const std::string& f
 std::string program_prelude(const KernelPlan& plan);
 std::string render_reduce(const KernelPlan& plan, const std::string& name);
 /// Whether a GroupPerOutput work-item takes the elements past its range's
-/// last whole vector as one vector ending the range (render_reduce.cpp's
-/// overlap_step; render_moment.cpp's group_sums): vectors whose loads may
-/// start anywhere (not aligned), over contiguous rows.
+/// last whole vector as one vector ending the range (overlap_block): vectors
+/// whose loads may start anywhere (not aligned), over contiguous rows.
 bool overlap_tail(const KernelPlan& plan);
+/// Where overlap_tail, the block that takes them (render_reduce_vectors.cpp):
+/// where the range [r_begin, r_end) of nvec whole vectors has elements past
+/// them, the row's work-item 0 evaluates the body at the vector ending the
+/// range, overlapping the last whole one, declares k_, the mask (integers of
+/// t's size) of its lanes that hold those elements, then runs `step`; empty
+/// elsewhere.
+std::string overlap_block(const KernelPlan& plan, DType t, HelperSet& helpers, const std::string& step);
 /// A reduction kernel's whole text: the prelude, `helpers` (after `body` was
 /// rendered, so that it holds what the body uses), and the kernel, with
 /// reqd_work_group_size(x, y, 1) where x > 0.

@@ -187,22 +187,15 @@ struct MomentEmitter {
       b += "      const " + DW + " d_ = x_ - shv;\n      a_ += d_;\n      b_ = fma(d_, d_, b_);\n";
       if (mean) b += "      vs += x_;\n";  // the mean's own sum (shift + a would turn an inf shift into NaN)
       b += "    }\n";
-      if (overlap_tail(plan)) {
-        // The values past the last whole vector as the vector ending the
-        // range, its lanes before them adding nothing (render_reduce.cpp's
-        // overlap_step says why); the scalar loop then only where the range
-        // has no whole vector. Var over rows of 40 floats on PoCL at 2^22:
-        // 726 us against 840 one by one (fifty-third session).
-        b += "    if (nvec > 0 && lid == 0 && r_end - r_begin > nvec * " + Ws + ") {\n";
-        b += "      const long p = o * m + r_end - " + Ws + ";\n" + emit_reduced_coordinates(plan, "r_end - " + Ws, "      ") +
-             emit_body(plan, W, "p", "      ", helpers);
-        b += "      const " + cl_type(DType::Int64, W) + " k_ = " +
-             lane_test(DType::Float64, W, ">=", "(" + Ws + " - (r_end - r_begin - nvec * " + Ws + "))") + ";\n";
-        b += "      const " + DW + " x_ = select(shv, convert_" + DW + "(" + v + "), k_), d_ = x_ - shv;\n";
-        b += "      a_ += d_;\n      b_ = fma(d_, d_, b_);\n";
-        if (mean) b += "      vs += select(" + z + ", x_, k_);\n";
-        b += "    }\n";
-      }
+      // The values past the last whole vector as the vector ending the
+      // range, its lanes before them adding nothing (overlap_block); the
+      // scalar loop then only where the range has no whole vector. Var over
+      // rows of 40 floats on PoCL at 2^22: 726 us against 840 one by one
+      // (fifty-third session).
+      std::string last = "      const " + DW + " x_ = select(shv, convert_" + DW + "(" + v + "), k_), d_ = x_ - shv;\n";
+      last += "      a_ += d_;\n      b_ = fma(d_, d_, b_);\n";
+      if (mean) last += "      vs += select(" + z + ", x_, k_);\n";
+      b += overlap_block(plan, DType::Float64, helpers, last);
       for (int j = 0; j < W; ++j) {
         b += "    sa += a_" + lane(j) + "; sb += b_" + lane(j) + ";";
         b += mean ? " ss += vs" + lane(j) + ";\n" : "\n";

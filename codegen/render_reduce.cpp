@@ -6,9 +6,8 @@
 // Accuracy: float sums accumulate per work-item with Kahan compensation and
 // combine across work-items and work-groups in a tree, so the error is
 // O((log2 L + log2 G) u) * sum|x| instead of O(n u) * sum|x| for a running sum.
-#include "codegen/body.hpp"
-#include "codegen/warp_shuffle.hpp"
 #include "codegen/online_softmax.hpp"
+#include "codegen/reduce_emitter.hpp"
 
 #include "fusecl/error.hpp"
 
@@ -63,8 +62,6 @@ std::string kahan_comp(const std::string& t, const std::string& acc, const std::
 
 }  // namespace
 
-bool overlap_tail(const KernelPlan& plan) { return plan.width > 1 && !plan.aligned && plan.ndim == 0; }
-
 // One compensated step: x added into acc, its rounding error kept in comp.
 // Every Kahan loop of the reduction and row kernels writes this one text.
 std::string kahan_step(const std::string& acc, const std::string& comp, const std::string& x, const std::string& type) {
@@ -74,88 +71,9 @@ std::string kahan_step(const std::string& acc, const std::string& comp, const st
 
 namespace {
 
-struct Emitter {
-  const KernelPlan& plan;
-  const ReduceSpec& rs;
-  const ReduceInfo& info;
-  HelperSet& helpers;
-  bool kahan, arg;
-  std::string A;  // accumulator type
-  std::string better;
-  // A float max or min's vector loops note NaN apart (body.hpp's
-  // nan_note_*); its scalar steps and trees keep the NaN-propagating helper.
-  bool nan_apart = false;
-
-  // Folds `v` (width w) into vector accumulator `acc` (its flag acc_nan where nan_apart).
-  std::string vector_step(const std::string& acc, const std::string& v, int w) const {
-    return nan_apart ? nan_note_step(info.combine, acc, acc + "_nan", v) : acc + " = " + combine(acc, v, w) + ";";
-  }
-  std::string nan_declare(const std::string& acc, int w, const std::string& ind) const {
-    return nan_apart ? nan_note_declare(rs.acc, acc + "_nan", acc, w, ind) : std::string();
-  }
-  std::string nan_apply(const std::string& acc, int w, const std::string& ind) const {
-    return nan_apart ? nan_note_apply(rs.acc, acc, acc + "_nan", w, ind) : std::string();
-  }
-
-  std::string combine(const std::string& a, const std::string& b, int width) const {
-    return spell(info.combine, rs.acc, rs.acc, a, b, "", width, helpers);
-  }
-
-  // Folds value expression `v` (at reduced position `r`) into acc[/comp/idx] (scalars).
-  std::string accumulate(const std::string& v, const std::string& r, const std::string& ind) const {
-    if (arg) return ind + "if (" + better + "(acc, idx, " + v + ", " + r + ")) { acc = " + v + "; idx = " + r + "; }\n";
-    if (kahan)
-      return ind + kahan_step("acc", "comp", v, A) + "\n";
-    return ind + "acc = " + combine("acc", v, 1) + ";\n";
-  }
-
-  std::string finish_value(const std::string& acc) const { return reduce_finish(rs, acc); }
-
-  // Tree reduction of sh[0..L) (and shi) into sh[0], L the row's work-items;
-  // every work-item of the group takes part. Through warp shuffles where
-  // the plan has them (ReduceSpec::row_warp; not arg-reductions).
-  std::string tree(const std::string& ind) const {
-    const int T = group_row_items(rs);
-    if (rs.row_warp > 0 && !arg && shufflable(rs.acc)) return warp_tree(ind, T);
-    const std::string L = std::to_string(T);
-    std::string s = ind + "sh[lid] = acc;" + (arg ? " shi[lid] = idx;" : "") + "\n";
-    s += ind + "barrier(CLK_LOCAL_MEM_FENCE);\n";
-    s += ind + "for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n";
-    if (arg) {
-      s += ind + "  if (lid < s_ && " + better + "(sh[lid], shi[lid], sh[lid + s_], shi[lid + s_])) { sh[lid] = sh[lid + s_]; shi[lid] = shi[lid + s_]; }\n";
-    } else {
-      s += ind + "  if (lid < s_) sh[lid] = " + combine("sh[lid]", "sh[lid + s_]", 1) + ";\n";
-    }
-    s += ind + "  barrier(CLK_LOCAL_MEM_FENCE);\n" + ind + "}\n";
-    return s;
-  }
-
-  // tree through shuffles: within each warp down to the row's first lane
-  // there, then (a row of several warps) lid 0 combines the warps' values in
-  // order after one barrier. sh[0] holds the row's value for lid 0 only.
-  std::string warp_tree(const std::string& ind, int T) const {
-    const int Wp = rs.row_warp, lanes = std::min(T, Wp);
-    std::string s;
-    // Each shuffle into a variable of its own (warp_shuffle.hpp says why),
-    // then the op's combine.
-    for (int d = lanes / 2; d > 0; d /= 2)
-      s += ind + "{ " + shuffle_down(helpers, rs.acc, "const " + A + " y_ =", "acc", std::to_string(d) + "u") + " acc = " +
-           combine("acc", "y_", 1) + "; }\n";
-    if (T <= Wp) return s + ind + "if (lid == 0) sh[0] = acc;\n";
-    s += ind + "if ((lid & " + std::to_string(Wp - 1) + ") == 0) sh[lid / " + std::to_string(Wp) + "] = acc;\n";
-    s += ind + "barrier(CLK_LOCAL_MEM_FENCE);\n";
-    return s + ind + "if (lid == 0)\n" + ind + "  for (int w_ = 1; w_ < " + std::to_string(T / Wp) + "; ++w_) sh[0] = " +
-           combine("sh[0]", "sh[w_]", 1) + ";\n";
-  }
-
-  std::string store(const std::string& ind, const std::string& acc, const std::string& idx) const {
-    return ind + "out0[o] = " + (arg ? idx : finish_value(acc)) + ";\n";
-  }
-};
-
 // Where the partial results of a split reduction lie in scratch: for
 // arg-reductions n * groups indices first (8-byte aligned), then the values.
-std::string partial_pointers(const Emitter& e) {
+std::string partial_pointers(const ReduceEmitter& e) {
   if (e.rs.finish == SplitFinish::Consumer) return "  __global " + e.A + "* pval = out0;\n";  // the output (no arg-reductions)
   std::string s;
   if (e.arg) s += "  __global long* pidx = (__global long*)scratch;\n";
@@ -164,7 +82,7 @@ std::string partial_pointers(const Emitter& e) {
 }
 
 // One group combines output o's `groups` partials into sh[0] (and shi[0]).
-std::string combine_partials(const Emitter& e, const std::string& ind) {
+std::string combine_partials(const ReduceEmitter& e, const std::string& ind) {
   std::string s = ind + "acc = " + reduce_identity(e.info.identity, e.rs.acc) + ";\n";
   if (e.arg) s += ind + "idx = -1;\n";
   s += ind + "for (long k = lid; k < groups; k += " + std::to_string(e.rs.local_size) + ") {\n";
@@ -245,7 +163,7 @@ namespace {
 // (coalesced where the outputs are contiguous in memory). The R partials of
 // each output then meet in a tree in local memory; every work-item reaches
 // every barrier (o past n only skips reads and stores).
-std::string column_block(const Emitter& e, const std::string& init) {
+std::string column_block(const ReduceEmitter& e, const std::string& init) {
   const ReduceSpec& rs = e.rs;
   const KernelPlan& plan = e.plan;
   const bool vectors = rs.kept_inner;
@@ -352,141 +270,10 @@ std::string column_block(const Emitter& e, const std::string& init) {
   return b;
 }
 
-// The vectors a work-item of online_groups, or the rows a work-item of
-// online_columns, loads before it folds them in (online_block_step): on an
-// H200, softmax over rows of 65536 floats (2^26) took 213 us against 239 one
-// vector at a time, its pair kernel about 74 against 100 (bench/RESULTS.md,
-// twenty-eighth session); down the columns of 8192 x 8192 floats the pair
-// (as logsumexp) took 94 us against 123 (thirty-fifth session).
-constexpr int kOnlineBlock = 4;
-
-// The body of a loop over blocks of kOnlineBlock vectors of dtype t and
-// width W, indented by `ind`: each vector in a scope of its own, load(k,
-// indent) giving the k-th one's position, coordinates and loads (its body's
-// value `v`), kept in g<k>_; then all of them folded into state x together
-// (online_block_step).
-template <class Load>
-std::string online_block_loads(DType t, int W, const std::string& v, const std::string& x, const Load& load, const std::string& ind) {
-  std::vector<std::string> gs;
-  std::string b = ind + cl_type(t, W);
-  for (int k = 0; k < kOnlineBlock; ++k) {
-    gs.push_back("g" + std::to_string(k) + "_");
-    b += std::string(k ? "," : "") + " " + gs.back();
-  }
-  b += ";\n";
-  for (int k = 0; k < kOnlineBlock; ++k)
-    b += ind + "{\n" + load(k, ind + "  ") + ind + "  " + gs[std::size_t(k)] + " = " + v + ";\n" + ind + "}\n";
-  return b + online_block_step(t, gs, x, W, ind);
-}
-
-// Softmax's pair down the columns in vectors (ReduceSpec::online): each
-// lane of a work-item its own state (online_softmax.hpp), the R states of
-// each column then merged in a tree in local memory. Where the rows are in
-// parts, each part's finished (max, sum relative to it) are the partials,
-// maxima then sums at part * n + o, which a work-item per output merges
-// (thread_combine). n is a multiple of the width (the scheduler's rule):
-// every vector of outputs is whole.
-std::string online_columns(const Emitter& e) {
-  const ReduceSpec& rs = e.rs;
-  const KernelPlan& plan = e.plan;
-  const DType t = rs.acc;
-  const ColumnGroup g = column_group(rs);
-  const int W = plan.width;
-  const std::string B = std::to_string(g.across), R = std::to_string(g.rows), Ws = std::to_string(W), TW = cl_type(t, W);
-  std::string b = column_block_prologue(plan);
-  if (g.rows > 1) b += "  __local " + TW + " shm[" + std::to_string(g.across * g.rows) + "], shs[" + std::to_string(g.across * g.rows) + "];\n";
-  b += online_declare(t, "p", W, "  ");
-  b += "  if (o < n) {\n" + emit_coordinates(plan, "o", "    ", plan.ndim - rs.kept_dims, plan.ndim);
-  // The vector of row `r` (its body's value v<input>): p, its coordinates and its loads.
-  const std::string v = "v" + std::to_string(rs.input);
-  const auto vector_at = [&](const std::string& r, const std::string& ind) {
-    return ind + "const long p = " + r + " * n + o;\n" + emit_coordinates(plan, r, ind, 0, plan.ndim - rs.kept_dims) +
-           emit_body(plan, W, "p", ind, e.helpers);
-  };
-  // Blocks of kOnlineBlock rows, their loads together (online_block_step:
-  // one test of the reference a block, where a test after each load kept
-  // one in flight), then the rest one by one.
-  const std::string K = std::to_string(kOnlineBlock);
-  b += "    long r = r_begin + ly;\n    for (; r + " + std::to_string(kOnlineBlock - 1) + " * " + R + " < r_end; r += " + K + " * " + R +
-       ") {\n";
-  const auto row_k = [&](int k, const std::string& ind) {
-    return ind + "const long rk_ = r + " + std::to_string(k) + " * " + R + ";\n" + vector_at("rk_", ind);
-  };
-  b += online_block_loads(t, W, v, "p", row_k, "      ") + "    }\n";
-  b += "    for (; r < r_end; r += " + R + ") {\n" + vector_at("r", "      ") + online_step(t, v, "p", W, "      ");
-  b += "    }\n  }\n" + online_finish(t, "p", W, "  ");
-  if (g.rows > 1) {
-    // Every work-item reaches every barrier (o past n only skips the loop).
-    const std::string merge = online_merge(t, W, e.helpers), other = "at + s_ * " + B;
-    b += "  const int at = ly * " + B + " + lx;\n  shm[at] = pm; shs[at] = ps;\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
-    b += "  for (int s_ = " + R + " / 2; s_ > 0; s_ >>= 1) {\n";
-    b += "    if (ly < s_) { " + TW + " m_ = shm[at], s2_ = shs[at]; " + merge + "(&m_, &s2_, shm[" + other + "], shs[" + other +
-         "]); shm[at] = m_; shs[at] = s2_; }\n";
-    b += "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n  pm = shm[lx]; ps = shs[lx];\n";
-  }
-  b += "  if (ly == 0 && o < n) {\n";
-  if (!rs.two_stage) {
-    b += "    vstore" + Ws + "(pm, 0, out0 + o);\n    vstore" + Ws + "(" + online_sum(t, "pm", "ps", W) + ", 0, out1 + o);\n";
-  } else {
-    const std::string T = cl_type(t);
-    b += "    __global " + T + "* pmax = (__global " + T + "*)scratch;\n";
-    b += "    vstore" + Ws + "(pm, 0, pmax + part * n + o);\n    vstore" + Ws + "(ps, 0, pmax + (groups + part) * n + o);\n";
-  }
-  return b + "  }\n";
-}
-
-// Softmax's pair over rows with a group per output (ReduceSpec::online,
-// GroupPerOutput: rows too long for a row kernel, along the last axes): each
-// work-item's states (one per lane over whole vectors, then its own over the
-// tail, online_softmax.hpp), finished and merged into one, then the group's
-// merged in local memory (online_group_combine: the maximum's tree, then the
-// sums scaled to it; logsumexp over an H200's rows of 1024 / 2048 floats at
-// 2^26 took 84 / 82 us against 90 with a tree of merges, two exps a step;
-// bench/RESULTS.md, twenty-eighth session). Split rows store each part's pair at
-// part * n + o, as the column blocks do, for thread_combine's work-item per
-// output.
-std::string online_groups(const Emitter& e) {
-  const ReduceSpec& rs = e.rs;
-  const KernelPlan& plan = e.plan;
-  const DType t = rs.acc;
-  const int W = plan.width;
-  const std::string L = std::to_string(rs.local_size), Ws = std::to_string(W), T = cl_type(t), g = "v" + std::to_string(rs.input);
-  std::string b = "  const int lid = (int)get_local_id(0);\n";
-  b += group_prologue(plan);
-  b += "  __local " + T + " shm[" + L + "], shs[" + L + "];\n";
-  b += emit_coordinates(plan, "o", "  ", 0, rs.kept_dims) + online_declare(t, "p", 1, "  ");
-  b += "  long r_tail = r_begin;\n";
-  if (W > 1) {
-    b += "  {\n" + online_declare(t, "q", W, "    ") + "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
-    // The vector of the row at r (its body's value g): p, its coordinates and its loads.
-    const auto vector_at = [&](const std::string& r, const std::string& ind) {
-      return ind + "const long p = o * m + " + r + ";\n" + emit_reduced_coordinates(plan, r, ind) + emit_body(plan, W, "p", ind, e.helpers);
-    };
-    // Blocks of kOnlineBlock vectors, their loads together (online_block_step), then the rest one by one.
-    const std::string K = std::to_string(kOnlineBlock);
-    b += "    long qv = lid;\n    for (; qv + " + std::to_string(kOnlineBlock - 1) + " * " + L + " < nvec; qv += " + K + " * " + L + ") {\n";
-    const auto vector_k = [&](int k, const std::string& ind) {
-      return vector_at("(r_begin + (qv + " + std::to_string(k) + " * " + L + ") * " + Ws + ")", ind);
-    };
-    b += online_block_loads(t, W, g, "q", vector_k, "      ") + "    }\n";
-    b += "    for (; qv < nvec; qv += " + L + ") {\n" + vector_at("r_begin + qv * " + Ws, "      ") + online_step(t, g, "q", W, "      ") +
-         "    }\n" + online_lanes(t, "q", "p", W, e.helpers, "    ");
-    b += online_rebase(t, "p", "    ") + "    r_tail = r_begin + nvec * " + Ws + ";\n  }\n";
-  }
-  b += "  for (long r = r_tail + lid; r < r_end; r += " + L + ") {\n    const long p = o * m + r;\n";
-  b += emit_reduced_coordinates(plan, "r", "    ") + emit_body(plan, 1, "p", "    ", e.helpers) + online_step(t, g, "p", 1, "    ");
-  b += "  }\n" + online_finish(t, "p", 1, "  ");
-  b += online_group_combine(t, L, e.helpers) + "  if (lid == 0) {\n";
-  if (!rs.two_stage)
-    return b + "    out0[o] = shm[0];\n    out1[o] = " + online_sum(t, "shm[0]", "shs[0]", 1) + ";\n  }\n";
-  b += "    __global " + T + "* pmax = (__global " + T + "*)scratch;\n";
-  return b + "    pmax[part * n + o] = shm[0];\n    pmax[(groups + part) * n + o] = shs[0];\n  }\n";
-}
-
 // A work-item per output combining the `groups` partials a ColumnBlock in
 // vectors, or softmax's pair (online), left at part * n + o (combine_plan):
 // plain ones as the trees combine them, softmax's pairs merged.
-std::string thread_combine(const Emitter& e) {
+std::string thread_combine(const ReduceEmitter& e) {
   const ReduceSpec& rs = e.rs;
   std::string b = "  const long o = get_global_id(0);\n  if (o >= n) return;\n";
   if (rs.online) {
@@ -508,195 +295,13 @@ std::string thread_combine(const Emitter& e) {
   return b + e.store("  ", "acc", "idx");
 }
 
-// The elements of a GroupPerOutput work-item's range past its last whole
-// vector (fewer than W) as one vector: the one that ends the range,
-// overlapping the last whole vector, whose lanes before them hold the
-// reduction's identity instead (x_), taken by the row's work-item 0 into
-// `step`. Where the range has no whole vector, or the loads are aligned
-// (then a vector may not start just anywhere: a whole array's last part),
-// the scalar loop takes them (tail_start). The scalar loop's dependent
-// steps cost more than the vectors: on PoCL, 2^22 floats, sum / max over
-// rows of 40 1541 / 1025 us against 625 / 500 over rows of 48 (fifty-third
-// session).
-std::string overlap_step(const Emitter& e, const std::string& step) {
-  if (!overlap_tail(e.plan)) return "";
-  const KernelPlan& plan = e.plan;
-  const int W = plan.width;
-  const std::string Ws = std::to_string(W), AW = cl_type(e.rs.acc, W), v = "v" + std::to_string(e.rs.input);
-  std::string b = "    if (nvec > 0 && lid == 0 && r_end - r_begin > nvec * " + Ws + ") {\n";
-  b += "      const long p = o * m + r_end - " + Ws + ";\n" + emit_reduced_coordinates(plan, "r_end - " + Ws, "      ") +
-       emit_body(plan, W, "p", "      ", e.helpers);
-  b += "      const " + AW + " x_ = select((" + AW + ")(" + reduce_identity(e.info.identity, e.rs.acc) + "), " + v + ", " +
-       lane_test(e.rs.acc, W, ">=", "(" + Ws + " - (r_end - r_begin - nvec * " + Ws + "))") + ");\n";
-  return b + step + "    }\n";
-}
-// Where the scalar loop over the elements past the last whole vector starts.
-std::string tail_start(const Emitter& e) {
-  const std::string whole = "r_begin + nvec * " + std::to_string(e.plan.width);
-  return overlap_tail(e.plan) ? "(nvec > 0 ? r_end : " + whole + ")" : whole;
-}
-
-// A GroupPerOutput loop in vectors summing into C compensated chains
-// (ReduceSpec::chains): each step of C * L vectors gives chain c vector
-// q + c * L, each in a block of its own (the body's names repeat), then the
-// vectors left take chain 0; the chains meet in vectors, then chain 0's lanes
-// are added into acc.
-// `tail` is the scalar step of the elements past the last whole vector.
-std::string chained_vector_sum(const Emitter& e, int C, const std::string& v, const std::string& L, const std::string& tail) {
-  const KernelPlan& plan = e.plan;
-  const int W = plan.width;
-  const std::string Ws = std::to_string(W), AW = cl_type(e.rs.acc, W), Cs = std::to_string(C);
-  auto chain = [](const std::string& base, int c) { return c == 0 ? base : base + std::to_string(c); };
-  auto step = [&](int c, const std::string& ind) {
-    const std::string q = c == 0 ? "q" : "(q + " + std::to_string(c) + " * " + L + ")";
-    const std::string a = chain("accv", c), k = chain("compv", c), in2 = ind + "  ";
-    return ind + "{\n" + in2 + "const long p = o * m + r_begin + " + q + " * " + Ws + ";\n" +
-           emit_reduced_coordinates(plan, "r_begin + " + q + " * " + Ws, in2) + emit_body(plan, W, "p", in2, e.helpers) + in2 +
-           kahan_step(a, k, v, AW) + "\n" + ind + "}\n";
-  };
-  std::string b = "  {\n";
-  for (int c = 0; c < C; ++c)
-    b += "    " + AW + " " + chain("accv", c) + " = (" + AW + ")(0), " + chain("compv", c) + " = (" + AW + ")(0);\n";
-  b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n    long q = lid;\n";
-  b += "    for (; q + " + std::to_string(C - 1) + " * " + L + " < nvec; q += " + Cs + " * " + L + ") {\n";
-  for (int c = 0; c < C; ++c) b += step(c, "      ");
-  b += "    }\n    for (; q < nvec; q += " + L + ")\n" + step(0, "      ");
-  b += overlap_step(e, "      " + kahan_step("accv", "compv", "x_", AW) + "\n");
-  // The chains into chain 0, in vectors, then its lanes as one chain's.
-  b += "    accv = accv - compv";
-  for (int c = 1; c < C; ++c) b += " + (" + chain("accv", c) + " - " + chain("compv", c) + ")";
-  b += ";\n";
-  for (int j = 0; j < W; ++j) b += "    acc += accv" + lane(j) + ";\n";
-  return b + "    for (long r = " + tail_start(e) + " + lid; r < r_end; r += " + L + ") {\n" + tail + "    }\n  }\n";
-}
-
-// A GroupPerOutput work-item's vector accv (with its NaN flags accv_nan
-// where noted apart) into acc: its halves met in vectors down to one value,
-// then that value into acc. Only where any order gives the same result:
-// integers (exact), and float max / min, whose lanes hold no NaN (fmax
-// skips it; the flags say where it was) and whose order decides no more
-// than fmax's sign of a zero. A lane at a time through the NaN-propagating
-// helper cost a row of 64 floats as much as its loads on PoCL: max over
-// rows of 64 at 2^22 822 us against 303 for sum (fifty-third session).
-std::string lanes_in_halves(const Emitter& e) {
-  const DType t = e.rs.acc;
-  std::string a = "accv", f = "accv_nan", s = "    {\n";
-  for (int w = e.plan.width / 2; w >= 1; w /= 2) {
-    const std::string ws = std::to_string(w), x = "h" + ws + "_", xf = "hn" + ws + "_";
-    if (e.nan_apart) {
-      s += "      const " + cl_type(t, w) + " " + x + " = " + (e.info.combine == Op::Maximum ? "fmax(" : "fmin(") + a + ".lo, " + a + ".hi);\n";
-      s += "      const " + cl_type(detail::signed_of_size(size_of(t)), w) + " " + xf + " = " + f + ".lo | " + f + ".hi;\n";
-    } else {
-      s += "      const " + cl_type(t, w) + " " + x + " = " + e.combine(a + ".lo", a + ".hi", w) + ";\n";
-    }
-    a = x, f = xf;
-  }
-  const std::string last = e.nan_apart ? "(" + f + " ? (" + e.A + ")(NAN) : " + a + ")" : a;
-  return s + "      acc = " + e.combine("acc", last, 1) + ";\n    }\n";
-}
-
-// An arg-reduction's lane-wise step in vectors whose lanes each see their
-// elements in order: the mask (integers of the value's size) of the lanes
-// where value v replaces `acc`: strictly better, or NaN where acc is not (the
-// better() helper's outcome for a later index: the first of equal values,
-// the first NaN, stay).
-// (NaN tests as x != x: PoCL's isnan on vectors cost argmax over rows of
-// 40 floats 2.36 ms against 2.17.)
-std::string arg_takes(const Emitter& e, const std::string& v, const std::string& acc) {
-  std::string t = "(" + v + (e.info.combine == Op::Maximum ? " > " : " < ") + acc + ")";
-  return is_float(e.rs.acc) ? "(" + t + " | ((" + v + " != " + v + ") & (" + acc + " == " + acc + ")))" : t;
-}
-std::string arg_index_type(const ReduceSpec& rs, int W) { return cl_type(size_of(rs.acc) == 8 ? DType::Int64 : DType::Int32, W); }
-
-// A GroupPerOutput arg-reduction in vectors (a CPU's: scheduler.cpp): each
-// lane keeps its best value and its index (IW lanes, ints where the row's
-// indices fit), the lanes then met by better() in scalars, which settles
-// ties and NaN by index, then the elements past the last whole vector.
-std::string arg_vectors(const Emitter& e, const std::string& L, const std::string& tail) {
-  const KernelPlan& plan = e.plan;
-  const int W = plan.width;
-  const std::string Ws = std::to_string(W), AW = cl_type(e.rs.acc, W), IW = arg_index_type(e.rs, W), v = "v" + std::to_string(e.rs.input);
-  std::string iota = "(" + IW + ")(";
-  for (int j = 0; j < W; ++j) iota += (j ? ", " : "") + std::to_string(j);
-  std::string b = "  {\n    " + AW + " accv = (" + AW + ")(0);\n    " + IW + " idxv = (" + IW + ")(-1);\n";
-  b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
-  b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";
-  b += "      const long p = o * m + r_begin + q * " + Ws + ";\n";
-  b += emit_reduced_coordinates(plan, "r_begin + q * " + Ws, "      ") + emit_body(plan, W, "p", "      ", e.helpers);
-  // A lane's first element is taken whatever it is (idxv < 0).
-  b += "      const " + IW + " t_ = (idxv < 0) | " + arg_takes(e, v, "accv") + ";\n";
-  b += "      accv = select(accv, " + v + ", t_);\n      idxv = select(idxv, (" + IW + ")(r_begin + q * " + Ws + ") + " + iota + "), t_);\n    }\n";
-  // The overlapping last vector: its lanes before the elements left take nothing.
-  std::string last = "      const " + IW + " t_ = ((idxv < 0) | " + arg_takes(e, "x_", "accv") + ") & " +
-                     "(" + lane_test(e.rs.acc, W, ">=", "(" + Ws + " - (r_end - r_begin - nvec * " + Ws + "))") + ");\n";
-  last += "      accv = select(accv, x_, t_);\n      idxv = select(idxv, (" + IW + ")(r_end - " + Ws + ") + " + iota + "), t_);\n";
-  b += overlap_step(e, last);
-  // The lanes meet in halves, in vectors (better()'s order lane by lane:
-  // a lane with no element loses, NaN wins, the lower index settles ties),
-  // then the last two through better().
-  std::string a = "accv", ia = "idxv";
-  for (int w = W / 2; w >= 2; w /= 2) {
-    const std::string ws = std::to_string(w), T = cl_type(e.rs.acc, w), I = arg_index_type(e.rs, w);
-    const std::string x = "a" + ws + "_", y = "b" + ws + "_", ix = "ia" + ws + "_", iy = "ib" + ws + "_", t = "t" + ws + "_";
-    b += "    {\n      const " + T + " " + x + " = " + a + ".lo, " + y + " = " + a + ".hi;\n";
-    b += "      const " + I + " " + ix + " = " + ia + ".lo, " + iy + " = " + ia + ".hi;\n";
-    const std::string cmp = e.info.combine == Op::Maximum ? " > " : " < ", lower = "(" + iy + " < " + ix + ")";
-    std::string better = "(" + y + cmp + x + ") | ((" + y + " == " + x + ") & " + lower + ")";
-    if (is_float(e.rs.acc))
-      better = "select((" + y + " != " + y + ") | " + better + ", (" + y + " != " + y + ") & " + lower + ", (" + x + " != " + x + "))";
-    b += "      const " + I + " " + t + " = (" + iy + " >= 0) & ((" + ix + " < 0) | " + better + ");\n";
-    a = "c" + ws + "_", ia = "ic" + ws + "_";
-    b += "      " + T + " " + a + " = select(" + x + ", " + y + ", " + t + ");\n      " + I + " " + ia + " = select(" + ix + ", " + iy + ", " + t + ");\n";
-  }
-  for (int j = 0; j < 2; ++j)
-    b += "    if (" + e.better + "(acc, idx, " + a + lane(j) + ", (long)" + ia + lane(j) + ")) { acc = " + a + lane(j) + "; idx = " + ia + lane(j) + "; }\n";
-  for (int w = W / 2; w >= 2; w /= 2) b += "    }\n";
-  return b + "    for (long r = " + tail_start(e) + " + lid; r < r_end; r += " + L + ") {\n" + tail + "    }\n  }\n";
-}
-
-// A work-item's W neighbouring rows of M elements, a lane each
-// (ReduceSpec::row_lanes with ThreadPerOutput; scheduler.cpp's
-// rows_in_lanes): the W * M elements are loaded as M vectors and turned
-// into M vectors of lanes (rows_into_lanes), then each lane folds its row's
-// elements in order, as a work-item folds its row in scalars: the same
-// operations on the same values, lane by lane, so the same results. The
-// outputs are W neighbouring values, stored as one vector. The last
-// work-item's rows short of a whole vector take `rows_left`, the scalar
-// loop (o from o0_ to n).
-std::string lanes_rows(const Emitter& e, const std::string& rows_left) {
-  const KernelPlan& plan = e.plan;
-  const ReduceSpec& rs = e.rs;
-  const int W = plan.width, M = rs.row_lane_length;
-  const std::string Ws = std::to_string(W), Ms = std::to_string(M), AW = cl_type(rs.acc, W), v = "v" + std::to_string(rs.input);
-  std::string b = "  const long o0_ = (long)get_global_id(0) * " + Ws + ";\n  if (o0_ >= n) return;\n";
-  b += "  if (o0_ + " + Ws + " <= n) {\n";
-  const RowLanes l = reduction_rows_in_lanes(plan, "    ");
-  b += l.load;
-  b += "    " + AW + " acc = (" + AW + ")(" + reduce_identity(e.info.identity, rs.acc) + ");\n";
-  if (e.kahan) b += "    " + AW + " comp = (" + AW + ")(0);\n";
-  const std::string IW = arg_index_type(rs, W);  // an arg-reduction's index: integers of the value's size (select's masks)
-  if (e.arg) b += "    " + IW + " idx = (" + IW + ")(0);\n";
-  b += e.nan_declare("acc", W, "    ");
-  b += "    #pragma unroll\n    for (int r = 0; r < " + Ms + "; ++r) {\n" + l.take + emit_body(plan, W, "r", "      ", e.helpers, &l.rest);
-  if (e.arg) {  // each lane's elements in order (arg_takes)
-    b += "      if (r == 0) {\n        acc = " + v + ";\n      } else {\n        const " + IW + " t_ = " + arg_takes(e, v, "acc") + ";\n";
-    b += "        acc = select(acc, " + v + ", t_);\n        idx = select(idx, (" + IW + ")(r), t_);\n      }\n    }\n";
-    return b + "    vstore" + Ws + "(convert_long" + Ws + "(idx), 0, out0 + o0_);\n  } else {\n" + rows_left + "  }\n";
-  }
-  b += "      " + (e.kahan ? kahan_step("acc", "comp", v, AW) : e.vector_step("acc", v, W)) + "\n    }\n";
-  b += e.nan_apply("acc", W, "    ");
-  if (e.kahan) b += "    acc = acc - comp;\n";
-  b += "    vstore" + Ws + "(" + e.finish_value("acc") + ", 0, out0 + o0_);\n  } else {\n" + rows_left + "  }\n";
-  return b;
-}
-
 }  // namespace
 
 std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   const ReduceSpec& rs = plan.reduce;
   const ReduceInfo& info = reduce_info(rs.op);
   HelperSet helpers;
-  Emitter e{plan, rs, info, helpers, false, info.finish == Finish::Index, cl_type(rs.acc), ""};
+  ReduceEmitter e{plan, rs, info, helpers, false, info.finish == Finish::Index, cl_type(rs.acc), ""};
   // A split reduction's second kernel only combines partials, plainly, as the trees do.
   e.kahan = is_float(rs.acc) && info.summation == Summation::Kahan && !rs.combine;
   e.nan_apart = !e.arg && !rs.combine && nan_noted(info.combine, rs.acc);
@@ -708,8 +313,6 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
     e.better = helpers.use(fname, replace_all(replace_all(t, "$N", fname), "$T", e.A));
   }
   const int W = plan.width;
-  const std::string Ws = std::to_string(W);
-  const std::string AW = cl_type(rs.acc, W);
   const std::string v = "v" + std::to_string(rs.input);
   const std::string L = std::to_string(group_row_items(rs));  // a row's work-items (the group's, but for rows_per_group)
 
@@ -774,36 +377,8 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   if (e.arg) b += group_local(rs, "long", "shi");
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
   b += kept_coordinates + init("  ");
-  // Compensated sums only (ReduceSpec::chains); one chain keeps the text it had.
-  const int C = W > 1 && e.kahan && !e.nan_apart ? std::max(1, int(rs.chains)) : 1;
-  if (W > 1 && C > 1) {
-    b += chained_vector_sum(e, C, v, L, scalar_step("      "));
-  } else if (W > 1 && e.arg) {
-    b += arg_vectors(e, L, scalar_step("      "));
-  } else if (W > 1) {
-    b += "  {\n    " + AW + " accv = (" + AW + ")(" + reduce_identity(info.identity, rs.acc) + ");\n";
-    if (e.kahan) b += "    " + AW + " compv = (" + AW + ")(0);\n";
-    b += e.nan_declare("accv", W, "    ");
-    b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
-    b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";
-    b += "      const long p = o * m + r_begin + q * " + Ws + ";\n";
-    b += emit_reduced_coordinates(plan, "r_begin + q * " + Ws, "      ");
-    b += emit_body(plan, W, "p", "      ", helpers);
-    if (e.kahan)
-      b += "      " + kahan_step("accv", "compv", v, AW) + "\n";
-    else
-      b += "      " + e.vector_step("accv", v, W) + "\n";
-    b += "    }\n" + overlap_step(e, "      " + (e.kahan ? kahan_step("accv", "compv", "x_", AW) : e.vector_step("accv", "x_", W)) + "\n");
-    if (!e.kahan && (e.nan_apart || !is_float(rs.acc))) {
-      b += lanes_in_halves(e);
-    } else {
-      b += e.nan_apply("accv", W, "    ");
-      for (int j = 0; j < W; ++j) {
-        if (e.kahan) b += "    acc += accv" + lane(j) + " - compv" + lane(j) + ";\n";
-        else b += "    acc = " + e.combine("acc", "accv" + lane(j), 1) + ";\n";
-      }
-    }
-    b += "    for (long r = " + tail_start(e) + " + lid; r < r_end; r += " + L + ") {\n" + scalar_step("      ") + "    }\n  }\n";
+  if (W > 1) {
+    b += group_vectors(e, L, scalar_step("      "));
   } else {
     b += "  for (long r = r_begin + lid; r < r_end; r += " + L + ") {\n" + scalar_step("    ") + "  }\n";
   }
