@@ -469,6 +469,16 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     const bool arg_vectors = arg && tuning.row_items_cap == 1 &&
                              (size_of(rs.acc) == 8 || (size_of(rs.acc) == 4 && m <= std::numeric_limits<std::int32_t>::max()));
     b.plan.width = arg && !arg_vectors ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
+    // A CPU's work-item a row over rows of fewer than 4 vectors of 16
+    // lanes (3 for moments): vectors of 8, so that fewer lanes meet at the
+    // end and fewer elements are left past the last whole vector. On PoCL,
+    // 2^22 floats, 16 lanes
+    // against 8, rows of 40 / 56: sum 615 / 522 us against 388 / 390, max
+    // 577 / 504 against 449 / 424, argmax 2107 / 1618 against 1644 / 1459;
+    // var over rows of 33 / 40 864 / 732 against 610 / 512, but over rows
+    // of 56 582 against 624 (one reading); rows of 64 level (bench/RESULTS.md,
+    // fifty-fourth session). Only 16 lanes (4-byte values) were measured.
+    if (tuning.row_items_cap == 1 && !online && b.plan.width == 16 && m < (rs.moment ? 48 : 64)) b.plan.width = 8;
     // Vectors start at o * m + r with r a multiple of the width.
     b.plan.aligned = (m % b.plan.width == 0 || n == 1) && vector_loads_aligned(b.plan, b.args);
     // Short rows: a smaller group, so the tree in local memory does not dominate.
