@@ -9,7 +9,9 @@ namespace fusecl::codegen {
 
 bool overlap_tail(const KernelPlan& plan) { return plan.width > 1 && !plan.aligned && plan.ndim == 0; }
 
-// Where the range has no whole vector, or the loads are aligned (then a
+// The elements past a work-item's last whole vector as the vector ending
+// its range (body.hpp says what the block declares and runs). Where the
+// range has no whole vector, or the loads are aligned (then a
 // vector may not start just anywhere: a whole array's last part), the
 // scalar loop takes the elements past the last whole vector (tail_start).
 // The scalar loop's dependent steps cost more than the vectors: on PoCL,
