@@ -472,12 +472,12 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // A CPU's work-item a row over rows of fewer than 4 vectors of 16
     // lanes (3 for moments): vectors of 8, so that fewer lanes meet at the
     // end and fewer elements are left past the last whole vector. On PoCL,
-    // 2^22 floats, 16 lanes
-    // against 8, rows of 40 / 56: sum 615 / 522 us against 388 / 390, max
-    // 577 / 504 against 449 / 424, argmax 2107 / 1618 against 1644 / 1459;
-    // var over rows of 33 / 40 864 / 732 against 610 / 512, but over rows
-    // of 56 582 against 624 (one reading); rows of 64 level (bench/RESULTS.md,
-    // fifty-fourth session). Only 16 lanes (4-byte values) were measured.
+    // 2^22 floats, 16 lanes against 8, rows of 40 / 56: sum 615 / 522 us
+    // against 388 / 390, max 577 / 504 against 449 / 424, argmax 2107 /
+    // 1618 against 1644 / 1459; var over rows of 33 / 40 864 / 732 against
+    // 610 / 512, but over rows of 56 582 against 624 (one reading); rows of
+    // 64 level (bench/RESULTS.md, fifty-fourth session). Only 16 lanes
+    // (4-byte values) were measured.
     if (tuning.row_items_cap == 1 && !online && b.plan.width == 16 && m < (rs.moment ? 48 : 64)) b.plan.width = 8;
     // Vectors start at o * m + r with r a multiple of the width.
     b.plan.aligned = (m % b.plan.width == 0 || n == 1) && vector_loads_aligned(b.plan, b.args);
