@@ -6,8 +6,8 @@
 // first NaN. Ties (few distinct values), NaN and both infinities sit in
 // different lanes from row to row, some only in the tail; rows are long
 // enough for vectors (rows of up to two vectors take lanes, test_reduce_lanes),
-// whole arrays split over groups, every dtype with vectors, and int8 (a
-// work-item a row in scalars). The layout is a CPU's (device_rows.hpp), set
+// whole arrays split over groups, every dtype (1- and 2-byte integers and
+// bool compared as int32: result_type.hpp's Accumulate::Int32Up). The layout is a CPU's (device_rows.hpp), set
 // on any device's tuning; the results are checked against the host's.
 #include "src/device_state.hpp"
 #include "src/schedule.hpp"
@@ -114,7 +114,7 @@ TEST_CASE("argmin and argmax in vectors on a CPU: the first extreme or NaN, ties
     for (const std::int64_t rows : {1, 5, 37}) check_rows(planted_floats(rows, m, 0xa7 + std::uint64_t(m * 97 + rows)), rows, m, true);
 }
 
-TEST_CASE("argmin and argmax in vectors on a CPU: float64, integers; int8 in scalars", "[reduce][arg]") {
+TEST_CASE("argmin and argmax in vectors on a CPU: float64, integers of every size", "[reduce][arg]") {
   const bool cpu = default_device().info().type == "CPU";
   for (const std::int64_t m : {33, 200}) {
     if (!cpu && m != 33) continue;
@@ -125,13 +125,32 @@ TEST_CASE("argmin and argmax in vectors on a CPU: float64, integers; int8 in sca
     std::vector<std::int64_t> i64(N);
     std::vector<std::uint32_t> u32(N);
     std::vector<std::int8_t> i8(N);
+    std::vector<std::uint8_t> u8(N);
+    std::vector<std::int16_t> i16(N);
+    std::vector<std::uint16_t> u16(N);
     std::vector<double> f64(N);
     for (std::size_t i = 0; i < N; ++i) {
       i32[i] = std::int32_t(s[i] / 20000);  // ties
       i64[i] = s[i] * (std::int64_t(1) << 40);
       u32[i] = std::uint32_t(s[i] + 100000) / 1000u;
       i8[i] = std::int8_t(s[i] % 100);
+      u8[i] = std::uint8_t(std::uint64_t(s[i]) % 200u);
+      i16[i] = std::int16_t(s[i] % 30000);
+      u16[i] = std::uint16_t(std::uint64_t(s[i]) % 60000u);
       f64[i] = double(s[i] / 1000) / 8.0;
+    }
+    // The types' extremes, each at a row-dependent place (so in different
+    // lanes), twice in some rows (the first wins), once only in the tail.
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::size_t a = std::size_t(r * m + (r * 7 + 2) % m), b = std::size_t(r * m + (r * 5 + 11) % m);
+      const std::size_t tail = std::size_t(r * m + m - 1);
+      if (r % 3 == 0) {
+        i8[a] = 127, i8[b] = -128, u8[a] = 255, u8[b] = 0, i16[a] = 32767, i16[b] = -32768, u16[a] = 65535, u16[b] = 0;
+      } else if (r % 3 == 1) {
+        i8[a] = i8[b] = -128, u8[a] = u8[b] = 255, i16[a] = i16[b] = 32767, u16[a] = u16[b] = 0;
+      } else {
+        i8[tail] = 127, u8[tail] = 0, i16[tail] = -32768, u16[tail] = 65535;
+      }
     }
     f64[5] = std::numeric_limits<double>::quiet_NaN();  // row 0, lane 5
     f64[std::size_t(m) + 17] = std::numeric_limits<double>::infinity();
@@ -139,8 +158,26 @@ TEST_CASE("argmin and argmax in vectors on a CPU: float64, integers; int8 in sca
     check_rows(i32, rows, m, true);
     check_rows(i64, rows, m, true);
     check_rows(u32, rows, m, true);
-    check_rows(i8, rows, m, false);
+    check_rows(i8, rows, m, true);
+    check_rows(u8, rows, m, true);
+    check_rows(i16, rows, m, true);
+    check_rows(u16, rows, m, true);
     if (default_device().info().fp64) check_rows(f64, rows, m, true);
+    // bool: the first true (argmax) or false (argmin), none in some rows.
+    std::vector<std::uint8_t> bits(N, 0);
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t k = 0; k < m; ++k)
+        if (r % 4 != 0 && (k * 31 + r * 17) % 23 == 0) bits[std::size_t(r * m + k)] = 1;
+    for (std::int64_t k = 0; k < m; ++k) bits[std::size_t(1 * m + k)] = 1;  // row 1: all true
+    const auto b = from_host(bits, {rows, m}) != std::uint8_t(0);
+    const auto t = cpu_tuning();
+    for (const bool is_max : {true, false}) {
+      INFO("bool, " << (is_max ? "argmax" : "argmin") << " over rows of " << m);
+      const auto y = is_max ? argmax(b, 1) : argmin(b, 1);
+      const detail::Schedule sb = run_with(y, t);
+      CHECK(sb.steps.back().kernel.plan.width > 1);
+      CHECK(y.to_host() == first_extreme(bits, m, is_max));
+    }
   }
 }
 

@@ -132,15 +132,15 @@ namespace fusecl {
 //  - API `fn`: sum(a), sum(a, axis, keepdims), sum(a, axes, keepdims) in
 //    reduce.hpp; `custom`: written by hand there.
 //  - the other columns: the fields of ReduceInfo, below.
-#define FUSECL_REDUCE_OPS(X)                                             \
-  X(Sum, sum, fn, Wide, Zero, Add, Value, Kahan, none)                   \
-  X(Prod, prod, fn, Wide, One, Mul, Value, Plain, none)                  \
-  X(Min, min, fn, Input, Highest, Minimum, Value, Plain, exact)          \
-  X(Max, max, fn, Input, Lowest, Maximum, Value, Plain, exact)           \
-  X(Mean, mean, fn, Float64, Zero, Add, Mean, Kahan, none)               \
-  X(ArgMin, argmin, custom, Input, Highest, Minimum, Index, Plain, exact) \
-  X(ArgMax, argmax, custom, Input, Lowest, Maximum, Index, Plain, exact) \
-  X(All, all, fn, Truth, One, BitAnd, Value, Plain, exact)               \
+#define FUSECL_REDUCE_OPS(X)                                                \
+  X(Sum, sum, fn, Wide, Zero, Add, Value, Kahan, none)                      \
+  X(Prod, prod, fn, Wide, One, Mul, Value, Plain, none)                     \
+  X(Min, min, fn, Input, Highest, Minimum, Value, Plain, exact)             \
+  X(Max, max, fn, Input, Lowest, Maximum, Value, Plain, exact)              \
+  X(Mean, mean, fn, Float64, Zero, Add, Mean, Kahan, none)                  \
+  X(ArgMin, argmin, custom, Int32Up, Highest, Minimum, Index, Plain, exact) \
+  X(ArgMax, argmax, custom, Int32Up, Lowest, Maximum, Index, Plain, exact)  \
+  X(All, all, fn, Truth, One, BitAnd, Value, Plain, exact)                  \
   X(Any, any, fn, Truth, Zero, BitOr, Value, Plain, exact)
 
 // Leaves and structure. X(enum, name, class)
@@ -199,7 +199,12 @@ struct Accuracy {
 
 /// The accumulator's dtype, from the input's.
 enum class Accumulate : std::uint8_t {
-  Input,    // the input's own (min, argmax)
+  Input,    // the input's own (min, max)
+  // int32 for bool and integers narrower than 32 bits, others as they are
+  // (argmin, argmax): widening keeps the order and the ties, so the index
+  // is the same, and a CPU compares them in int vectors beside int indices
+  // (render_reduce_vectors.cpp's arg_vectors), not a value at a time.
+  Int32Up,
   Wide,     // int64 for bool and signed, uint64 for unsigned, floats as they are (sum, prod)
   Float64,  // float64, floats as they are (mean)
   Truth,    // bool: the input's truthiness (all, any)

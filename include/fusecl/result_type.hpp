@@ -67,6 +67,7 @@ constexpr DType ternary_compute(Op op, DType promoted) { return rule_compute(op_
 constexpr DType reduce_compute(Op op, DType in) {
   switch (reduce_info(op).accumulate) {
     case Accumulate::Input: return in;
+    case Accumulate::Int32Up: return !is_float(in) && size_of(in) < 4 ? DType::Int32 : in;
     case Accumulate::Wide:
       if (in == DType::Bool || kind_of(in) == Kind::Signed) return DType::Int64;
       if (kind_of(in) == Kind::Unsigned) return DType::UInt64;
