@@ -476,8 +476,11 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // against 388 / 390, max 577 / 504 against 449 / 424, argmax 2107 /
     // 1618 against 1644 / 1459; var over rows of 33 / 40 864 / 732 against
     // 610 / 512, but over rows of 56 582 against 624 (one reading); rows of
-    // 64 level (bench/RESULTS.md, fifty-fourth session). Only 16 lanes
-    // (4-byte values) were measured.
+    // 64 level (bench/RESULTS.md, fifty-fourth session). The GPU machine's
+    // 16-core Xeon (PoCL 5.0) agreed, 1.2-1.8x over rows of 33 to 56; 1- and
+    // 2-byte values in 8 lanes were level or faster (max of uint8 over rows
+    // of 24 / 33 / 40 on the 2-core machine: 355 / 302 / 216 us against 468 /
+    // 385 / 279; fifty-fifth session). Doubles (8 lanes) are not narrowed.
     if (tuning.row_items_cap == 1 && !online && b.plan.width == 16 && m < (rs.moment ? 48 : 64)) b.plan.width = 8;
     // Vectors start at o * m + r with r a multiple of the width.
     b.plan.aligned = (m % b.plan.width == 0 || n == 1) && vector_loads_aligned(b.plan, b.args);
