@@ -43,6 +43,15 @@ def expression(torch, name):
     elif name == "center":
         def f(x, a):
             return x - torch.mean(x, a, keepdim=True)
+    elif name == "min":
+        def f(x, a):
+            return torch.amin(x, a, keepdim=True)
+    elif name == "argmax":
+        def f(x, a):
+            return torch.argmax(x, a, keepdim=True)
+    elif name == "argmin":
+        def f(x, a):
+            return torch.argmin(x, a, keepdim=True)
     else:
         raise SystemExit(f"unknown expression {name}")
     return f

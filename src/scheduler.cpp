@@ -498,7 +498,11 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // otherwise sum rows of any length in one). Softmax's pair is finished
     // by a second kernel (render_reduce.cpp's thread_combine).
     set_parts(b, n, m, g, arg, online ? codegen::SplitFinish::SecondKernel : tuning.split_finish);
-    if (!rs.two_stage && (!arg || tuning.row_items_cap == 1) && !online) share_groups(rs, n, m, tuning);
+    // Arg-reductions too (each row's value and index meet in its part of
+    // local memory): on an H100, 2^26 floats, argmax over rows of 17 / 40 /
+    // 100 / 256 took 115 / 121 / 155 / 165 us against 2379 / 1013 / 559 /
+    // 262 with a group a row (bench/RESULTS.md, fifty-fifth session).
+    if (!rs.two_stage && !online) share_groups(rs, n, m, tuning);
     // Independent compensated chains where one work-item's additions bound a core.
     if (b.plan.width > 1 && tuning.reduce_chains > 1 && is_float(rs.acc) && !rs.moment &&
         reduce_info(rs.op).summation == Summation::Kahan)

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 using namespace fusecl;
@@ -154,8 +155,16 @@ TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[re
     CHECK(log.find("16 short rows a work-group of 16 (a work-item a row)") != std::string::npos);
   }
   CHECK(only_plan(schedule_with(sum(x_of(4, 1 << 20), 1), cpu)).reduce.rows_per_group == 1);
-  // Arg-reductions keep a group a row (their index travels with the value).
-  CHECK(only_plan(schedule_with(argmax(x_of(1001, 256), 1), t)).reduce.rows_per_group == 1);
+  // Arg-reductions share groups as sums do: each row's value and index meet
+  // in the row's part of local memory, not through shuffles.
+  for (const int warp : {0, 32}) {
+    auto tw = t;
+    tw.row_warp = warp;
+    const auto pa = only_plan(schedule_with(argmax(x_of(1001, 256), 1), tw));
+    CHECK(pa.reduce.rows_per_group == 16);
+    CHECK(pa.reduce.local_size / pa.reduce.rows_per_group == 16);
+    CHECK(pa.reduce.row_warp == 0);
+  }
   // Rows of 16 or fewer keep a work-item an output: of 4 and 12 (measured
   // faster so), arg-reductions, too few rows for two a group, and columns;
   // a CPU's rows of 16 take a work-item a row in vectors for float sums and
@@ -262,6 +271,32 @@ TEST_CASE("reductions over short rows, several rows a work-group: against the ho
         REQUIRE(mxi[std::size_t(r)] == *std::max_element(row_begin, row_end));
         REQUIRE(mni[std::size_t(r)] == *std::min_element(row_begin, row_end));
         if (fp64) REQUIRE(sd[std::size_t(r)] == ed);
+      }
+      // argmax / argmin: the first NaN, else the first extreme value (ties
+      // among the ints); several rows a group on a GPU's layout too.
+      if (m > 16) CHECK(only_plan(schedule_with(argmax(x, 1), t)).reduce.rows_per_group > 1);
+      const auto first_index = [m](const auto* row, bool is_max) {
+        std::int64_t at = 0;
+        for (std::int64_t k = 0; k < m; ++k) {
+          if constexpr (std::is_floating_point_v<std::remove_cvref_t<decltype(*row)>>) {
+            if (std::isnan(row[at])) break;
+            if (std::isnan(row[k])) {
+              at = k;
+              break;
+            }
+          }
+          if (is_max ? row[k] > row[at] : row[k] < row[at]) at = k;
+        }
+        return at;
+      };
+      const auto amx = run(argmax(x, 1)), amn = run(argmin(x, 1)), amxi = run(argmax(xi, 1)), amni = run(argmin(xi, 1));
+      for (std::int64_t r = 0; r < rows; ++r) {
+        INFO("argmax / argmin of row " << r);
+        const std::size_t o = std::size_t(r);
+        REQUIRE(amx[o] == first_index(h.data() + r * m, true));
+        REQUIRE(amn[o] == first_index(h.data() + r * m, false));
+        REQUIRE(amxi[o] == first_index(hi.data() + r * m, true));
+        REQUIRE(amni[o] == first_index(hi.data() + r * m, false));
       }
       // var in one pass (float64 sums): within two ulps of the long double two-pass value.
       if (fp64) {
