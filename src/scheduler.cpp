@@ -460,12 +460,16 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     split_column_blocks(b, n, m, block, codegen::kColumnRows, arg, tuning);
   } else {
     rs.strategy = codegen::ReduceStrategy::GroupPerOutput;
-    // A CPU's arg-reductions in vectors too, each lane's index beside its
-    // value (render_reduce.cpp's arg_vectors), in ints of the value's size:
-    // where the row's indices fit them. With a group a row in scalars, PoCL
-    // took 14755 / 7792 / 4728 / 2945 us for argmax over rows of 64 / 256 /
-    // 1024 and over 2^22 floats; so 1551 / 835 / 604 / 761 (bench/RESULTS.md,
-    // fifty-third session).
+    // Arg-reductions in vectors too, each lane's index beside its value
+    // (render_reduce_vectors.cpp's arg_vectors), in ints of the value's
+    // size: where the row's indices fit them. With a group a row in
+    // scalars, PoCL took 14755 / 7792 / 4728 / 2945 us for argmax over rows
+    // of 64 / 256 / 1024 and over 2^22 floats; so 1551 / 835 / 604 / 761
+    // (bench/RESULTS.md, fifty-third session). A CPU's only for now: on an
+    // H100, 2^26 floats, rows of 100 / 256 / 1000 / 4096 took 118 / 109 /
+    // 111 / 92 us so against 155 / 165 / 160 / 146 in scalars (torch.compile
+    // 125 / 96 / 93 / 105), but the GPU suite has not run over those kernels
+    // (fifty-fifth session).
     const bool arg_vectors = arg && tuning.row_items_cap == 1 &&
                              (size_of(rs.acc) == 8 || (size_of(rs.acc) == 4 && m <= std::numeric_limits<std::int32_t>::max()));
     b.plan.width = arg && !arg_vectors ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));

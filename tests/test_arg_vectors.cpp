@@ -1,14 +1,18 @@
-// argmin / argmax on a CPU in vectors (render_reduce.cpp's arg_vectors;
-// scheduler.cpp): a work-item a row (or a part of a long one), each lane of
-// its vector keeping its best value and that value's index, the lanes then
-// met in halves and the elements past the last whole vector one by one. The
+// argmin / argmax in vectors (render_reduce_vectors.cpp's arg_vectors;
+// scheduler.cpp): on a CPU a work-item a row (or a part of a long one), each
+// lane of its vector keeping its best value and that value's index, the
+// lanes then met in halves, the elements past the last whole vector as one
+// more vector; on a GPU's layout a row's work-items (several rows a group
+// where they are short), met in local memory (in scalars for now). The
 // answer must be NumPy's: the first index of the extreme value, or of the
 // first NaN. Ties (few distinct values), NaN and both infinities sit in
 // different lanes from row to row, some only in the tail; rows are long
-// enough for vectors (rows of up to two vectors take lanes, test_reduce_lanes),
-// whole arrays split over groups, every dtype (1- and 2-byte integers and
-// bool compared as int32: result_type.hpp's Accumulate::Int32Up). The layout is a CPU's (device_rows.hpp), set
-// on any device's tuning; the results are checked against the host's.
+// enough for vectors (a CPU's rows of up to two vectors take lanes,
+// test_reduce_lanes), whole arrays split over groups, every dtype (1- and
+// 2-byte integers and bool compared as int32: result_type.hpp's
+// Accumulate::Int32Up). The layouts are a CPU's and an H200's
+// (device_rows.hpp), set on any device's tuning; the results are checked
+// against the host's.
 #include "src/device_state.hpp"
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
@@ -60,12 +64,22 @@ std::vector<std::int64_t> first_extreme(const std::vector<T>& h, std::int64_t m,
   return out;
 }
 
-// argmax and argmin of x (rows of m of h) under a CPU's layout, each in one
-// kernel, against the host's; `vectors`: whether the plan must be in vectors.
+// A GPU's (an H200's row layout, groups of 256 sharing short rows).
+detail::DeviceTuning gpu_tuning() {
+  auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
+  auto t = h200_tuning(dev, 0, 1024);
+  t.target_groups = 8;
+  t.lane_rows = false;
+  return t;
+}
+
+// argmax and argmin of x (rows of m of h) under a CPU's layout (or `t`),
+// each in one kernel, against the host's; `vectors`: whether the plan must
+// be in vectors.
 template <class T>
-void check_rows(const std::vector<T>& h, std::int64_t rows, std::int64_t m, bool vectors) {
+void check_rows(const std::vector<T>& h, std::int64_t rows, std::int64_t m, bool vectors,
+                const detail::DeviceTuning& t = cpu_tuning()) {
   const auto x = from_host(h, {rows, m});
-  const auto t = cpu_tuning();
   for (const bool is_max : {true, false}) {
     INFO((is_max ? "argmax" : "argmin") << " over " << rows << " rows of " << m);
     const auto y = is_max ? argmax(x, 1) : argmin(x, 1);
@@ -112,6 +126,47 @@ TEST_CASE("argmin and argmax in vectors on a CPU: the first extreme or NaN, ties
   if (cpu) lengths = {33, 47, 48, 64, 100, 255, 1000, 4099};
   for (const std::int64_t m : lengths)
     for (const std::int64_t rows : {1, 5, 37}) check_rows(planted_floats(rows, m, 0xa7 + std::uint64_t(m * 97 + rows)), rows, m, true);
+}
+
+// A GPU's layout keeps arg-reductions in scalars for now (scheduler.cpp says
+// why); kGpuVectors is what its plans must take.
+constexpr bool kGpuVectors = false;
+
+TEST_CASE("argmin and argmax on a GPU's layout: several rows a group, tails, NaN, every dtype", "[reduce][arg]") {
+  const auto t = gpu_tuning();
+  for (const std::int64_t m : {17, 33, 47, 100, 257, 1000, 4099})
+    for (const std::int64_t rows : {1, 37, 300})
+      check_rows(planted_floats(rows, m, 0xe1 + std::uint64_t(m * 31 + rows)), rows, m, kGpuVectors, t);
+  const std::int64_t rows = 45, m = 101;
+  const std::size_t N = std::size_t(rows * m);
+  const auto s = spread_values<std::int64_t>(N, 0xe7);
+  std::vector<std::int32_t> i32(N);
+  std::vector<std::uint8_t> u8(N);
+  std::vector<std::int64_t> i64(N);
+  std::vector<double> f64(N);
+  for (std::size_t i = 0; i < N; ++i) {
+    i32[i] = std::int32_t(s[i] / 20000);  // ties
+    u8[i] = std::uint8_t(std::uint64_t(s[i]) % 7u);
+    i64[i] = s[i] * (std::int64_t(1) << 40);
+    f64[i] = double(s[i] / 1000) / 8.0;
+  }
+  f64[7] = std::numeric_limits<double>::quiet_NaN();
+  f64[std::size_t(3 * m) + 99] = std::numeric_limits<double>::quiet_NaN();  // in row 3's tail
+  check_rows(i32, rows, m, kGpuVectors, t);
+  check_rows(u8, rows, m, kGpuVectors, t);
+  check_rows(i64, rows, m, kGpuVectors, t);
+  if (default_device().info().fp64) check_rows(f64, rows, m, kGpuVectors, t);
+  // A whole array over several groups (parts met by a second step).
+  auto h = planted_floats(1, 300001, 0xe9);
+  for (auto& v : h)
+    if (std::isnan(v) || std::isinf(v)) v = 1.0f;
+  h[77777] = 9.0f, h[200000] = 9.0f, h[299999] = -9.0f;
+  const auto x = from_host(h, {300001});
+  const auto a = argmax(x), b = argmin(x);
+  CHECK((run_with(a, t).steps[0].kernel.plan.width > 1) == kGpuVectors);
+  (void)run_with(b, t);
+  CHECK(a.to_host()[0] == 77777);
+  CHECK(b.to_host()[0] == 299999);
 }
 
 TEST_CASE("argmin and argmax in vectors on a CPU: float64, integers of every size", "[reduce][arg]") {
