@@ -14,47 +14,32 @@ import time
 
 
 def expression(torch, name):
-    if name == "softmax":
-        def f(x, a):
-            e = torch.exp(x - torch.amax(x, a, keepdim=True))
-            return e / torch.sum(e, a, keepdim=True)
-    elif name == "layer_norm":
-        def f(x, a):
-            return (x - torch.mean(x, a, keepdim=True)) / torch.sqrt(torch.var(x, a, unbiased=False, keepdim=True) + 1e-5)
-    elif name == "max":
-        def f(x, a):
-            return torch.amax(x, a, keepdim=True)
-    elif name == "sum":
-        def f(x, a):
-            return torch.sum(x, a, keepdim=True)
-    elif name == "var":
-        def f(x, a):
-            return torch.var(x, a, unbiased=False, keepdim=True)
-    elif name == "logsumexp":
-        def f(x, a):
-            m = torch.amax(x, a, keepdim=True)
-            return torch.log(torch.sum(torch.exp(x - m), a, keepdim=True)) + m
-    elif name == "sum_exp":
-        def f(x, a):
-            return torch.sum(torch.exp(x), a, keepdim=True)
-    elif name == "normalize":
-        def f(x, a):
-            return x / torch.sum(x, a, keepdim=True)
-    elif name == "center":
-        def f(x, a):
-            return x - torch.mean(x, a, keepdim=True)
-    elif name == "min":
-        def f(x, a):
-            return torch.amin(x, a, keepdim=True)
-    elif name == "argmax":
-        def f(x, a):
-            return torch.argmax(x, a, keepdim=True)
-    elif name == "argmin":
-        def f(x, a):
-            return torch.argmin(x, a, keepdim=True)
-    else:
+    def softmax(x, a):
+        e = torch.exp(x - torch.amax(x, a, keepdim=True))
+        return e / torch.sum(e, a, keepdim=True)
+
+    def logsumexp(x, a):
+        m = torch.amax(x, a, keepdim=True)
+        return torch.log(torch.sum(torch.exp(x - m), a, keepdim=True)) + m
+
+    table = {
+        "softmax": softmax,
+        "layer_norm": lambda x, a: (x - torch.mean(x, a, keepdim=True))
+        / torch.sqrt(torch.var(x, a, unbiased=False, keepdim=True) + 1e-5),
+        "max": lambda x, a: torch.amax(x, a, keepdim=True),
+        "min": lambda x, a: torch.amin(x, a, keepdim=True),
+        "sum": lambda x, a: torch.sum(x, a, keepdim=True),
+        "var": lambda x, a: torch.var(x, a, unbiased=False, keepdim=True),
+        "logsumexp": logsumexp,
+        "sum_exp": lambda x, a: torch.sum(torch.exp(x), a, keepdim=True),
+        "normalize": lambda x, a: x / torch.sum(x, a, keepdim=True),
+        "center": lambda x, a: x - torch.mean(x, a, keepdim=True),
+        "argmax": lambda x, a: torch.argmax(x, a, keepdim=True),
+        "argmin": lambda x, a: torch.argmin(x, a, keepdim=True),
+    }
+    if name not in table:
         raise SystemExit(f"unknown expression {name}")
-    return f
+    return table[name]
 
 
 def per_call(torch, fn, x, axis):

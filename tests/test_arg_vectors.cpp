@@ -132,30 +132,79 @@ TEST_CASE("argmin and argmax in vectors on a CPU: the first extreme or NaN, ties
 // why); kGpuVectors is what its plans must take.
 constexpr bool kGpuVectors = false;
 
+// Every dtype over `rows` rows of m (m > 17) under `t`: integers of every
+// size with ties, each type's extremes at row-dependent places (so in
+// different lanes), twice in some rows (the first wins), once only in the
+// tail; float64 with NaN (one in row 3's tail) and both infinities; bool
+// with rows of no true and a row of all true. `vectors`: whether the plans
+// must be in vectors.
+namespace {
+void check_every_dtype(std::int64_t rows, std::int64_t m, std::uint64_t seed, bool vectors, const detail::DeviceTuning& t) {
+  const std::size_t N = std::size_t(rows * m);
+  const auto s = spread_values<std::int64_t>(N, seed);
+  std::vector<std::int32_t> i32(N);
+  std::vector<std::int64_t> i64(N);
+  std::vector<std::uint32_t> u32(N);
+  std::vector<std::int8_t> i8(N);
+  std::vector<std::uint8_t> u8(N);
+  std::vector<std::int16_t> i16(N);
+  std::vector<std::uint16_t> u16(N);
+  std::vector<double> f64(N);
+  for (std::size_t i = 0; i < N; ++i) {
+    i32[i] = std::int32_t(s[i] / 20000);  // ties
+    i64[i] = s[i] * (std::int64_t(1) << 40);
+    u32[i] = std::uint32_t(s[i] + 100000) / 1000u;
+    i8[i] = std::int8_t(s[i] % 100);
+    u8[i] = std::uint8_t(std::uint64_t(s[i]) % 200u);
+    i16[i] = std::int16_t(s[i] % 30000);
+    u16[i] = std::uint16_t(std::uint64_t(s[i]) % 60000u);
+    f64[i] = double(s[i] / 1000) / 8.0;
+  }
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::size_t a = std::size_t(r * m + (r * 7 + 2) % m), b = std::size_t(r * m + (r * 5 + 11) % m);
+    const std::size_t tail = std::size_t(r * m + m - 1);
+    if (r % 3 == 0) {
+      i8[a] = 127, i8[b] = -128, u8[a] = 255, u8[b] = 0, i16[a] = 32767, i16[b] = -32768, u16[a] = 65535, u16[b] = 0;
+    } else if (r % 3 == 1) {
+      i8[a] = i8[b] = -128, u8[a] = u8[b] = 255, i16[a] = i16[b] = 32767, u16[a] = u16[b] = 0;
+    } else {
+      i8[tail] = 127, u8[tail] = 0, i16[tail] = -32768, u16[tail] = 65535;
+    }
+  }
+  f64[5] = std::numeric_limits<double>::quiet_NaN();  // row 0, lane 5
+  f64[std::size_t(m) + 17] = std::numeric_limits<double>::infinity();
+  f64[std::size_t(2 * m) + 3] = -std::numeric_limits<double>::infinity();
+  f64[std::size_t(3 * m + m - 2)] = std::numeric_limits<double>::quiet_NaN();  // in row 3's tail
+  check_rows(i32, rows, m, vectors, t);
+  check_rows(i64, rows, m, vectors, t);
+  check_rows(u32, rows, m, vectors, t);
+  check_rows(i8, rows, m, vectors, t);
+  check_rows(u8, rows, m, vectors, t);
+  check_rows(i16, rows, m, vectors, t);
+  check_rows(u16, rows, m, vectors, t);
+  if (default_device().info().fp64) check_rows(f64, rows, m, vectors, t);
+  // bool: the first true (argmax) or false (argmin).
+  std::vector<std::uint8_t> bits(N, 0);
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t k = 0; k < m; ++k)
+      if (r % 4 != 0 && (k * 31 + r * 17) % 23 == 0) bits[std::size_t(r * m + k)] = 1;
+  for (std::int64_t k = 0; k < m; ++k) bits[std::size_t(1 * m + k)] = 1;  // row 1: all true
+  const auto x = from_host(bits, {rows, m}) != std::uint8_t(0);
+  for (const bool is_max : {true, false}) {
+    INFO("bool, " << (is_max ? "argmax" : "argmin") << " over rows of " << m);
+    const auto y = is_max ? argmax(x, 1) : argmin(x, 1);
+    CHECK((run_with(y, t).steps.back().kernel.plan.width > 1) == vectors);
+    CHECK(y.to_host() == first_extreme(bits, m, is_max));
+  }
+}
+}  // namespace
+
 TEST_CASE("argmin and argmax on a GPU's layout: several rows a group, tails, NaN, every dtype", "[reduce][arg]") {
   const auto t = gpu_tuning();
   for (const std::int64_t m : {17, 33, 47, 100, 257, 1000, 4099})
     for (const std::int64_t rows : {1, 37, 300})
       check_rows(planted_floats(rows, m, 0xe1 + std::uint64_t(m * 31 + rows)), rows, m, kGpuVectors, t);
-  const std::int64_t rows = 45, m = 101;
-  const std::size_t N = std::size_t(rows * m);
-  const auto s = spread_values<std::int64_t>(N, 0xe7);
-  std::vector<std::int32_t> i32(N);
-  std::vector<std::uint8_t> u8(N);
-  std::vector<std::int64_t> i64(N);
-  std::vector<double> f64(N);
-  for (std::size_t i = 0; i < N; ++i) {
-    i32[i] = std::int32_t(s[i] / 20000);  // ties
-    u8[i] = std::uint8_t(std::uint64_t(s[i]) % 7u);
-    i64[i] = s[i] * (std::int64_t(1) << 40);
-    f64[i] = double(s[i] / 1000) / 8.0;
-  }
-  f64[7] = std::numeric_limits<double>::quiet_NaN();
-  f64[std::size_t(3 * m) + 99] = std::numeric_limits<double>::quiet_NaN();  // in row 3's tail
-  check_rows(i32, rows, m, kGpuVectors, t);
-  check_rows(u8, rows, m, kGpuVectors, t);
-  check_rows(i64, rows, m, kGpuVectors, t);
-  if (default_device().info().fp64) check_rows(f64, rows, m, kGpuVectors, t);
+  check_every_dtype(45, 101, 0xe7, kGpuVectors, t);
   // A whole array over several groups (parts met by a second step).
   auto h = planted_floats(1, 300001, 0xe9);
   for (auto& v : h)
@@ -169,70 +218,11 @@ TEST_CASE("argmin and argmax on a GPU's layout: several rows a group, tails, NaN
   CHECK(b.to_host()[0] == 299999);
 }
 
-TEST_CASE("argmin and argmax in vectors on a CPU: float64, integers of every size", "[reduce][arg]") {
+TEST_CASE("argmin and argmax in vectors on a CPU: float64, integers of every size, bool", "[reduce][arg]") {
   const bool cpu = default_device().info().type == "CPU";
   for (const std::int64_t m : {33, 200}) {
     if (!cpu && m != 33) continue;
-    const std::int64_t rows = 21;
-    const std::size_t N = std::size_t(rows * m);
-    const auto s = spread_values<std::int64_t>(N, 0xb0 + std::uint64_t(m));
-    std::vector<std::int32_t> i32(N);
-    std::vector<std::int64_t> i64(N);
-    std::vector<std::uint32_t> u32(N);
-    std::vector<std::int8_t> i8(N);
-    std::vector<std::uint8_t> u8(N);
-    std::vector<std::int16_t> i16(N);
-    std::vector<std::uint16_t> u16(N);
-    std::vector<double> f64(N);
-    for (std::size_t i = 0; i < N; ++i) {
-      i32[i] = std::int32_t(s[i] / 20000);  // ties
-      i64[i] = s[i] * (std::int64_t(1) << 40);
-      u32[i] = std::uint32_t(s[i] + 100000) / 1000u;
-      i8[i] = std::int8_t(s[i] % 100);
-      u8[i] = std::uint8_t(std::uint64_t(s[i]) % 200u);
-      i16[i] = std::int16_t(s[i] % 30000);
-      u16[i] = std::uint16_t(std::uint64_t(s[i]) % 60000u);
-      f64[i] = double(s[i] / 1000) / 8.0;
-    }
-    // The types' extremes, each at a row-dependent place (so in different
-    // lanes), twice in some rows (the first wins), once only in the tail.
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const std::size_t a = std::size_t(r * m + (r * 7 + 2) % m), b = std::size_t(r * m + (r * 5 + 11) % m);
-      const std::size_t tail = std::size_t(r * m + m - 1);
-      if (r % 3 == 0) {
-        i8[a] = 127, i8[b] = -128, u8[a] = 255, u8[b] = 0, i16[a] = 32767, i16[b] = -32768, u16[a] = 65535, u16[b] = 0;
-      } else if (r % 3 == 1) {
-        i8[a] = i8[b] = -128, u8[a] = u8[b] = 255, i16[a] = i16[b] = 32767, u16[a] = u16[b] = 0;
-      } else {
-        i8[tail] = 127, u8[tail] = 0, i16[tail] = -32768, u16[tail] = 65535;
-      }
-    }
-    f64[5] = std::numeric_limits<double>::quiet_NaN();  // row 0, lane 5
-    f64[std::size_t(m) + 17] = std::numeric_limits<double>::infinity();
-    f64[std::size_t(2 * m) + 3] = -std::numeric_limits<double>::infinity();
-    check_rows(i32, rows, m, true);
-    check_rows(i64, rows, m, true);
-    check_rows(u32, rows, m, true);
-    check_rows(i8, rows, m, true);
-    check_rows(u8, rows, m, true);
-    check_rows(i16, rows, m, true);
-    check_rows(u16, rows, m, true);
-    if (default_device().info().fp64) check_rows(f64, rows, m, true);
-    // bool: the first true (argmax) or false (argmin), none in some rows.
-    std::vector<std::uint8_t> bits(N, 0);
-    for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t k = 0; k < m; ++k)
-        if (r % 4 != 0 && (k * 31 + r * 17) % 23 == 0) bits[std::size_t(r * m + k)] = 1;
-    for (std::int64_t k = 0; k < m; ++k) bits[std::size_t(1 * m + k)] = 1;  // row 1: all true
-    const auto b = from_host(bits, {rows, m}) != std::uint8_t(0);
-    const auto t = cpu_tuning();
-    for (const bool is_max : {true, false}) {
-      INFO("bool, " << (is_max ? "argmax" : "argmin") << " over rows of " << m);
-      const auto y = is_max ? argmax(b, 1) : argmin(b, 1);
-      const detail::Schedule sb = run_with(y, t);
-      CHECK(sb.steps.back().kernel.plan.width > 1);
-      CHECK(y.to_host() == first_extreme(bits, m, is_max));
-    }
+    check_every_dtype(21, m, 0xb0 + std::uint64_t(m), true, cpu_tuning());
   }
 }
 
