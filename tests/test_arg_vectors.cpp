@@ -201,8 +201,8 @@ void check_every_dtype(std::int64_t rows, std::int64_t m, std::uint64_t seed, bo
 
 TEST_CASE("argmin and argmax on a GPU's layout: several rows a group, tails, NaN, every dtype", "[reduce][arg]") {
   const auto t = gpu_tuning();
-  for (const std::int64_t m : {17, 33, 47, 100, 257, 1000, 4099})
-    for (const std::int64_t rows : {1, 37, 300})
+  for (const std::int64_t m : {17, 47, 257, 4099})
+    for (const std::int64_t rows : {1, 37})
       check_rows(planted_floats(rows, m, 0xe1 + std::uint64_t(m * 31 + rows)), rows, m, kGpuVectors, t);
   check_every_dtype(45, 101, 0xe7, kGpuVectors, t);
   // A whole array over several groups (parts met by a second step).
