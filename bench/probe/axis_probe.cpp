@@ -139,8 +139,7 @@ template <class T>
 bool run_typed(const std::string& name, const std::string& dtype, const Array<float>& x, int axis) {
   const auto f = typed_evaluation<T>(name);
   if (!f) return false;
-  Array<T> xt = (x * 16.0f).astype<T>();
-  if constexpr (std::is_unsigned_v<T>) xt = (abs(x) * 16.0f).astype<T>();
+  const Array<T> xt = ((std::is_unsigned_v<T> ? abs(x) : x) * 16.0f).template astype<T>();
   eval(xt);
   time_case(name, dtype, xt, axis, f);
   return true;
