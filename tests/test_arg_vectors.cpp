@@ -16,6 +16,7 @@
 #include "src/device_state.hpp"
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
+#include "support/each_check.hpp"
 #include "support/random_inputs.hpp"
 #include "support/schedule_run.hpp"
 
@@ -92,8 +93,7 @@ void check_rows(const std::vector<T>& h, std::int64_t rows, std::int64_t m, bool
     const auto want = first_extreme(h, m, is_max);
     REQUIRE(got.size() == want.size());
     for (std::size_t r = 0; r < got.size(); ++r) {
-      INFO("row " << r);
-      REQUIRE(got[r] == want[r]);
+      REQUIRE_EACH(got[r] == want[r], "row " << r);
     }
   }
 }

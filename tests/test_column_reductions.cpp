@@ -13,6 +13,7 @@
 // among the inputs; tails of every block and part.
 #include "support/cache_test_support.hpp"
 #include "support/device_compare.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/schedule_run.hpp"
 #include "src/device_state.hpp"
@@ -98,10 +99,9 @@ void check_sums(const Array<float>& got, const HostArray<float>& x, const std::v
   const auto g = got.to_host();
   REQUIRE(got.shape().to_vector() == exact.shape);
   for (std::size_t i = 0; i < g.size(); ++i) {
-    INFO("output " << i << ": got " << g[i] << ", exact " << exact.data[i]);
-    if (std::isnan(exact.data[i])) REQUIRE(std::isnan(g[i]));
-    else if (std::isinf(exact.data[i])) REQUIRE(double(g[i]) == exact.data[i]);
-    else REQUIRE(std::fabs(double(g[i]) - exact.data[i]) <= 4 * FLT_EPSILON * mag.data[i]);
+    if (std::isnan(exact.data[i])) REQUIRE_EACH(std::isnan(g[i]), "output " << i << ": got " << g[i] << ", exact " << exact.data[i]);
+    else if (std::isinf(exact.data[i])) REQUIRE_EACH(double(g[i]) == exact.data[i], "output " << i << ": got " << g[i] << ", exact " << exact.data[i]);
+    else REQUIRE_EACH(std::fabs(double(g[i]) - exact.data[i]) <= 4 * FLT_EPSILON * mag.data[i], "output " << i << ": got " << g[i] << ", exact " << exact.data[i]);
   }
 }
 

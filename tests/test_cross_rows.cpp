@@ -10,6 +10,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/each_check.hpp"
 #include "support/random_inputs.hpp"
 #include "support/schedule_run.hpp"
 
@@ -85,8 +86,7 @@ void check_broadcast(const Dims& dims, bool cross, std::uint64_t seed, codegen::
     const T g = got[std::size_t(i)];
     const bool same = g == want || (g != g && want != want);
     if (!same) {
-      INFO("element " << i << " (row " << r << ", column " << i % inner << "): got " << double(g) << ", want " << double(want));
-      CHECK(same);
+      CHECK_EACH(same, "element " << i << " (row " << r << ", column " << i % inner << "): got " << double(g) << ", want " << double(want));
       return;
     }
   }

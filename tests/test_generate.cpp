@@ -8,6 +8,7 @@
 #include "codegen/philox.hpp"
 #include "src/launch.hpp"
 #include "support/device_compare.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/ulp.hpp"
 
@@ -102,8 +103,7 @@ TEST_CASE("arange with integer and float types and negative and empty ranges", "
     REQUIRE(f.size() == 87);  // ceil(86.99999999999999)
     for (std::size_t i = 0; i < f.size(); ++i) {
       const double want = start + double(i) * step;
-      INFO("element " << i << ": got " << f[i] << ", want " << want);
-      REQUIRE(std::fabs(double(f[i]) - want) <= 1.5 * FLT_EPSILON * (std::fabs(start) + std::fabs(double(i) * step)));
+      REQUIRE_EACH(std::fabs(double(f[i]) - want) <= 1.5 * FLT_EPSILON * (std::fabs(start) + std::fabs(double(i) * step)), "element " << i << ": got " << f[i] << ", want " << want);
     }
   }
 }

@@ -247,10 +247,9 @@ TEST_CASE("reductions over short rows, several rows a work-group: against the ho
       CHECK((only_plan(schedule_with(sum(x, 1), t)).reduce.rows_per_group > 1) == (!on_cpu || m >= 16));  // a CPU's rows of 8: in scalars
       const auto mx = run(max(x, 1)), mn = run(min(x, 1)), sm = run(sum(x, 1)), me = run(mean(x, 1));
       for (std::int64_t r = 0; r < rows; ++r) {
-        INFO("row " << r);
         const std::size_t o = std::size_t(r);
         const RowFacts f = row_facts(h.data() + r * m, m);
-        require_row_stats(f, m, mx[o], mn[o], sm[o], me[o], 1e-6 * double(f.size) + 1e-6);
+        require_row_stats(r, f, m, mx[o], mn[o], sm[o], me[o], 1e-6 * double(f.size) + 1e-6);
       }
       // Integers and doubles: exact whatever the order of the sums.
       std::vector<std::int32_t> hi(N);
@@ -294,12 +293,11 @@ TEST_CASE("reductions over short rows, several rows a work-group: against the ho
         };
         const auto amx = run(argmax(x, 1)), amn = run(argmin(x, 1)), amxi = run(argmax(xi, 1)), amni = run(argmin(xi, 1));
         for (std::int64_t r = 0; r < rows; ++r) {
-          INFO("argmax / argmin of row " << r);
           const std::size_t o = std::size_t(r);
-          REQUIRE(amx[o] == first_index(h.data() + r * m, true));
-          REQUIRE(amn[o] == first_index(h.data() + r * m, false));
-          REQUIRE(amxi[o] == first_index(hi.data() + r * m, true));
-          REQUIRE(amni[o] == first_index(hi.data() + r * m, false));
+          REQUIRE_EACH(amx[o] == first_index(h.data() + r * m, true), "argmax / argmin of row " << r);
+          REQUIRE_EACH(amn[o] == first_index(h.data() + r * m, false), "argmax / argmin of row " << r);
+          REQUIRE_EACH(amxi[o] == first_index(hi.data() + r * m, true), "argmax / argmin of row " << r);
+          REQUIRE_EACH(amni[o] == first_index(hi.data() + r * m, false), "argmax / argmin of row " << r);
         }
       }
       // var in one pass (float64 sums): within two ulps of the long double two-pass value.
@@ -311,8 +309,7 @@ TEST_CASE("reductions over short rows, several rows a work-group: against the ho
           a /= m;
           for (std::int64_t k = 0; k < m; ++k) q += (spread[std::size_t(r * m + k)] - a) * (spread[std::size_t(r * m + k)] - a);
           const double want = double(q / m);
-          INFO("var of row " << r);
-          REQUIRE(std::fabs(double(gv[std::size_t(r)]) - want) <= 2 * std::numeric_limits<float>::epsilon() * want);
+          REQUIRE_EACH(std::fabs(double(gv[std::size_t(r)]) - want) <= 2 * std::numeric_limits<float>::epsilon() * want, "var of row " << r);
         }
       }
     }
@@ -350,9 +347,8 @@ TEST_CASE("reductions over short rows, several rows a work-group: views", "[redu
               const float e = h[std::size_t(r * width + start + k * step)];
               total += e, size += std::fabs(e), best = std::max(best, e);
             }
-            INFO("row " << r);
-            REQUIRE(hm[std::size_t(r)] == best);
-            REQUIRE(std::fabs(double(hs[std::size_t(r)]) - double(total)) <= 1e-6 * double(size) + 1e-30);
+            REQUIRE_EACH(hm[std::size_t(r)] == best, "row " << r);
+            REQUIRE_EACH(std::fabs(double(hs[std::size_t(r)]) - double(total)) <= 1e-6 * double(size) + 1e-30, "row " << r);
           }
         }
       }

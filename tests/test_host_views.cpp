@@ -8,6 +8,7 @@
 #include "runtime/transfer.hpp"
 #include "src/stream.hpp"
 
+#include "support/each_check.hpp"
 #include "support/memory_limit.hpp"
 
 #include <catch2/catch.hpp>
@@ -66,9 +67,8 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& want,
       REQUIRE(std::isnan(got[i]));
       continue;
     }
-    INFO("element " << i << ": " << got[i] << " against " << want[i]);
-    if (std::isinf(want[i])) REQUIRE(got[i] == want[i]);
-    else REQUIRE(std::abs(double(got[i]) - double(want[i])) <= tolerance(want[i]));
+    if (std::isinf(want[i])) REQUIRE_EACH(got[i] == want[i], "element " << i << ": " << got[i] << " against " << want[i]);
+    else REQUIRE_EACH(std::abs(double(got[i]) - double(want[i])) <= tolerance(want[i]), "element " << i << ": " << got[i] << " against " << want[i]);
   }
 }
 

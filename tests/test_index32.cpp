@@ -11,6 +11,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/each_check.hpp"
 #include "support/random_inputs.hpp"
 #include "support/schedule_run.hpp"
 
@@ -69,9 +70,8 @@ void same_both_ways(Make make, const std::vector<float>& want) {
   auto same = [](float a, float b) { return a == b || (a != a && b != b); };  // NaN where NaN
   for (std::size_t i = 0; i < want.size(); ++i) {
     if (same(got[1][i], want[i]) && same(got[0][i], want[i])) continue;
-    INFO("element " << i << ": 32-bit " << got[1][i] << ", 64-bit " << got[0][i] << ", host " << want[i]);
-    CHECK(same(got[1][i], want[i]));
-    CHECK(same(got[0][i], want[i]));
+    CHECK_EACH(same(got[1][i], want[i]), "element " << i << ": 32-bit " << got[1][i] << ", 64-bit " << got[0][i] << ", host " << want[i]);
+    CHECK_EACH(same(got[0][i], want[i]), "element " << i << ": 32-bit " << got[1][i] << ", 64-bit " << got[0][i] << ", host " << want[i]);
     return;
   }
 }
@@ -273,8 +273,7 @@ TEST_CASE("index32: reductions over middle axes, 32-bit against 64-bit", "[index
     const auto got = y.to_host();
     REQUIRE(got.size() == want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
-      INFO("index32 " << on << ", output " << i);
-      REQUIRE(got[i] == want[i]);
+      REQUIRE_EACH(got[i] == want[i], "index32 " << on << ", output " << i);
     }
   }
 }

@@ -183,11 +183,10 @@ TEST_CASE("reductions over short rows in lanes: against the host", "[reduce][lan
         };
         const auto mx = run(max(x, 1)), mn = run(min(x, 1)), sm = run(sum(x, 1)), me = run(mean(x, 1));
         for (std::int64_t r = 0; r < rows; ++r) {
-          INFO("row " << r);
           const std::size_t o = std::size_t(r);
           const RowFacts f = row_facts(h.data() + r * m, m);
           // A tree over at most 128 values: within log2(m) + 4 roundings of the sum's size.
-          require_row_stats(f, m, mx[o], mn[o], sm[o], me[o], 12 * double(std::numeric_limits<float>::epsilon()) * double(f.size) + 1e-30, 1.5);
+          require_row_stats(r, f, m, mx[o], mn[o], sm[o], me[o], 12 * double(std::numeric_limits<float>::epsilon()) * double(f.size) + 1e-30, 1.5);
         }
         // Integers and doubles: exact whatever the order of the sums. Sums
         // of int32 and float64 accumulate in vectors of two 8-byte values.
@@ -204,12 +203,11 @@ TEST_CASE("reductions over short rows in lanes: against the host", "[reduce][lan
           std::int64_t ei = 0;
           double ed = 0;
           for (std::int64_t k = 0; k < m; ++k) ei += hi[std::size_t(r * m + k)], ed += hd[std::size_t(r * m + k)];
-          INFO("row " << r);
-          REQUIRE(si[std::size_t(r)] == ei);
+          REQUIRE_EACH(si[std::size_t(r)] == ei, "row " << r);
           const auto row_begin = hi.begin() + r * m, row_end = row_begin + m;
-          REQUIRE(mxi[std::size_t(r)] == *std::max_element(row_begin, row_end));
-          REQUIRE(mni[std::size_t(r)] == *std::min_element(row_begin, row_end));
-          if (!sd.empty()) REQUIRE(sd[std::size_t(r)] == ed);
+          REQUIRE_EACH(mxi[std::size_t(r)] == *std::max_element(row_begin, row_end), "row " << r);
+          REQUIRE_EACH(mni[std::size_t(r)] == *std::min_element(row_begin, row_end), "row " << r);
+          if (!sd.empty()) REQUIRE_EACH(sd[std::size_t(r)] == ed, "row " << r);
         }
         // var and std in one pass (float64 sums), and var with its mean in
         // one kernel: within two ulps of the long double two-pass value.
@@ -240,20 +238,19 @@ TEST_CASE("reductions over short rows in lanes: against the host", "[reduce][lan
             const long double total = a;
             a /= m;
             for (std::int64_t k = 0; k < m; ++k) q += (hv[std::size_t(r * m + k)] - a) * (hv[std::size_t(r * m + k)] - a);
-            INFO("var of row " << r);
             if (std::isnan(double(q))) {
-              REQUIRE(std::isnan(gv[std::size_t(r)]));
-              REQUIRE(std::isnan(gs[std::size_t(r)]));
-              REQUIRE(std::isnan(gv2[std::size_t(r)]));
+              REQUIRE_EACH(std::isnan(gv[std::size_t(r)]), "var of row " << r);
+              REQUIRE_EACH(std::isnan(gs[std::size_t(r)]), "var of row " << r);
+              REQUIRE_EACH(std::isnan(gv2[std::size_t(r)]), "var of row " << r);
               continue;
             }
             const double want = double(q / m), want_s = std::sqrt(double(q / (m - 1 > 0 ? m - 1 : 1)));
             const double ulp = std::numeric_limits<float>::epsilon();
-            REQUIRE(std::fabs(double(gv[std::size_t(r)]) - want) <= 2 * ulp * want);
-            REQUIRE(std::fabs(double(gv2[std::size_t(r)]) - want) <= 2 * ulp * want);
-            REQUIRE(std::fabs(double(gs[std::size_t(r)]) - want_s) <= 2 * ulp * want_s);
+            REQUIRE_EACH(std::fabs(double(gv[std::size_t(r)]) - want) <= 2 * ulp * want, "var of row " << r);
+            REQUIRE_EACH(std::fabs(double(gv2[std::size_t(r)]) - want) <= 2 * ulp * want, "var of row " << r);
+            REQUIRE_EACH(std::fabs(double(gs[std::size_t(r)]) - want_s) <= 2 * ulp * want_s, "var of row " << r);
             const float mean_want = float(float(total) / float(m));
-            REQUIRE(std::fabs(gmu[std::size_t(r)] - mean_want) <= 2 * ulp * std::fabs(mean_want) + 1e-30);
+            REQUIRE_EACH(std::fabs(gmu[std::size_t(r)] - mean_want) <= 2 * ulp * std::fabs(mean_want) + 1e-30, "var of row " << r);
           }
         }
       }

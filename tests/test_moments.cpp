@@ -10,6 +10,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/schedule_run.hpp"
@@ -137,9 +138,9 @@ TEST_CASE("var and std in one pass: kernel counts", "[reduce][moments]") {
       // x - mean rounds at the scale of |x| and |mean|, however small the difference.
       for (std::int64_t j = 0; j < cols; j += 997) {
         const long double xj = row[std::size_t(j)], want = (xj - mu) / sd;
-        INFO("row " << r << ", element " << j);
-        CHECK(std::fabs(double(ln[std::size_t(r * cols + j)]) - double(want)) <=
-              8 * FLT_EPSILON * double((std::fabs(xj) + std::fabs(mu)) / sd + std::fabs(want)));
+        CHECK_EACH(std::fabs(double(ln[std::size_t(r * cols + j)]) - double(want)) <=
+                       8 * FLT_EPSILON * double((std::fabs(xj) + std::fabs(mu)) / sd + std::fabs(want)),
+                   "row " << r << ", element " << j);
       }
     }
   }
@@ -375,14 +376,13 @@ TEST_CASE("var and std in one pass, a work-item a column: one loop, or past 4096
       }
       const auto gv = v.to_host(), gs = s.to_host();
       for (std::int64_t c = 0; c < cols; ++c) {
-        INFO("column " << c);
         std::vector<float> col;
         for (std::int64_t r = 0; r < rows; ++r) col.push_back(h[std::size_t(r * cols + c)]);
         const long double want = ref_var(col, ddof);
-        if (c == 5) CHECK(gv[std::size_t(c)] == 0.0f);
+        if (c == 5) CHECK_EACH(gv[std::size_t(c)] == 0.0f, "column " << c);
         if (c >= 6 && c <= 8) {
-          CHECK(std::isnan(gv[std::size_t(c)]));
-          CHECK(std::isnan(gs[std::size_t(c)]));
+          CHECK_EACH(std::isnan(gv[std::size_t(c)]), "column " << c);
+          CHECK_EACH(std::isnan(gs[std::size_t(c)]), "column " << c);
           continue;
         }
         check_close(gv[std::size_t(c)], want, 2);

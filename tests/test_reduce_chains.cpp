@@ -14,6 +14,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -155,8 +156,7 @@ TEST_CASE("compensated sums in chains: rows, each its own chains", "[reduce][cha
         REQUIRE(got.size() == std::size_t(rows));
         for (std::int64_t i = 0; i < rows; ++i) {
           const Exact e = exact_row(h.data() + i * m, m);
-          INFO("row " << i << ": got " << got[std::size_t(i)] << ", exact " << double(e.sum));
-          CHECK(std::fabs(double(got[std::size_t(i)]) - double(e.sum)) <= 4 * FLT_EPSILON * double(e.abs));
+          CHECK_EACH(std::fabs(double(got[std::size_t(i)]) - double(e.sum)) <= 4 * FLT_EPSILON * double(e.abs), "row " << i << ": got " << got[std::size_t(i)] << ", exact " << double(e.sum));
         }
       }
     }
@@ -308,8 +308,7 @@ TEST_CASE("compensated sums in chains: a CPU's row of 1e8 and then ones", "[redu
     const auto got = y.to_host();
     for (std::int64_t r = 0; r < rows; ++r)
       for (const std::int64_t j : {std::int64_t(1), std::int64_t(777), m - 1}) {
-        INFO("row " << r << ", element " << j << ": got " << got[std::size_t(r * m + j)] << ", want " << double(1 - mean));
-        CHECK(std::fabs(double(got[std::size_t(r * m + j)]) - double(1 - mean)) <= 1e-3);
+        CHECK_EACH(std::fabs(double(got[std::size_t(r * m + j)]) - double(1 - mean)) <= 1e-3, "row " << r << ", element " << j << ": got " << got[std::size_t(r * m + j)] << ", want " << double(1 - mean));
       }
   }
 }

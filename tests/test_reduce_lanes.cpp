@@ -14,6 +14,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
+#include "support/each_check.hpp"
 #include "support/random_inputs.hpp"
 #include "support/schedule_run.hpp"
 
@@ -79,8 +80,7 @@ auto lanes_and_scalars(const Make& make, bool expect_lanes, int expect_width = 0
   CHECK_FALSE(scalar_took);
   REQUIRE(got.size() == ref.size());
   for (std::size_t i = 0; i < got.size() && bitwise; ++i) {
-    INFO("output " << i << ": " << got[i] << " in lanes, " << ref[i] << " a work-item a row");
-    REQUIRE(same_bits(got[i], ref[i]));
+    REQUIRE_EACH(same_bits(got[i], ref[i]), "output " << i << ": " << got[i] << " in lanes, " << ref[i] << " a work-item a row");
   }
   return got;
 }
@@ -126,7 +126,6 @@ TEST_CASE("reductions over short rows in lanes: float32, the same bits as a work
       const auto amx = lanes_and_scalars([&] { return argmax(x, 1); }, extremes, 16);
       const auto amn = lanes_and_scalars([&] { return argmin(x, 1); }, extremes, 16);
       for (std::int64_t r = 0; r < rows; ++r) {
-        INFO("row " << r);
         bool nan = false;
         long double total = 0;
         float emax = -INFINITY, emin = INFINITY;
@@ -141,26 +140,26 @@ TEST_CASE("reductions over short rows in lanes: float32, the same bits as a work
         }
         const std::size_t o = std::size_t(r);
         if (nan) {
-          REQUIRE(std::isnan(sm[o]));
-          REQUIRE(std::isnan(mx[o]));
-          REQUIRE(std::isnan(mn[o]));
-          REQUIRE(amx[o] == first_nan);
-          REQUIRE(amn[o] == first_nan);
+          REQUIRE_EACH(std::isnan(sm[o]), "row " << r);
+          REQUIRE_EACH(std::isnan(mx[o]), "row " << r);
+          REQUIRE_EACH(std::isnan(mn[o]), "row " << r);
+          REQUIRE_EACH(amx[o] == first_nan, "row " << r);
+          REQUIRE_EACH(amn[o] == first_nan, "row " << r);
           continue;
         }
-        REQUIRE(amx[o] == at_max);
-        REQUIRE(amn[o] == at_min);
-        REQUIRE(same_bits(mx[o], emax));
-        REQUIRE(same_bits(mn[o], emin));
+        REQUIRE_EACH(amx[o] == at_max, "row " << r);
+        REQUIRE_EACH(amn[o] == at_min, "row " << r);
+        REQUIRE_EACH(same_bits(mx[o], emax), "row " << r);
+        REQUIRE_EACH(same_bits(mn[o], emin), "row " << r);
         if (std::isnan(double(total))) {  // both infinities
-          REQUIRE(std::isnan(sm[o]));
+          REQUIRE_EACH(std::isnan(sm[o]), "row " << r);
         } else if (std::fabs(total) > FLT_MAX) {
-          REQUIRE(sm[o] == float(total > 0 ? INFINITY : -INFINITY));
+          REQUIRE_EACH(sm[o] == float(total > 0 ? INFINITY : -INFINITY), "row " << r);
         } else {
           // The spread values' sums are exact in float; a subnormal adds
           // less than half an ulp of any other sum.
-          REQUIRE(sm[o] == float(total));
-          REQUIRE(std::fabs(me[o] - float(total) / float(m)) <= 2 * FLT_EPSILON * std::fabs(float(total) / float(m)));
+          REQUIRE_EACH(sm[o] == float(total), "row " << r);
+          REQUIRE_EACH(std::fabs(me[o] - float(total) / float(m)) <= 2 * FLT_EPSILON * std::fabs(float(total) / float(m)), "row " << r);
         }
       }
     }
@@ -193,11 +192,10 @@ TEST_CASE("reductions over short rows in lanes: products, two operands, a scalar
         t += term, size += std::fabs(term);
         e += std::exp((long double)(other[i] * 0.01f));
       }
-      INFO("row " << r);
       const std::size_t o = std::size_t(r);
-      REQUIRE(std::fabs(pr[o] - p) <= (m + 1) * FLT_EPSILON * p);
-      REQUIRE(std::fabs(two[o] - t) <= 4 * FLT_EPSILON * size);
-      REQUIRE(std::fabs(ex[o] - e) <= 8 * FLT_EPSILON * e);
+      REQUIRE_EACH(std::fabs(pr[o] - p) <= (m + 1) * FLT_EPSILON * p, "row " << r);
+      REQUIRE_EACH(std::fabs(two[o] - t) <= 4 * FLT_EPSILON * size, "row " << r);
+      REQUIRE_EACH(std::fabs(ex[o] - e) <= 8 * FLT_EPSILON * e, "row " << r);
     }
     // Rows 5 on of a larger array: contiguous from an offset, in lanes; a
     // slice of the columns: each row strided, a work-item a row.
@@ -210,9 +208,8 @@ TEST_CASE("reductions over short rows in lanes: products, two operands, a scalar
       long double t1 = 0, t2 = 0;
       for (std::int64_t k = 0; k < m + 3; ++k) t1 += hb[std::size_t((r + 5) * (m + 3) + k)];
       for (std::int64_t k = 1; k < m + 1; ++k) t2 += hb[std::size_t(r * (m + 3) + k)];
-      INFO("row " << r);
-      REQUIRE(st[std::size_t(r)] == float(t1));
-      REQUIRE(sc[std::size_t(r)] == float(t2));
+      REQUIRE_EACH(st[std::size_t(r)] == float(t1), "row " << r);
+      REQUIRE_EACH(sc[std::size_t(r)] == float(t2), "row " << r);
     }
   }
 }
@@ -254,13 +251,12 @@ TEST_CASE("reductions over short rows in lanes: integers and float64, 3-D arrays
           if (hc[i] > hc[std::size_t(r * m + at_max)]) at_max = k;
           if (hc[i] < hc[std::size_t(r * m + at_min)]) at_min = k;
         }
-        INFO("row " << r);
-        REQUIRE(si[std::size_t(r)] == ei);
-        REQUIRE(sl[std::size_t(r)] == el);
-        REQUIRE(mxi[std::size_t(r)] == emx);
-        REQUIRE(mni[std::size_t(r)] == emn);
-        REQUIRE(ami[std::size_t(r)] == at_max);
-        REQUIRE(aml[std::size_t(r)] == at_min);
+        REQUIRE_EACH(si[std::size_t(r)] == ei, "row " << r);
+        REQUIRE_EACH(sl[std::size_t(r)] == el, "row " << r);
+        REQUIRE_EACH(mxi[std::size_t(r)] == emx, "row " << r);
+        REQUIRE_EACH(mni[std::size_t(r)] == emn, "row " << r);
+        REQUIRE_EACH(ami[std::size_t(r)] == at_max, "row " << r);
+        REQUIRE_EACH(aml[std::size_t(r)] == at_min, "row " << r);
       }
       if (!fp64) continue;
       std::vector<double> hd(N);
@@ -277,10 +273,9 @@ TEST_CASE("reductions over short rows in lanes: integers and float64, 3-D arrays
           e += hd[std::size_t(r * m + k)], t += hi[std::size_t(r * m + k)];
           if (hd[std::size_t(r * m + k)] > hd[std::size_t(r * m + at)]) at = k;
         }
-        INFO("row " << r);
-        REQUIRE(ad[std::size_t(r)] == at);
-        REQUIRE(sd[std::size_t(r)] == e);
-        REQUIRE(mi[std::size_t(r)] == double(t) / double(m));
+        REQUIRE_EACH(ad[std::size_t(r)] == at, "row " << r);
+        REQUIRE_EACH(sd[std::size_t(r)] == e, "row " << r);
+        REQUIRE_EACH(mi[std::size_t(r)] == double(t) / double(m), "row " << r);
       }
     }
   }
@@ -359,11 +354,9 @@ TEST_CASE("var, std and mean over short rows in lanes: the same bits as a work-i
         }
         for (int k = 0; k < 3; ++k)
           for (std::size_t i = 0; i < got[k].size(); ++i) {
-            INFO("output " << k << " of row " << i << ": " << got[k][i] << " in lanes, " << ref[k][i] << " a work-item a row");
-            REQUIRE(same_bits(got[k][i], ref[k][i]));
+            REQUIRE_EACH(same_bits(got[k][i], ref[k][i]), "output " << k << " of row " << i << ": " << got[k][i] << " in lanes, " << ref[k][i] << " a work-item a row");
           }
         for (std::int64_t r = 0; r < rows; ++r) {
-          INFO("row " << r);
           long double total = 0, ss = 0;
           for (std::int64_t k = 0; k < m; ++k) total += h[std::size_t(r * m + k)];
           const long double mean_ = total / m;
@@ -373,17 +366,17 @@ TEST_CASE("var, std and mean over short rows in lanes: the same bits as a work-i
           // The mean: the float64 sum rounded to float32, over m in float32.
           const float want_mean = float(total) / float(m);
           if (std::isnan(double(want))) {  // NaN, or an infinity
-            REQUIRE(std::isnan(got[0][o]));
-            REQUIRE(std::isnan(got[2][o]));
+            REQUIRE_EACH(std::isnan(got[0][o]), "row " << r);
+            REQUIRE_EACH(std::isnan(got[2][o]), "row " << r);
           } else {
             // Float64 sums rounded once: within two ulps of float32 (past its range, inf).
-            if (want > FLT_MAX) REQUIRE(got[0][o] == INFINITY);
-            else REQUIRE(std::fabs(got[0][o] - want) <= 2 * FLT_EPSILON * want);
-            REQUIRE(std::fabs(got[2][o] - std::sqrt(want)) <= 2 * FLT_EPSILON * std::sqrt(want));
+            if (want > FLT_MAX) REQUIRE_EACH(got[0][o] == INFINITY, "row " << r);
+            else REQUIRE_EACH(std::fabs(got[0][o] - want) <= 2 * FLT_EPSILON * want, "row " << r);
+            REQUIRE_EACH(std::fabs(got[2][o] - std::sqrt(want)) <= 2 * FLT_EPSILON * std::sqrt(want), "row " << r);
           }
-          if (std::isnan(want_mean)) REQUIRE(std::isnan(got[1][o]));
-          else if (std::isinf(want_mean)) REQUIRE(got[1][o] == want_mean);
-          else REQUIRE(std::fabs(got[1][o] - want_mean) <= FLT_EPSILON * std::fabs(want_mean));
+          if (std::isnan(want_mean)) REQUIRE_EACH(std::isnan(got[1][o]), "row " << r);
+          else if (std::isinf(want_mean)) REQUIRE_EACH(got[1][o] == want_mean, "row " << r);
+          else REQUIRE_EACH(std::fabs(got[1][o] - want_mean) <= FLT_EPSILON * std::fabs(want_mean), "row " << r);
         }
       }
     }

@@ -11,6 +11,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -277,9 +278,8 @@ TEST_CASE("pair kernels: a logsumexp, whose sum no row kernel reads, in one pass
         // exp within 3 ulp and the sum within a few more: log(s) off by their
         // relative error, the add rounding once more.
         const LD tol = 32 * eps * (1 + std::fabs(std::log(sum))) + 2 * eps * std::fabs(want);
-        INFO("row " << r << ": got " << got[r] << ", want " << double(want) << " within " << double(tol));
         // The output's element for row r: the reduced shape's order is the rows' order (rows_of).
-        REQUIRE(close(got[r], want, tol));
+        REQUIRE_EACH(close(got[r], want, tol), "row " << r << ": got " << got[r] << ", want " << double(want) << " within " << double(tol));
       }
     }
   }
@@ -461,13 +461,12 @@ TEST_CASE("column pairs: float64 softmax, and var over a leading axis in one pas
       for (std::int64_t r = 0; r < rows; ++r) sum += e(r);
       for (std::int64_t r = 0; r < rows; ++r) {
         const std::size_t i = std::size_t(r * cols + c);
-        INFO("column " << c << ", row " << r);
         if (c == 2 || c == 3) {
-          CHECK(std::isnan(got[i]));
+          CHECK_EACH(std::isnan(got[i]), "column " << c << ", row " << r);
           continue;
         }
         const long double want = e(r) / sum;
-        CHECK(std::fabs((long double)got[i] - want) <= 16 * DBL_EPSILON * want + DBL_MIN);
+        CHECK_EACH(std::fabs((long double)got[i] - want) <= 16 * DBL_EPSILON * want + DBL_MIN, "column " << c << ", row " << r);
       }
     }
   }
@@ -500,16 +499,15 @@ TEST_CASE("column pairs: float64 softmax, and var over a leading axis in one pas
       }
       const auto got = y.to_host();
       for (std::int64_t r = 0; r < n; ++r) {
-        INFO("row " << r << ": got " << got[std::size_t(r)]);
         if (r == 2 || r == 3) {
-          CHECK(std::isnan(got[std::size_t(r)]));
+          CHECK_EACH(std::isnan(got[std::size_t(r)]), "row " << r << ": got " << got[std::size_t(r)]);
           continue;
         }
         long double big = -INFINITY, sum = 0;
         for (std::int64_t k = 0; k < m; ++k) big = std::max(big, (long double)h[std::size_t(r * m + k)]);
         for (std::int64_t k = 0; k < m; ++k) sum += std::exp((long double)(h[std::size_t(r * m + k)] - double(big)));
         const long double want = std::log(sum) + big;
-        CHECK(std::fabs((long double)got[std::size_t(r)] - want) <= 64 * DBL_EPSILON * (1 + std::fabs(want)));
+        CHECK_EACH(std::fabs((long double)got[std::size_t(r)] - want) <= 64 * DBL_EPSILON * (1 + std::fabs(want)), "row " << r << ": got " << got[std::size_t(r)]);
       }
     }
   }
@@ -546,12 +544,11 @@ TEST_CASE("column pairs: float64 softmax, and var over a leading axis in one pas
         mean /= rows;
         for (std::int64_t r = 0; r < rows; ++r) q += (h[std::size_t(r * n + c)] - mean) * (h[std::size_t(r * n + c)] - mean);
         const long double want = q / (rows - 1);
-        INFO("column " << c << " of split " << groups << (cpu ? ", a CPU's layout" : "") << ": got " << got[std::size_t(c)] << ", want " << double(want));
         if (c == 7 || c == 9) {
-          CHECK(std::isnan(got[std::size_t(c)]));
+          CHECK_EACH(std::isnan(got[std::size_t(c)]), "column " << c << " of split " << groups << (cpu ? ", a CPU's layout" : "") << ": got " << got[std::size_t(c)] << ", want " << double(want));
           continue;
         }
-        CHECK(std::fabs((long double)got[std::size_t(c)] - want) <= 4 * FLT_EPSILON * want);
+        CHECK_EACH(std::fabs((long double)got[std::size_t(c)] - want) <= 4 * FLT_EPSILON * want, "column " << c << " of split " << groups << (cpu ? ", a CPU's layout" : "") << ": got " << got[std::size_t(c)] << ", want " << double(want));
       }
     }
   }

@@ -17,6 +17,7 @@
 // for it, and the strategies on a few ops; values and sizes are varied freely
 // (they are kernel arguments).
 #include "support/device_compare.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/reference.hpp"
@@ -117,19 +118,18 @@ void check_op(Op op, const HostArray<T>& hx, const Layout& l, double ulps = 0) {
   const auto values = got.to_host();
   REQUIRE(got.shape().to_vector() == want.shape);
   for (std::size_t i = 0; i < values.size(); ++i) {
-    INFO("output " << i << ": got " << double(values[i]) << ", want " << double(want.data[i]));
     const R g = values[i], w = want.data[i];
     if constexpr (std::is_floating_point_v<R>) {
       if (std::isnan(w)) {
-        REQUIRE(std::isnan(g));
+        REQUIRE_EACH(std::isnan(g), "output " << i << ": got " << double(values[i]) << ", want " << double(want.data[i]));
       } else if (ulps == 0) {
-        REQUIRE(g == w);
+        REQUIRE_EACH(g == w, "output " << i << ": got " << double(values[i]) << ", want " << double(want.data[i]));
       } else {
         const double d = std::is_same_v<R, float> ? ulp_distance_f32(float(g), float(w)) : ulp_distance_f64(double(g), double(w));
-        REQUIRE(d <= ulps);
+        REQUIRE_EACH(d <= ulps, "output " << i << ": got " << double(values[i]) << ", want " << double(want.data[i]));
       }
     } else {
-      REQUIRE(g == w);
+      REQUIRE_EACH(g == w, "output " << i << ": got " << double(values[i]) << ", want " << double(want.data[i]));
     }
   }
 }
@@ -147,8 +147,7 @@ void check_moment(bool is_std, int ddof, const HostArray<T>& hx, const Layout& l
   const auto values = got.to_host();
   REQUIRE(got.shape().to_vector() == want.shape);
   for (std::size_t i = 0; i < values.size(); ++i) {
-    INFO("output " << i << ": got " << double(values[i]) << ", want " << double(want.data[i]));
-    REQUIRE(std::fabs(double(values[i]) - double(want.data[i])) <= rel * double(want.data[i]));
+    REQUIRE_EACH(std::fabs(double(values[i]) - double(want.data[i])) <= rel * double(want.data[i]), "output " << i << ": got " << double(values[i]) << ", want " << double(want.data[i]));
   }
 }
 
@@ -572,8 +571,7 @@ TEST_CASE("each reduction strategy gives the right values", "[reduce][strategy]"
     const auto got = r.to_host();
     REQUIRE(r.shape().to_vector() == want.shape);
     for (std::size_t i = 0; i < got.size(); ++i) {
-      INFO("output " << i << ": got " << got[i] << ", want " << want.data[i]);
-      REQUIRE(std::fabs(double(got[i]) - double(want.data[i])) <= tol_scale);
+      REQUIRE_EACH(std::fabs(double(got[i]) - double(want.data[i])) <= tol_scale, "output " << i << ": got " << got[i] << ", want " << want.data[i]);
     }
   };
   auto add = [](const std::vector<float>& v) { return std::accumulate(v.begin(), v.end(), 0.0f); };

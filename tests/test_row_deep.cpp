@@ -10,6 +10,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -84,8 +85,7 @@ void run_f64_softmax(const std::vector<double>& h, std::int64_t rows, std::int64
     for (std::int64_t j = 0; j < m; ++j) {
       const std::size_t i = std::size_t(r * m + j);
       const long double want = std::exp((long double)h[i] - mx) / sum_;
-      INFO("element " << i << ": got " << got[i] << ", want " << double(want));
-      REQUIRE(std::fabs((long double)got[i] - want) <= 64 * DBL_EPSILON * want + 1e-300L);
+      REQUIRE_EACH(std::fabs((long double)got[i] - want) <= 64 * DBL_EPSILON * want + 1e-300L, "element " << i << ": got " << got[i] << ", want " << double(want));
     }
   }
 }

@@ -14,6 +14,7 @@
 #include "src/schedule.hpp"
 #include "support/bound_guard.hpp"
 #include "support/cache_test_support.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -140,8 +141,7 @@ TEST_CASE("row fusion: whole-array reductions used again", "[row]") {
         std::vector<LD> want(h.size()), tol(h.size());
         for (const auto& row : all_rows()) pat.host(h, row, want, tol);
         for (std::size_t i = 0; i < h.size(); ++i) {
-          INFO("element " << i << ": got " << got[i] << ", want " << double(want[i]));
-          REQUIRE(close(got[i], want[i], tol[i]));
+          REQUIRE_EACH(close(got[i], want[i], tol[i]), "element " << i << ": got " << got[i] << ", want " << double(want[i]));
         }
       }
     }

@@ -7,6 +7,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -473,8 +474,7 @@ TEST_CASE("row fusion: a GPU's loop form computes softmax's max and sum in one p
       std::vector<LD> want(h.size()), tol(h.size());
       for (const auto& row : rows_of(d, axis)) soft.host(h, row, want, tol);
       for (std::size_t i = 0; i < h.size(); ++i) {
-        INFO("element " << i << ": x " << h[i] << ", got " << got[i] << ", want " << double(want[i]));
-        REQUIRE(close(got[i], want[i], tol[i]));
+        REQUIRE_EACH(close(got[i], want[i], tol[i]), "element " << i << ": x " << h[i] << ", got " << got[i] << ", want " << double(want[i]));
       }
     }
   // float64 and float32, in vectors and element by element (7 columns: no
@@ -508,8 +508,7 @@ TEST_CASE("row fusion: a GPU's loop form computes softmax's max and sum in one p
       for (auto i : row) sum += std::exp(LD(T(h[std::size_t(i)] - mx)));
       for (auto i : row) {
         const LD want = std::exp(LD(T(h[std::size_t(i)] - mx))) / sum;
-        INFO("element " << i << ": got " << got[std::size_t(i)] << ", want " << double(want));
-        REQUIRE(std::fabs(LD(got[std::size_t(i)]) - want) <= tol * want + LD(std::numeric_limits<T>::min()));
+        REQUIRE_EACH(std::fabs(LD(got[std::size_t(i)]) - want) <= tol * want + LD(std::numeric_limits<T>::min()), "element " << i << ": got " << got[std::size_t(i)] << ", want " << double(want));
       }
     }
   };
@@ -580,8 +579,7 @@ TEST_CASE("row fusion: a float max or min meets NaN in any lane of a vector, in 
             for (std::int64_t j = 0; j < m; ++j) {
               const std::size_t i = std::size_t(r * m + j);
               const float want = nan ? NAN : dbl ? float(h[i] - ext) : hf[i] - float(ext);
-              INFO("row " << r << ", element " << j << ": got " << got[i] << ", want " << want);
-              REQUIRE((std::isnan(want) ? std::isnan(got[i]) : got[i] == want));
+              REQUIRE_EACH((std::isnan(want) ? std::isnan(got[i]) : got[i] == want), "row " << r << ", element " << j << ": got " << got[i] << ", want " << want);
             }
           }
         }

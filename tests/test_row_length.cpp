@@ -13,6 +13,7 @@
 #include "src/schedule.hpp"
 #include "support/device_compare.hpp"
 #include "support/device_rows.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -224,8 +225,7 @@ TEST_CASE("row fusion: a kernel takes 8 row lengths as constants, then the argum
       float e = -INFINITY;
       for (std::int64_t k = 0; k < m; ++k) e = std::max(e, h[std::size_t(r * m + k)]);
       for (std::int64_t k = 0; k < m; ++k) {
-        INFO("row " << r << " of " << m << ", element " << k);
-        REQUIRE(got[std::size_t(r * m + k)] == (h[std::size_t(r * m + k)] - e) * 0.375f);
+        REQUIRE_EACH(got[std::size_t(r * m + k)] == (h[std::size_t(r * m + k)] - e) * 0.375f, "row " << r << " of " << m << ", element " << k);
       }
     }
   };

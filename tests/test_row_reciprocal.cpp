@@ -12,6 +12,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 
@@ -192,8 +193,7 @@ TEST_CASE("row reciprocal: softmax and layer norm give the same bits with and wi
           CHECK_FALSE(run(off, layout, false));
           const auto a = on.to_host(), b = off.to_host();
           for (std::size_t i = 0; i < a.size(); ++i) {
-            INFO("element " << i << ": x " << x[i] << ", with " << a[i] << ", without " << b[i]);
-            REQUIRE(same_bits(a[i], b[i]));
+            REQUIRE_EACH(same_bits(a[i], b[i]), "element " << i << ": x " << x[i] << ", with " << a[i] << ", without " << b[i]);
           }
         }
       }

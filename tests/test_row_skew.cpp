@@ -15,6 +15,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -118,12 +119,11 @@ TEST_CASE("row fusion: rows of other types in vectors from their aligned start",
         for (std::int64_t k = 0; k < m; ++k) {
           const std::size_t i = std::size_t(r * m + k);
           const T want = nan ? std::numeric_limits<T>::quiet_NaN() : T(h[i] - e);
-          INFO("row " << r << ", element " << k);
           if constexpr (std::is_floating_point_v<T>) {
-            if (std::isnan(want)) REQUIRE(std::isnan(got[i]));
-            else REQUIRE(std::memcmp(&got[i], &want, sizeof(T)) == 0);
+            if (std::isnan(want)) REQUIRE_EACH(std::isnan(got[i]), "row " << r << ", element " << k);
+            else REQUIRE_EACH(std::memcmp(&got[i], &want, sizeof(T)) == 0, "row " << r << ", element " << k);
           } else {
-            REQUIRE(got[i] == want);
+            REQUIRE_EACH(got[i] == want, "row " << r << ", element " << k);
           }
         }
       }

@@ -8,6 +8,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -148,8 +149,7 @@ TEST_CASE("row fusion: split rows' partials merge at the edges", "[row][split]")
         // far: the input's rounding (ulp(1000) against deviations of 0.01)
         // is the host's too; the device's mean rounds once more.
         const LD t = which == 4 ? std::max<LD>(tol[i], 1e-2L) : tol[i];
-        INFO("element " << i << ": x " << in[i] << ", got " << got[i] << ", want " << double(want[i]));
-        REQUIRE(close(got[i], want[i], t));
+        REQUIRE_EACH(close(got[i], want[i], t), "element " << i << ": x " << in[i] << ", got " << got[i] << ", want " << double(want[i]));
       }
     }
     // float64 softmax against long double.
@@ -215,13 +215,12 @@ TEST_CASE("row fusion: split rows of every reduction, integers and truth values"
           }
           for (auto i : row) {
             const auto k = std::size_t(i);
-            INFO("element " << i);
-            REQUIRE(g1[k] == h[k] - lo);
-            REQUIRE(g2[k] == h[k] + hi);
-            REQUIRE(g3[k] == std::int64_t(h[k]) * total);
-            REQUIRE(g4[k] == sign[k] * product);
-            REQUIRE(g5[k] == h[k] * std::int32_t(some) + std::int32_t(every));
-            REQUIRE(std::fabs(g6[k] - (double(h[k]) - double(total) / double(row.size()))) <= 1e-12);
+            REQUIRE_EACH(g1[k] == h[k] - lo, "element " << i);
+            REQUIRE_EACH(g2[k] == h[k] + hi, "element " << i);
+            REQUIRE_EACH(g3[k] == std::int64_t(h[k]) * total, "element " << i);
+            REQUIRE_EACH(g4[k] == sign[k] * product, "element " << i);
+            REQUIRE_EACH(g5[k] == h[k] * std::int32_t(some) + std::int32_t(every), "element " << i);
+            REQUIRE_EACH(std::fabs(g6[k] - (double(h[k]) - double(total) / double(row.size()))) <= 1e-12, "element " << i);
           }
         }
       }

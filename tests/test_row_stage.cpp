@@ -16,6 +16,7 @@
 #include "src/schedule.hpp"
 #include "support/device_compare.hpp"
 #include "support/device_rows.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -111,8 +112,7 @@ TEST_CASE("row fusion: staged rows at offsets, of other types, several outputs",
             float e = -INFINITY;
             for (std::int64_t k = 0; k < m; ++k) e = std::max(e, hb[std::size_t(ob + r * m + k)]);
             for (std::int64_t k = 0; k < m; ++k) {
-              INFO("row " << r << ", element " << k);
-              REQUIRE(got[std::size_t(r * m + k)] == ha[std::size_t(oa + r * m + k)] - e);
+              REQUIRE_EACH(got[std::size_t(r * m + k)] == ha[std::size_t(oa + r * m + k)] - e, "row " << r << ", element " << k);
             }
           }
         }
@@ -137,8 +137,7 @@ TEST_CASE("row fusion: staged rows at offsets, of other types, several outputs",
       T e = std::numeric_limits<T>::lowest();
       for (std::int64_t k = 0; k < m; ++k) e = std::max(e, h[std::size_t(r * m + k)]);
       for (std::int64_t k = 0; k < m; ++k) {
-        INFO(sizeof(T) << "-byte elements, row " << r << " of " << rows << ", element " << k << " of " << m);
-        REQUIRE(got[std::size_t(r * m + k)] == T(h[std::size_t(r * m + k)] - e));
+        REQUIRE_EACH(got[std::size_t(r * m + k)] == T(h[std::size_t(r * m + k)] - e), sizeof(T) << "-byte elements, row " << r << " of " << rows << ", element " << k << " of " << m);
       }
     }
   };
@@ -177,11 +176,10 @@ TEST_CASE("row fusion: staged rows at offsets, of other types, several outputs",
         for (std::int64_t k = 0; k < m; ++k) sum += h[std::size_t(r * m + k)];
         for (std::int64_t k = 0; k < m; ++k) {
           const std::size_t i = std::size_t(r * m + k);
-          INFO("row " << r << ", element " << k);
           // The mean to within its rounding (integers up to 1e5: exact sums).
           const float want_mean = float(sum / m);
-          REQUIRE(got[i] == h[i] - want_mean);
-          REQUIRE(bool(up[i]) == (h[i] > want_mean));
+          REQUIRE_EACH(got[i] == h[i] - want_mean, "row " << r << ", element " << k);
+          REQUIRE_EACH(bool(up[i]) == (h[i] > want_mean), "row " << r << ", element " << k);
         }
       }
     }

@@ -15,6 +15,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_patterns.hpp"
@@ -188,8 +189,7 @@ TEST_CASE("row fusion: partials meeting within warps, on a device with warps", "
         for (std::int64_t k = 0; k < m; ++k) {
           const std::size_t i = std::size_t(r * m + k);
           const T want = T(h[i] - e);
-          INFO("row " << r << ", element " << k);
-          REQUIRE(std::memcmp(&got[i], &want, sizeof(T)) == 0);
+          REQUIRE_EACH(std::memcmp(&got[i], &want, sizeof(T)) == 0, "row " << r << ", element " << k);
         }
       }
     }

@@ -7,6 +7,7 @@
 // that combining the partials matters, and different values in every lane.
 #include "src/launch.hpp"
 #include "support/device_compare.hpp"
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/reference.hpp"
 
@@ -116,10 +117,9 @@ void check_every_op(const Layout& L, bool two_kernels) {
   const auto got_std = (ax == -99 ? stddev(x) : stddev(x, ax)).to_host();
   REQUIRE(got_mean.size() == mean_want.data.size());
   for (std::size_t i = 0; i < got_mean.size(); ++i) {
-    INFO("output " << i);
-    CHECK(std::fabs(double(got_mean[i]) - mean_want.data[i]) <= FLT_EPSILON * std::fabs(mean_want.data[i]));
-    CHECK(std::fabs(double(got_var[i]) - var_want.data[i]) <= 16 * FLT_EPSILON * var_want.data[i]);
-    CHECK(std::fabs(double(got_std[i]) - std::sqrt(var_want.data[i])) <= 16 * FLT_EPSILON * std::sqrt(var_want.data[i]));
+    CHECK_EACH(std::fabs(double(got_mean[i]) - mean_want.data[i]) <= FLT_EPSILON * std::fabs(mean_want.data[i]), "output " << i);
+    CHECK_EACH(std::fabs(double(got_var[i]) - var_want.data[i]) <= 16 * FLT_EPSILON * var_want.data[i], "output " << i);
+    CHECK_EACH(std::fabs(double(got_std[i]) - std::sqrt(var_want.data[i])) <= 16 * FLT_EPSILON * std::sqrt(var_want.data[i]), "output " << i);
   }
 }
 

@@ -2,7 +2,7 @@
 // infinities planted (the tests of reductions over rows in their layouts).
 #pragma once
 
-#include <catch2/catch.hpp>
+#include "support/each_check.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -34,27 +34,28 @@ inline RowFacts row_facts(const float* v, std::int64_t m) {
 /// facts say: NaN where the row holds one (the sum too where it holds both
 /// infinities), the infinity it holds, else the extremes exactly, the sum
 /// within `sum_tol` and the mean within mean_factor * sum_tol / m.
-inline void require_row_stats(const RowFacts& f, std::int64_t m, float mx, float mn, float sm, float me, double sum_tol,
-                              double mean_factor = 1.0) {
+/// `row` names the row in a failure's message.
+inline void require_row_stats(std::int64_t row, const RowFacts& f, std::int64_t m, float mx, float mn, float sm, float me,
+                              double sum_tol, double mean_factor = 1.0) {
   if (f.nan) {
-    REQUIRE(std::isnan(mx));
-    REQUIRE(std::isnan(mn));
-    REQUIRE(std::isnan(sm));
+    REQUIRE_EACH(std::isnan(mx), "row " << row);
+    REQUIRE_EACH(std::isnan(mn), "row " << row);
+    REQUIRE_EACH(std::isnan(sm), "row " << row);
     return;
   }
-  REQUIRE(mx == f.max);
-  REQUIRE(mn == f.min);
+  REQUIRE_EACH(mx == f.max, "row " << row);
+  REQUIRE_EACH(mn == f.min, "row " << row);
   if (f.pinf && f.ninf) {
-    REQUIRE(std::isnan(sm));
+    REQUIRE_EACH(std::isnan(sm), "row " << row);
     return;
   }
   if (f.pinf || f.ninf) {
-    REQUIRE(sm == (f.pinf ? INFINITY : -INFINITY));
-    REQUIRE(me == (f.pinf ? INFINITY : -INFINITY));
+    REQUIRE_EACH(sm == (f.pinf ? INFINITY : -INFINITY), "row " << row);
+    REQUIRE_EACH(me == (f.pinf ? INFINITY : -INFINITY), "row " << row);
     return;
   }
-  REQUIRE(std::fabs(double(sm) - double(f.total)) <= sum_tol);
-  REQUIRE(std::fabs(double(me) - double(f.total / m)) <= sum_tol / double(m) * mean_factor);
+  REQUIRE_EACH(std::fabs(double(sm) - double(f.total)) <= sum_tol, "row " << row);
+  REQUIRE_EACH(std::fabs(double(me) - double(f.total / m)) <= sum_tol / double(m) * mean_factor, "row " << row);
 }
 
 }  // namespace fusecl::test
