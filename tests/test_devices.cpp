@@ -28,7 +28,7 @@ std::string default_spec() { return fusecl::default_device().info().id(); }
 
 }  // namespace
 
-TEST_CASE("open_device gives independent handles; copies are the same device", "[devices]") {
+TEST_CASE("open_device gives independent handles, and copies are the same device", "[devices]") {
   const fusecl::Device d1 = fusecl::open_device(default_spec());
   const fusecl::Device d2 = fusecl::open_device(default_spec());
   const fusecl::Device copy = d1;

@@ -138,7 +138,7 @@ TEST_CASE("fuse: a replay launches what evaluation launches, and moves nothing",
   CHECK(both.uploads + both.downloads == 0);
 }
 
-TEST_CASE("fuse: signatures are dtypes, shapes and aliasing; the least recently used is dropped", "[fuse]") {
+TEST_CASE("fuse: signatures are dtypes, shapes and aliasing, and the least recently used is dropped", "[fuse]") {
   auto f = fuse([](const A& a, const A& b) { return a * 2.0f - b; }, 2);
   const std::vector<float> hv = inputs(64, 9), hw = inputs(64, 10);
   const A v = from_host(hv), w = from_host(hw);

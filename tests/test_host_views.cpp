@@ -138,7 +138,7 @@ TEST_CASE("host views broadcast against device arrays and small host views", "[h
   for (std::size_t i = 0; i < got2.size(); i += 7) REQUIRE(got2[i] == a[i] * a[i] + float(i));
 }
 
-TEST_CASE("row reductions over host views stay inside chunks; softmax of host rows", "[host_view]") {
+TEST_CASE("row reductions over host views stay inside chunks, and softmax of host rows", "[host_view]") {
   const ChunkGuard cg(16 * 1024);
   const std::int64_t rows = 1001, cols = 37;
   const auto a = random_floats(std::size_t(rows * cols), 21, true);

@@ -278,7 +278,7 @@ TEST_CASE("index32: reductions over middle axes, 32-bit against 64-bit", "[index
   }
 }
 
-TEST_CASE("index32: on by default, off with the setting; never on 2^31 positions or more", "[index32]") {
+TEST_CASE("index32: on by default, off with the setting, and never on 2^31 positions or more", "[index32]") {
   const auto x = from_host(spread_values<float>(2 * 3 * 5, 0x1d35), {2, 3, 5});
   const auto m = from_host(spread_values<float>(2 * 5, 0x1d36), {2, 1, 5});
   auto& dev = *x.node()->device;

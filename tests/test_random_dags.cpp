@@ -599,7 +599,7 @@ void run_dag(const Dag& dag, std::size_t n, std::uint64_t data_seed, const std::
 
 }  // namespace
 
-TEST_CASE("random expression DAGs run as one kernel and match the reference; a rerun builds nothing", "[dag]") {
+TEST_CASE("random expression DAGs run as one kernel and match the reference, and a rerun builds nothing", "[dag]") {
   const std::uint64_t base = test_seed(0x5eed0009);
   INFO(seed_message(base));
   // Ten structures (fixed by the seed), each large.
