@@ -6,7 +6,10 @@ inputs uniform in [-4, 4) on the GPU. Each case is called 20 times, then the
 stream is synchronized; the median of 5 such rounds is the time per call
 (wall clock, Python included), as the probe measures fusecl.
 
-  python3 bench/torch_axis.py softmax:8192x8192:0 layer_norm:4096x4096:0 ...
+With a dtype field (f64, i32, i16, i8, u8), x is cast from x * 16 as the
+probe's is (ints truncated; u8 from |x| * 16).
+
+  python3 bench/torch_axis.py softmax:8192x8192:0 layer_norm:4096x4096:0 sum:65536x40:1:i8 ...
 """
 import statistics
 import sys
@@ -60,16 +63,23 @@ def main():
     import torch
     print(f"# torch {torch.__version__}, {torch.cuda.get_device_name()}")
     for spec in sys.argv[1:]:
-        name, shape_text, axis = spec.split(":")
+        name, shape_text, axis, *rest = spec.split(":")
+        dtype = rest[0] if rest else "f32"
         shape = tuple(int(d) for d in shape_text.split("x"))
         axis = int(axis)
         x = torch.rand(shape, device="cuda", dtype=torch.float32) * 8 - 4
+        if dtype != "f32":
+            types = {"f64": torch.float64, "i32": torch.int32, "i16": torch.int16, "i8": torch.int8, "u8": torch.uint8}
+            if dtype not in types:
+                raise SystemExit(f"unknown dtype {dtype}")
+            x = ((x.abs() if dtype == "u8" else x) * 16).to(types[dtype])
         f = expression(torch, name)
         torch._dynamo.reset()
         compiled = torch.compile(f, dynamic=False)
         eager = per_call(torch, f, x, axis)
         comp = per_call(torch, compiled, x, axis)
-        print(f"{name:10s} {shape_text:16s} axis {axis}: eager {eager[0]:9.1f} us (best {eager[1]:9.1f}), "
+        label = name if dtype == "f32" else f"{name}:{dtype}"
+        print(f"{label:10s} {shape_text:16s} axis {axis}: eager {eager[0]:9.1f} us (best {eager[1]:9.1f}), "
               f"torch.compile {comp[0]:9.1f} us (best {comp[1]:9.1f})", flush=True)
 
 
