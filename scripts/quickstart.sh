@@ -25,6 +25,17 @@ usage() { sed -n '2,16s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 
 jobs=$(nproc)
 
+# The sanitizer trees' test cases share the Release tree's kernel cache where
+# `test` has filled it (tests/CMakeLists.txt says why), else their own.
+# Passed every time, so that a tree configured earlier follows build/.
+kernel_cache_for() {
+  if [[ -d build/test-kernel-cache ]]; then
+    printf '%s' "-DFUSECL_TEST_KERNEL_CACHE=$PWD/build/test-kernel-cache"
+  else
+    printf '%s' "-DFUSECL_TEST_KERNEL_CACHE=$PWD/$1/test-kernel-cache"
+  fi
+}
+
 # Options are passed every time so that a build/ configured differently
 # earlier (say, Debug or without tests) is brought back to what this
 # command needs instead of silently giving another result.
@@ -65,7 +76,7 @@ case "$command" in
     # RelWithDebInfo: optimized (the suite runs in minutes, not tens of
     # minutes) with the line numbers the sanitizers' reports need.
     build_in build-asan RelWithDebInfo -DFUSECL_SANITIZE=ON -DFUSECL_BUILD_TESTS=ON \
-      -DFUSECL_BUILD_BENCH=OFF -DFUSECL_BUILD_EXAMPLES=OFF
+      -DFUSECL_BUILD_BENCH=OFF -DFUSECL_BUILD_EXAMPLES=OFF "$(kernel_cache_for build-asan)"
     log "running the tests under the sanitizers with $jobs job(s)"
     ctest --test-dir build-asan --output-on-failure --no-tests=error -j"$jobs"
     ;;
@@ -74,7 +85,7 @@ case "$command" in
     # A tree of its own: ThreadSanitizer cannot be combined with ASan in one
     # build. RelWithDebInfo for the same reason as sanitize's.
     build_in build-tsan RelWithDebInfo -DFUSECL_SANITIZE=thread -DFUSECL_BUILD_TESTS=ON \
-      -DFUSECL_BUILD_BENCH=OFF -DFUSECL_BUILD_EXAMPLES=OFF
+      -DFUSECL_BUILD_BENCH=OFF -DFUSECL_BUILD_EXAMPLES=OFF "$(kernel_cache_for build-tsan)"
     # Only the tests that run fusecl from several threads or on several
     # devices, where races can be; they still run through ctest, which gives
     # them TSAN_OPTIONS with tests/tsan.supp (tests/CMakeTests.cmake). ctest
