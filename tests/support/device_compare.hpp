@@ -2,6 +2,7 @@
 // for the view, reduction, generator and concatenation tests.
 #pragma once
 
+#include "support/each_check.hpp"
 #include "support/host_array.hpp"
 
 #include <catch2/catch.hpp>
@@ -30,11 +31,8 @@ template <class T>
 void require_same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   REQUIRE(a.size() == b.size());
   // One assertion for the array (one per element costs more than the kernel).
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::memcmp(&a[i], &b[i], sizeof(T)) == 0) continue;
-    INFO("element " << i << " of " << a.size());
-    REQUIRE(std::memcmp(&a[i], &b[i], sizeof(T)) == 0);
-  }
+  for (std::size_t i = 0; i < a.size(); ++i)
+    REQUIRE_EACH(std::memcmp(&a[i], &b[i], sizeof(T)) == 0, "element " << i << " of " << a.size());
   SUCCEED("the same bits in all " << a.size() << " elements");
 }
 

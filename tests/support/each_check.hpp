@@ -10,19 +10,15 @@
 /// sanitizers). This evaluates cond alone, and where it fails gives Catch2 the
 /// message and the assertion, so a failure reads as before. cond is evaluated
 /// again on failure: it must have no side effects.
-#define REQUIRE_EACH(cond, msg)       \
-  do {                                \
-    if (!(cond)) {                    \
-      INFO(msg);                      \
-      REQUIRE(cond);                  \
-    }                                 \
-  } while (false)
+#define REQUIRE_EACH(cond, msg) FUSECL_EACH_(REQUIRE, cond, msg)
 
 /// CHECK(cond) for a loop's body, as REQUIRE_EACH is REQUIRE's.
-#define CHECK_EACH(cond, msg)         \
-  do {                                \
-    if (!(cond)) {                    \
-      INFO(msg);                      \
-      CHECK(cond);                    \
-    }                                 \
+#define CHECK_EACH(cond, msg) FUSECL_EACH_(CHECK, cond, msg)
+
+#define FUSECL_EACH_(assertion, cond, msg) \
+  do {                                     \
+    if (!(cond)) {                         \
+      INFO(msg);                           \
+      assertion(cond);                     \
+    }                                      \
   } while (false)

@@ -1,5 +1,6 @@
 #include "support/row_patterns.hpp"
 
+#include "support/each_check.hpp"
 #include "support/random_inputs.hpp"
 
 #include <catch2/catch.hpp>
@@ -177,11 +178,9 @@ void check_rows(const Pattern& pat, const std::vector<float>& h, const std::vect
   // One assertion for the array, with the first element off described: an
   // INFO and a REQUIRE per element cost more than the kernel (8.9 million of
   // them in one test case, minutes under the sanitizers).
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    if (close(got[i], want[i], tol[i])) continue;
-    INFO("element " << i << ": x " << h[i] << ", got " << got[i] << ", want " << double(want[i]) << " within " << double(tol[i]) << " (off by " << double((LD(got[i]) - want[i]) / want[i] / LD(FLT_EPSILON)) << " eps)");
-    REQUIRE(close(got[i], want[i], tol[i]));
-  }
+  for (std::size_t i = 0; i < h.size(); ++i)
+    REQUIRE_EACH(close(got[i], want[i], tol[i]),
+                 "element " << i << ": x " << h[i] << ", got " << got[i] << ", want " << double(want[i]) << " within " << double(tol[i]) << " (off by " << double((LD(got[i]) - want[i]) / want[i] / LD(FLT_EPSILON)) << " eps)");
   SUCCEED("all " << h.size() << " elements within their tolerance");
 }
 
