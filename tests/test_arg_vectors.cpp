@@ -128,9 +128,9 @@ TEST_CASE("argmin and argmax in vectors on a CPU: the first extreme or NaN, ties
     for (const std::int64_t rows : {1, 5, 37}) check_rows(planted_floats(rows, m, 0xa7 + std::uint64_t(m * 97 + rows)), rows, m, true);
 }
 
-// A GPU's layout keeps arg-reductions in scalars for now (scheduler.cpp says
+// A GPU's layout takes arg-reductions in vectors too (scheduler.cpp says
 // why); kGpuVectors is what its plans must take.
-constexpr bool kGpuVectors = false;
+constexpr bool kGpuVectors = true;
 
 // Every dtype over `rows` rows of m (m > 17) under `t`: integers of every
 // size with ties, each type's extremes at row-dependent places (so in
