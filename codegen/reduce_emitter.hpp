@@ -107,4 +107,15 @@ std::string lanes_rows(const ReduceEmitter& e, const std::string& rows_left);
 std::string online_columns(const ReduceEmitter& e);
 std::string online_groups(const ReduceEmitter& e);
 
+/// An arg-reduction's values in vectors, each lane with its index (ints of
+/// the value's size, so that select takes both: render_reduce_vectors.cpp):
+/// the index type, the mask of the lanes where `v`, later in each lane's
+/// order, replaces `acc`, and the mask of the lanes where (y, iy) is better
+/// than (x, ix) in better()'s order, wherever they come from (an index < 0:
+/// no element).
+std::string arg_index_type(const ReduceSpec& rs, int W);
+std::string arg_takes(const ReduceEmitter& e, const std::string& v, const std::string& acc);
+std::string arg_better_mask(const ReduceEmitter& e, const std::string& x, const std::string& ix, const std::string& y,
+                            const std::string& iy);
+
 }  // namespace fusecl::codegen

@@ -171,12 +171,16 @@ std::string column_block(const ReduceEmitter& e, const std::string& init) {
   const int W = vectors ? plan.width : 1, Rn = g.rows, Bn = g.across;
   const std::string B = std::to_string(Bn), R = std::to_string(Rn), S = std::to_string(Bn * Rn), Ws = std::to_string(W);
   const std::string AW = cl_type(rs.acc, W);
+  // An arg-reduction's indices in vectors: each lane its output's (ints of
+  // the value's size: arg_index_type).
+  const std::string IW = vectors ? arg_index_type(rs, W) : "long";
   std::string b = column_block_prologue(plan);
   if (Rn > 1) b += "  __local " + AW + " sh[" + S + "];\n";
-  if (e.arg) b += "  __local long shi[" + S + "];\n";
+  if (e.arg && Rn > 1) b += "  __local " + IW + " shi[" + S + "];\n";
   if (vectors) {
     b += "  " + AW + " acc = (" + AW + ")(" + reduce_identity(e.info.identity, rs.acc) + ");\n";
     if (e.kahan) b += "  " + AW + " comp = (" + AW + ")(0);\n";
+    if (e.arg) b += "  " + IW + " idx = (" + IW + ")(-1);\n";
   } else {
     b += init;
   }
@@ -195,10 +199,14 @@ std::string column_block(const ReduceEmitter& e, const std::string& init) {
     // Unrolled, so that several rows' loads are in flight at once.
     b += "    #pragma unroll 4\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
     b += ind + "const long p = r * n + o;\n" + emit_coordinates(plan, "r", ind, 0, reduced) + emit_body(plan, W, "p", ind, e.helpers);
-    if (e.kahan)
+    if (e.kahan) {
       b += ind + kahan_step("acc", "comp", v, AW) + "\n";
-    else
+    } else if (e.arg) {  // rows in order: a lane's first element, then strictly better ones
+      b += ind + "const " + IW + " t_ = (idx < 0) | " + arg_takes(e, v, "acc") + ";\n";
+      b += ind + "acc = select(acc, " + v + ", t_);\n" + ind + "idx = select(idx, (" + IW + ")(r), t_);\n";
+    } else {
       b += ind + e.vector_step("acc", v, W) + "\n";
+    }
     b += "    }\n" + e.nan_apply("acc", W, "    ");
     if (tail) {
       b += "    } else {\n    for (long r = r_begin + ly; r < r_end; r += " + R + ") {\n";
@@ -207,6 +215,9 @@ std::string column_block(const ReduceEmitter& e, const std::string& init) {
         b += ind + "if (o + " + J + " < n) {\n" + in2 + "const long p = r * n + o + " + J + ";\n" + emit_body(plan, 1, "p", in2, e.helpers);
         if (e.kahan)
           b += in2 + kahan_step(a, c, v, e.A) + "\n";
+        else if (e.arg)
+          b += in2 + "if (" + e.better + "(" + a + ", (long)idx" + lane(j) + ", " + v + ", r)) { " + a + " = " + v + "; idx" + lane(j) +
+               " = r; }\n";
         else
           b += in2 + a + " = " + e.combine(a, v, 1) + ";\n";
         b += ind + "}\n";
@@ -229,7 +240,11 @@ std::string column_block(const ReduceEmitter& e, const std::string& init) {
     b += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
     b += "  for (int s_ = " + R + " / 2; s_ > 0; s_ >>= 1) {\n";
     const std::string other = "at + s_ * " + B;
-    if (e.arg)
+    if (e.arg && vectors)
+      b += "    if (ly < s_) {\n      const " + AW + " x_ = sh[at], y_ = sh[" + other + "];\n      const " + IW + " ix_ = shi[at], iy_ = shi[" +
+           other + "];\n      const " + IW + " t_ = " + arg_better_mask(e, "x_", "ix_", "y_", "iy_") +
+           ";\n      sh[at] = select(x_, y_, t_);\n      shi[at] = select(ix_, iy_, t_);\n    }\n";
+    else if (e.arg)
       b += "    if (ly < s_ && " + e.better + "(sh[at], shi[at], sh[" + other + "], shi[" + other + "])) { sh[at] = sh[" + other +
            "]; shi[at] = shi[" + other + "]; }\n";
     else
@@ -237,11 +252,14 @@ std::string column_block(const ReduceEmitter& e, const std::string& init) {
     b += "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
     result = "sh[lx]", index = "shi[lx]";
   }
+  // An arg-reduction's vectors store their indices as longs.
+  const std::string LW = "long" + Ws, stored = e.arg ? "convert_" + LW + "(" + index + ")" : e.finish_value(result);
+  const std::string ST = e.arg ? LW : AW;
   if (!rs.two_stage) {
     if (vectors) {
-      b += "  if (ly == 0 && o + " + Ws + " <= n) vstore" + Ws + "(" + e.finish_value(result) + ", 0, out0 + o);\n";
+      b += "  if (ly == 0 && o + " + Ws + " <= n) vstore" + Ws + "(" + stored + ", 0, out0 + o);\n";
       if (plan.ndim == 0) {  // the last vector, past n: lane by lane
-        b += "  else if (ly == 0 && o < n) {\n    const " + AW + " f_ = " + e.finish_value(result) + ";\n";
+        b += "  else if (ly == 0 && o < n) {\n    const " + ST + " f_ = " + stored + ";\n";
         for (int j = 1; j < W; ++j) b += "    if (o + " + std::to_string(j) + " < n) out0[o + " + std::to_string(j) + "] = f_" + lane(j) + ";\n";
         b += "    out0[o] = f_" + lane(0) + ";\n  }\n";
       }
@@ -254,11 +272,17 @@ std::string column_block(const ReduceEmitter& e, const std::string& init) {
     b += "  if (ly == 0 && o < n) {\n";
     if (vectors) {  // at part * n + o (combine_plan): a vector's together, but past n
       b += "    const " + AW + " a_ = " + result + ";\n";
-      b += "    if (o + " + Ws + " <= n) vstore" + Ws + "(a_, 0, pval + part * n + o);\n";
+      if (e.arg) b += "    const " + LW + " i_ = convert_" + LW + "(" + index + ");\n";
+      b += "    if (o + " + Ws + " <= n) {\n      vstore" + Ws + "(a_, 0, pval + part * n + o);\n";
+      if (e.arg) b += "      vstore" + Ws + "(i_, 0, pidx + part * n + o);\n";
+      b += "    }\n";
       if (plan.ndim == 0) {  // the last vector, past n: lane by lane
         b += "    else {\n";
-        for (int j = 0; j < W; ++j)
-          b += "      if (o + " + std::to_string(j) + " < n) pval[part * n + o + " + std::to_string(j) + "] = a_" + lane(j) + ";\n";
+        for (int j = 0; j < W; ++j) {
+          const std::string at = "part * n + o + " + std::to_string(j);
+          b += "      if (o + " + std::to_string(j) + " < n) { pval[" + at + "] = a_" + lane(j) + ";" +
+               (e.arg ? " pidx[" + at + "] = i_" + lane(j) + ";" : "") + " }\n";
+        }
         b += "    }\n";
       }
     } else {
@@ -289,6 +313,9 @@ std::string thread_combine(const ReduceEmitter& e) {
     // hundreds of parts add no more error than the tree's log2 levels.
     b += "  " + e.A + " comp = (" + e.A + ")(0);\n  for (long k = 0; k < groups; ++k) " + kahan_step("acc", "comp", "pval[k * n + o]", e.A) +
          "\n  acc = acc - comp;\n";
+  } else if (e.arg) {  // parts in order; better() settles ties and NaN by index all the same
+    b += "  long idx = -1;\n  for (long k = 0; k < groups; ++k)\n";
+    b += "    if (" + e.better + "(acc, idx, pval[k * n + o], pidx[k * n + o])) { acc = pval[k * n + o]; idx = pidx[k * n + o]; }\n";
   } else {
     b += "  for (long k = 0; k < groups; ++k) acc = " + e.combine("acc", "pval[k * n + o]", 1) + ";\n";
   }

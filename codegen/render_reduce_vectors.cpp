@@ -29,6 +29,31 @@ std::string overlap_block(const KernelPlan& plan, DType t, HelperSet& helpers, c
   return b + step + "    }\n";
 }
 
+// An arg-reduction's lane-wise step in vectors whose lanes each see their
+// elements in order: the mask (integers of the value's size) of the lanes
+// where value v replaces `acc`: strictly better, or NaN where acc is not (the
+// better() helper's outcome for a later index: the first of equal values,
+// the first NaN, stay).
+// (NaN tests as x != x: PoCL's isnan on vectors cost argmax over rows of
+// 40 floats 2.36 ms against 2.17.)
+std::string arg_takes(const ReduceEmitter& e, const std::string& v, const std::string& acc) {
+  std::string t = "(" + v + (e.info.combine == Op::Maximum ? " > " : " < ") + acc + ")";
+  return is_float(e.rs.acc) ? "(" + t + " | ((" + v + " != " + v + ") & (" + acc + " == " + acc + ")))" : t;
+}
+
+// better()'s order lane by lane: a lane with no element (index < 0) loses,
+// NaN wins, the lower index settles ties (and orders two NaN).
+std::string arg_better_mask(const ReduceEmitter& e, const std::string& x, const std::string& ix, const std::string& y,
+                            const std::string& iy) {
+  const std::string cmp = e.info.combine == Op::Maximum ? " > " : " < ", lower = "(" + iy + " < " + ix + ")";
+  std::string better = "(" + y + cmp + x + ") | ((" + y + " == " + x + ") & " + lower + ")";
+  if (is_float(e.rs.acc))
+    better = "select((" + y + " != " + y + ") | " + better + ", (" + y + " != " + y + ") & " + lower + ", (" + x + " != " + x + "))";
+  return "(" + iy + " >= 0) & ((" + ix + " < 0) | " + better + ")";
+}
+
+std::string arg_index_type(const ReduceSpec& rs, int W) { return cl_type(size_of(rs.acc) == 8 ? DType::Int64 : DType::Int32, W); }
+
 namespace {
 
 // The elements of a GroupPerOutput work-item's range past its last whole
@@ -105,19 +130,6 @@ std::string lanes_in_halves(const ReduceEmitter& e) {
   return s + "      acc = " + e.combine("acc", last, 1) + ";\n    }\n";
 }
 
-// An arg-reduction's lane-wise step in vectors whose lanes each see their
-// elements in order: the mask (integers of the value's size) of the lanes
-// where value v replaces `acc`: strictly better, or NaN where acc is not (the
-// better() helper's outcome for a later index: the first of equal values,
-// the first NaN, stay).
-// (NaN tests as x != x: PoCL's isnan on vectors cost argmax over rows of
-// 40 floats 2.36 ms against 2.17.)
-std::string arg_takes(const ReduceEmitter& e, const std::string& v, const std::string& acc) {
-  std::string t = "(" + v + (e.info.combine == Op::Maximum ? " > " : " < ") + acc + ")";
-  return is_float(e.rs.acc) ? "(" + t + " | ((" + v + " != " + v + ") & (" + acc + " == " + acc + ")))" : t;
-}
-std::string arg_index_type(const ReduceSpec& rs, int W) { return cl_type(size_of(rs.acc) == 8 ? DType::Int64 : DType::Int32, W); }
-
 // A GroupPerOutput arg-reduction in vectors (a CPU's: scheduler.cpp): each
 // lane keeps its best value and its index (IW lanes, ints where the row's
 // indices fit), the lanes then met by better() in scalars, which settles
@@ -149,11 +161,7 @@ std::string arg_vectors(const ReduceEmitter& e, const std::string& L, const std:
     const std::string x = "a" + ws + "_", y = "b" + ws + "_", ix = "ia" + ws + "_", iy = "ib" + ws + "_", t = "t" + ws + "_";
     b += "    {\n      const " + T + " " + x + " = " + a + ".lo, " + y + " = " + a + ".hi;\n";
     b += "      const " + I + " " + ix + " = " + ia + ".lo, " + iy + " = " + ia + ".hi;\n";
-    const std::string cmp = e.info.combine == Op::Maximum ? " > " : " < ", lower = "(" + iy + " < " + ix + ")";
-    std::string better = "(" + y + cmp + x + ") | ((" + y + " == " + x + ") & " + lower + ")";
-    if (is_float(e.rs.acc))
-      better = "select((" + y + " != " + y + ") | " + better + ", (" + y + " != " + y + ") & " + lower + ", (" + x + " != " + x + "))";
-    b += "      const " + I + " " + t + " = (" + iy + " >= 0) & ((" + ix + " < 0) | " + better + ");\n";
+    b += "      const " + I + " " + t + " = " + arg_better_mask(e, x, ix, y, iy) + ";\n";
     a = "c" + ws + "_", ia = "ic" + ws + "_";
     b += "      " + T + " " + a + " = select(" + x + ", " + y + ", " + t + ");\n      " + I + " " + ia + " = select(" + ix + ", " + iy + ", " + t + ");\n";
   }

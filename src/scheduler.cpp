@@ -296,9 +296,9 @@ void split_column_blocks(BodyBuilder& b, std::int64_t n, std::int64_t m, std::in
 // ReduceSpec::kept_inner), where the outputs' neighbours are the loads'
 // neighbours: the index space taken again as [reduced..., kept...], so that
 // every load along the outputs is a row read in vectors, as an elementwise
-// kernel reads it. Not for arg-reductions (their index travels with the
-// value) nor where some load gathers along the outputs or the widest vector
-// would leave a tail (then the width is 1 and the space is taken back). True
+// kernel reads it. Not where some load gathers along the outputs or the
+// widest vector would leave a tail (then the width is 1 and the space is
+// taken back). True
 // if b now holds that plan.
 bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>& axes, std::int64_t n, std::int64_t m,
                     const DeviceTuning& tuning) {
@@ -313,7 +313,15 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   // work-item per column walking down it (NumPy 24). With pair kernels off
   // a GPU keeps its earlier forms (a work-item per output, or two passes).
   const bool gpu_moment = rs.moment && tuning.row_items_cap > 1;
-  if (reduce_info(rs.op).finish == Finish::Index || (gpu_moment && !tuning.pair_kernels) ||
+  // argmin / argmax: each lane its output's best value and that value's
+  // row, in ints of the value's size where the rows' indices fit them
+  // (render_reduce.cpp's column_block). As a work-item per output down its
+  // column, argmax over axis 0 of 4096 x 1024 floats took 11.0 ms on the
+  // 2-core PoCL machine (max 1.0); on an H100, of 4096 x 16384, 226 us
+  // (torch.compile 95; bench/RESULTS.md, fifty-seventh session).
+  const bool arg = reduce_info(rs.op).finish == Finish::Index;
+  if (arg && !(size_of(rs.acc) == 8 || (size_of(rs.acc) == 4 && m <= std::numeric_limits<std::int32_t>::max()))) return false;
+  if ((gpu_moment && !tuning.pair_kernels) ||
       (combine != Op::Add && combine != Op::Mul && combine != Op::Maximum && combine != Op::Minimum) || rs.acc == DType::Bool)
     return false;
   std::vector<int> perm, group;
@@ -365,7 +373,7 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   }
   rs.column_rows = std::uint8_t(down);
   rs.local_size = std::uint16_t(across * down);
-  split_column_blocks(b, n, m, std::int64_t(across) * w, down, false, tuning);
+  split_column_blocks(b, n, m, std::int64_t(across) * w, down, arg, tuning);
   return true;
 }
 

@@ -157,9 +157,10 @@ TEST_CASE("every reduction by column blocks, split and not", "[reduce][columns]"
     hx.data[std::size_t((shape[0] - 1) * shape[1] + 7)] = std::numeric_limits<float>::infinity();  // column 7, last row
     const auto x = to_device(hx);
     INFO(dims_str(shape));
-    // Vectors (the last one, for 45 outputs, lane by lane); arg-reductions in blocks.
+    // Vectors (the last one, for 45 outputs, lane by lane); arg-reductions
+    // too, each lane's row beside its value (test_column_args.cpp).
     REQUIRE(column_vectors(kernel_source(max(x, 0))));
-    REQUIRE(column_blocks(kernel_source(argmax(x, 0))));
+    REQUIRE(column_vectors(kernel_source(argmax(x, 0))));
     auto first_of = [](bool want_max) {
       return [want_max](const std::vector<float>& v) {
         std::int64_t best = 0;
@@ -402,7 +403,6 @@ TEST_CASE("column reductions in vectors: split parts, fused producers, counts an
   SECTION("what the vector form does not take") {
     const auto hx = randoms({200, 64}, 25, false);
     const auto x = to_device(hx);
-    CHECK(column_blocks(kernel_source(argmax(x, 0))));              // an index travels with each value
     CHECK_FALSE(column_vectors(kernel_source(sum(x, 1))));           // a row reduction
     CHECK_FALSE(column_vectors(kernel_source(sum(transpose(x), 0))));  // reads along its rows
     const auto strided = to_device(randoms({200, 64, 3}, 26, false));
