@@ -16,6 +16,7 @@
 // kernel to build, so each op and dtype is checked on one layout that matters
 // for it, and the strategies on a few ops; values and sizes are varied freely
 // (they are kernel arguments).
+#include "src/node.hpp"
 #include "support/device_compare.hpp"
 #include "support/each_check.hpp"
 #include "support/host_array.hpp"
@@ -284,6 +285,32 @@ TEST_CASE("argmin and argmax over a random axis return the first extreme index",
     INFO(describe_mismatch(got.shape(), values, want));
     REQUIRE(first_mismatch(got.shape(), values, want) == -1);
   }
+}
+
+TEST_CASE("argmin and argmax along an axis of one element are 0 without reading the values", "[reduce][arg]") {
+  // NaN, infinities and a lazy producer: every index is 0 all the same, and
+  // the values are neither computed nor read (make_reduce_ex says why).
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> h = {nan, -inf, 3.0f, inf, -0.0f, 1e-45f, 7.0f};
+  const auto x = from_host(h, {1, 7});
+  for (const bool keepdims : {false, true}) {
+    INFO("keepdims " << keepdims);
+    reset_stats();
+    const auto a = argmax(x * 2.0f, 0, keepdims), b = argmin(reshape(x, {7, 1}), 1, keepdims);
+    CHECK(a.node()->op != Op::ArgMax);  // no reduction reads x (checked before evaluation makes them buffers)
+    CHECK(b.node()->op != Op::ArgMin);
+    CHECK(a.shape() == (keepdims ? Shape{1, 7} : Shape{7}));
+    CHECK(b.shape() == (keepdims ? Shape{7, 1} : Shape{7}));
+    CHECK(a.to_host() == std::vector<std::int64_t>(7, 0));
+    CHECK(b.to_host() == std::vector<std::int64_t>(7, 0));
+    CHECK(stats().uploads == 0);
+    CHECK(stats().kernels_launched <= 2);  // at most a fill each
+  }
+  // Of a single element, flattened or along its only axis; a 0-size output.
+  CHECK(argmax(from_host(std::vector<float>{nan}, {1})).to_host() == std::vector<std::int64_t>{0});
+  CHECK(argmin(from_host(std::vector<double>{2.0}, {1, 1, 1}), 2).to_host() == std::vector<std::int64_t>{0});
+  CHECK(argmax(from_host(std::vector<float>{}, {0, 1}), 1).shape() == Shape{0});
+  CHECK_THROWS_WITH(argmax(from_host(std::vector<float>{}, {1, 0}), 1), Catch::Contains("zero-size array"));
 }
 
 TEST_CASE("every reduction of float32 over rows", "[reduce][float32]") {
