@@ -473,11 +473,15 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // size: where the row's indices fit them. With a group a row in
     // scalars, PoCL took 14755 / 7792 / 4728 / 2945 us for argmax over rows
     // of 64 / 256 / 1024 and over 2^22 floats; so 1551 / 835 / 604 / 761
-    // (bench/RESULTS.md, fifty-third session). A GPU's too: on an H100,
-    // 2^26 floats, rows of 100 / 256 / 1000 / 4096 took 118 / 109 / 111 /
-    // 92 us so against 155 / 165 / 160 / 146 in scalars (torch.compile 125 /
-    // 96 / 93 / 105; fifty-fifth session).
-    const bool arg_vectors = arg && (size_of(rs.acc) == 8 || (size_of(rs.acc) == 4 && m <= std::numeric_limits<std::int32_t>::max()));
+    // (bench/RESULTS.md, fifty-third session). A GPU's too, over rows of 8
+    // vectors or more: on an H100, 2^26 floats, rows of 40 / 100 / 256 /
+    // 1000 / 4096 took 118 / 118 / 109 / 110 / 91 us so against 123 / 155 /
+    // 165 / 160 / 146 in scalars (torch.compile 151 / 124 / 96 / 92 / 103),
+    // but rows of 17 (4 vectors and one more) 138 against 116 (fifty-seventh
+    // session).
+    const std::int64_t lanes = tuning.vector_bytes / size_of(rs.acc);
+    const bool arg_vectors = arg && (tuning.row_items_cap == 1 || m >= 8 * lanes) &&
+                             (size_of(rs.acc) == 8 || (size_of(rs.acc) == 4 && m <= std::numeric_limits<std::int32_t>::max()));
     b.plan.width = arg && !arg_vectors ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
     // A CPU's work-item a row over rows of fewer than 4 vectors of 16
     // lanes (3 for moments): vectors of 8, so that fewer lanes meet at the
