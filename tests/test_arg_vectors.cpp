@@ -17,6 +17,7 @@
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
 #include "support/each_check.hpp"
+#include "support/arg_values.hpp"
 #include "support/random_inputs.hpp"
 #include "support/schedule_run.hpp"
 
@@ -142,25 +143,7 @@ constexpr bool kGpuVectors = true;
 namespace {
 void check_every_dtype(std::int64_t rows, std::int64_t m, std::uint64_t seed, bool vectors, const detail::DeviceTuning& t) {
   const std::size_t N = std::size_t(rows * m);
-  const auto s = spread_values<std::int64_t>(N, seed);
-  std::vector<std::int32_t> i32(N);
-  std::vector<std::int64_t> i64(N);
-  std::vector<std::uint32_t> u32(N);
-  std::vector<std::int8_t> i8(N);
-  std::vector<std::uint8_t> u8(N);
-  std::vector<std::int16_t> i16(N);
-  std::vector<std::uint16_t> u16(N);
-  std::vector<double> f64(N);
-  for (std::size_t i = 0; i < N; ++i) {
-    i32[i] = std::int32_t(s[i] / 20000);  // ties
-    i64[i] = s[i] * (std::int64_t(1) << 40);
-    u32[i] = std::uint32_t(s[i] + 100000) / 1000u;
-    i8[i] = std::int8_t(s[i] % 100);
-    u8[i] = std::uint8_t(std::uint64_t(s[i]) % 200u);
-    i16[i] = std::int16_t(s[i] % 30000);
-    u16[i] = std::uint16_t(std::uint64_t(s[i]) % 60000u);
-    f64[i] = double(s[i] / 1000) / 8.0;
-  }
+  auto [i32, i64, u32, u64, i8, u8, i16, u16, f64] = arg_values(N, seed);
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::size_t a = std::size_t(r * m + (r * 7 + 2) % m), b = std::size_t(r * m + (r * 5 + 11) % m);
     const std::size_t tail = std::size_t(r * m + m - 1);
@@ -179,6 +162,7 @@ void check_every_dtype(std::int64_t rows, std::int64_t m, std::uint64_t seed, bo
   check_rows(i32, rows, m, vectors, t);
   check_rows(i64, rows, m, vectors, t);
   check_rows(u32, rows, m, vectors, t);
+  check_rows(u64, rows, m, vectors, t);
   check_rows(i8, rows, m, vectors, t);
   check_rows(u8, rows, m, vectors, t);
   check_rows(i16, rows, m, vectors, t);

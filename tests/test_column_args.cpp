@@ -15,6 +15,7 @@
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
 #include "support/each_check.hpp"
+#include "support/arg_values.hpp"
 #include "support/random_inputs.hpp"
 #include "support/schedule_run.hpp"
 
@@ -199,27 +200,7 @@ namespace {
 // column of all true.
 void check_every_dtype(std::int64_t M, std::int64_t B, std::uint64_t seed, const detail::DeviceTuning& t) {
   const std::size_t N = std::size_t(M * B);
-  const auto s = spread_values<std::int64_t>(N, seed);
-  std::vector<std::int32_t> i32(N);
-  std::vector<std::int64_t> i64(N);
-  std::vector<std::uint32_t> u32(N);
-  std::vector<std::uint64_t> u64(N);
-  std::vector<std::int8_t> i8(N);
-  std::vector<std::uint8_t> u8(N);
-  std::vector<std::int16_t> i16(N);
-  std::vector<std::uint16_t> u16(N);
-  std::vector<double> f64(N);
-  for (std::size_t i = 0; i < N; ++i) {
-    i32[i] = std::int32_t(s[i] / 20000);  // ties
-    i64[i] = s[i] * (std::int64_t(1) << 40);
-    u32[i] = std::uint32_t(s[i] + 100000) / 1000u;
-    u64[i] = std::uint64_t(s[i]) * 977u;
-    i8[i] = std::int8_t(s[i] % 100);
-    u8[i] = std::uint8_t(std::uint64_t(s[i]) % 200u);
-    i16[i] = std::int16_t(s[i] % 30000);
-    u16[i] = std::uint16_t(std::uint64_t(s[i]) % 60000u);
-    f64[i] = double(s[i] / 1000) / 8.0;
-  }
+  auto [i32, i64, u32, u64, i8, u8, i16, u16, f64] = arg_values(N, seed);
   for (std::int64_t c = 0; c < B; ++c) {
     const std::size_t a = std::size_t(((c * 7 + 2) % M) * B + c), b = std::size_t(((c * 5 + 11) % M) * B + c);
     const std::size_t last = std::size_t((M - 1) * B + c);
