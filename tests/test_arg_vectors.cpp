@@ -43,29 +43,6 @@ detail::DeviceTuning cpu_tuning() {
   return t;
 }
 
-// The host's answer over each row of m values of h: the first NaN, else
-// the first extreme value.
-template <class T>
-std::vector<std::int64_t> first_extreme(const std::vector<T>& h, std::int64_t m, bool is_max) {
-  std::vector<std::int64_t> out;
-  for (std::size_t r = 0; r < h.size() / std::size_t(m); ++r) {
-    std::int64_t at = 0;
-    for (std::int64_t k = 0; k < m; ++k) {
-      const T v = h[r * std::size_t(m) + std::size_t(k)], best = h[r * std::size_t(m) + std::size_t(at)];
-      if constexpr (std::is_floating_point_v<T>) {
-        if (std::isnan(best)) break;
-        if (std::isnan(v)) {
-          at = k;
-          break;
-        }
-      }
-      if (is_max ? v > best : v < best) at = k;
-    }
-    out.push_back(at);
-  }
-  return out;
-}
-
 // A GPU's (an H200's row layout, groups of 256 sharing short rows).
 detail::DeviceTuning gpu_tuning() {
   auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;

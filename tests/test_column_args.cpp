@@ -53,31 +53,6 @@ detail::DeviceTuning layout(bool gpu) {
   return t;
 }
 
-// The host's answer for values h in C order of shape (A, M, B), along M:
-// for each (a, b), the first NaN, else the first extreme value.
-template <class T>
-std::vector<std::int64_t> first_extreme(const std::vector<T>& h, std::int64_t A, std::int64_t M, std::int64_t B, bool is_max) {
-  std::vector<std::int64_t> out;
-  for (std::int64_t a = 0; a < A; ++a)
-    for (std::int64_t b = 0; b < B; ++b) {
-      auto at = [&](std::int64_t k) { return h[std::size_t((a * M + k) * B + b)]; };
-      std::int64_t best = 0;
-      for (std::int64_t k = 0; k < M; ++k) {
-        const T v = at(k), w = at(best);
-        if constexpr (std::is_floating_point_v<T>) {
-          if (std::isnan(w)) break;
-          if (std::isnan(v)) {
-            best = k;
-            break;
-          }
-        }
-        if (is_max ? v > w : v < w) best = k;
-      }
-      out.push_back(best);
-    }
-  return out;
-}
-
 struct Expect {
   bool vectors = true;  // the plan must be column blocks in vectors of outputs (else must not be)
   int kernels = 0;      // the kernels y launches (0: not checked)

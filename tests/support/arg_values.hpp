@@ -1,14 +1,16 @@
 // Values of every dtype for the arg-reduction tests (test_arg_vectors.cpp
-// over rows, test_column_args.cpp down columns): from one spread of int64
-// values, integers of every size with ties and float64 with few distinct
-// values. Each test plants the extremes, NaN and infinities where its
-// layout puts them in different lanes.
+// over rows, test_column_args.cpp down columns), and the host's answer:
+// from one spread of int64 values, integers of every size with ties and
+// float64 with few distinct values. Each test plants the extremes, NaN and
+// infinities where its layout puts them in different lanes.
 #pragma once
 
 #include "support/random_inputs.hpp"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace fusecl::test {
@@ -42,6 +44,37 @@ inline ArgValues arg_values(std::size_t n, std::uint64_t seed) {
     v.f64[i] = double(s[i] / 1000) / 8.0;
   }
   return v;
+}
+
+/// The host's answer for values h in C order of shape (A, M, B), along M:
+/// for each (a, b), the first NaN, else the first extreme value (NumPy's).
+template <class T>
+std::vector<std::int64_t> first_extreme(const std::vector<T>& h, std::int64_t A, std::int64_t M, std::int64_t B, bool is_max) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t a = 0; a < A; ++a)
+    for (std::int64_t b = 0; b < B; ++b) {
+      auto at = [&](std::int64_t k) { return h[std::size_t((a * M + k) * B + b)]; };
+      std::int64_t best = 0;
+      for (std::int64_t k = 0; k < M; ++k) {
+        const T v = at(k), w = at(best);
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(w)) break;
+          if (std::isnan(v)) {
+            best = k;
+            break;
+          }
+        }
+        if (is_max ? v > w : v < w) best = k;
+      }
+      out.push_back(best);
+    }
+  return out;
+}
+
+/// The same over each row of m values of h.
+template <class T>
+std::vector<std::int64_t> first_extreme(const std::vector<T>& h, std::int64_t m, bool is_max) {
+  return first_extreme(h, std::int64_t(h.size()) / m, m, 1, is_max);
 }
 
 }  // namespace fusecl::test
