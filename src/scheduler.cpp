@@ -292,14 +292,21 @@ void split_column_blocks(BodyBuilder& b, std::int64_t n, std::int64_t m, std::in
   set_parts(b, n, m, g, arg, codegen::SplitFinish::SecondKernel);
 }
 
+// Whether an arg-reduction's values over m elements take vectors with
+// their indices beside them: ints of the value's size (codegen's
+// arg_index_type, so that select takes both), which hold the indices where
+// the values are 8 bytes, or 4 bytes and m fits an int.
+bool arg_lanes_fit(const codegen::ReduceSpec& rs, std::int64_t m) {
+  return size_of(rs.acc) == 8 || (size_of(rs.acc) == 4 && m <= std::numeric_limits<std::int32_t>::max());
+}
+
 // ColumnBlock in vectors of `width` neighbouring outputs (codegen
 // ReduceSpec::kept_inner), where the outputs' neighbours are the loads'
 // neighbours: the index space taken again as [reduced..., kept...], so that
 // every load along the outputs is a row read in vectors, as an elementwise
 // kernel reads it. Not where some load gathers along the outputs or the
 // widest vector would leave a tail (then the width is 1 and the space is
-// taken back). True
-// if b now holds that plan.
+// taken back). True if b now holds that plan.
 bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>& axes, std::int64_t n, std::int64_t m,
                     const DeviceTuning& tuning) {
   auto& rs = b.plan.reduce;
@@ -320,7 +327,7 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   // 2-core PoCL machine (max 1.0); on an H100, of 4096 x 16384, 226 us
   // (torch.compile 95; bench/RESULTS.md, fifty-seventh session).
   const bool arg = reduce_info(rs.op).finish == Finish::Index;
-  if (arg && !(size_of(rs.acc) == 8 || (size_of(rs.acc) == 4 && m <= std::numeric_limits<std::int32_t>::max()))) return false;
+  if (arg && !arg_lanes_fit(rs, m)) return false;
   if ((gpu_moment && !tuning.pair_kernels) ||
       (combine != Op::Add && combine != Op::Mul && combine != Op::Maximum && combine != Op::Minimum) || rs.acc == DType::Bool)
     return false;
@@ -480,8 +487,7 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // but rows of 17 (4 vectors and one more) 138 against 116 (fifty-seventh
     // session).
     const std::int64_t lanes = tuning.vector_bytes / size_of(rs.acc);
-    const bool arg_vectors = arg && (tuning.row_items_cap == 1 || m >= 8 * lanes) &&
-                             (size_of(rs.acc) == 8 || (size_of(rs.acc) == 4 && m <= std::numeric_limits<std::int32_t>::max()));
+    const bool arg_vectors = arg && (tuning.row_items_cap == 1 || m >= 8 * lanes) && arg_lanes_fit(rs, m);
     b.plan.width = arg && !arg_vectors ? 1 : std::uint8_t(choose_width(b.plan, tuning.vector_bytes, sp.dims.empty() ? 1 : sp.dims.back()));
     // A CPU's work-item a row over rows of fewer than 4 vectors of 16
     // lanes (3 for moments): vectors of 8, so that fewer lanes meet at the
