@@ -13,9 +13,9 @@
 // host's.
 #include "src/device_state.hpp"
 #include "src/schedule.hpp"
+#include "support/arg_values.hpp"
 #include "support/device_rows.hpp"
 #include "support/each_check.hpp"
-#include "support/arg_values.hpp"
 #include "support/random_inputs.hpp"
 #include "support/schedule_run.hpp"
 
