@@ -114,6 +114,10 @@ std::string online_groups(const ReduceEmitter& e);
 /// than (x, ix) in better()'s order, wherever they come from (an index < 0:
 /// no element).
 std::string arg_index_type(const ReduceSpec& rs, int W);
+/// The better() helper of an arg-reduction (render_reduce.cpp): whether
+/// (b, ib) replaces (a, ia): an index < 0 is no element, NaN wins, the lower
+/// index settles ties. Its name, the helper added to `helpers`.
+std::string arg_better(const ReduceSpec& rs, HelperSet& helpers);
 std::string arg_takes(const ReduceEmitter& e, const std::string& v, const std::string& acc);
 std::string arg_better_mask(const ReduceEmitter& e, const std::string& x, const std::string& ix, const std::string& y,
                             const std::string& iy);

@@ -324,6 +324,16 @@ std::string thread_combine(const ReduceEmitter& e) {
 
 }  // namespace
 
+std::string arg_better(const ReduceSpec& rs, HelperSet& helpers) {
+  const ReduceInfo& info = reduce_info(rs.op);
+  const std::string A = cl_type(rs.acc);
+  std::string nan = is_float(rs.acc) ? "  if (isnan(a)) return isnan(b) && ib < ia;\n  if (isnan(b)) return 1;\n" : "";
+  std::string t = replace_all(k_argmax_better, "$NAN", nan);
+  t = replace_all(t, "$CMP", info.combine == Op::Maximum ? ">" : "<");
+  const std::string fname = "fcl_" + std::string(op_name(rs.op)) + "_better_" + A;
+  return helpers.use(fname, replace_all(replace_all(t, "$N", fname), "$T", A));
+}
+
 std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   const ReduceSpec& rs = plan.reduce;
   const ReduceInfo& info = reduce_info(rs.op);
@@ -332,13 +342,7 @@ std::string render_reduce(const KernelPlan& plan, const std::string& name) {
   // A split reduction's second kernel only combines partials, plainly, as the trees do.
   e.kahan = is_float(rs.acc) && info.summation == Summation::Kahan && !rs.combine;
   e.nan_apart = !e.arg && !rs.combine && nan_noted(info.combine, rs.acc);
-  if (e.arg) {
-    std::string nan = is_float(rs.acc) ? "  if (isnan(a)) return isnan(b) && ib < ia;\n  if (isnan(b)) return 1;\n" : "";
-    std::string t = replace_all(k_argmax_better, "$NAN", nan);
-    t = replace_all(t, "$CMP", info.combine == Op::Maximum ? ">" : "<");
-    const std::string fname = "fcl_" + std::string(op_name(rs.op)) + "_better_" + e.A;
-    e.better = helpers.use(fname, replace_all(replace_all(t, "$N", fname), "$T", e.A));
-  }
+  if (e.arg) e.better = arg_better(rs, helpers);
   const int W = plan.width;
   const std::string v = "v" + std::to_string(rs.input);
   const std::string L = std::to_string(group_row_items(rs));  // a row's work-items (the group's, but for rows_per_group)
