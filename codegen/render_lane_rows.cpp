@@ -1,6 +1,7 @@
 // Reductions over short rows in lanes (ReduceSpec::lanes_per_row; where the
 // scheduler takes it: scheduler.cpp's lanes_for_rows). A row of R vectors
-// takes T neighbouring work-items (lanes), lane l loading the row's vectors
+// (of width 1, its elements, where the row is no whole number of aligned
+// vectors) takes T neighbouring work-items (lanes), lane l loading the row's vectors
 // l, l + T, ..., l + (V - 1) T, V = ceil(R / T) (where T does not divide R,
 // the lanes past vector R - 1 in the last round load that vector again and
 // leave it out of their sums); a work-item takes K rows, S = local
@@ -9,6 +10,8 @@
 // of 32) read every other 16 bytes of it and left the rest to a later load,
 // and each work-item has K * V loads in flight. Then each row's T lanes meet
 // in a tree: through warp shuffles (ReduceSpec::row_warp) or in local memory.
+// Sums, products, maxima and minima (plain_body), moments (moment_body),
+// argmin / argmax (arg_body, each value with its index).
 //
 // On an H200 (2^26 floats, us, torch.compile in the same run): sum over rows
 // of 24 / 32 70 / 67 against 83 / 77 before (71 / 71), max 69 / 67 against
@@ -23,6 +26,7 @@
 // squares, as render_moment.cpp's group form does, and end in M2 = b - a^2 /
 // m: the same bound, with m at most 64 values here.
 #include "codegen/body.hpp"
+#include "codegen/reduce_emitter.hpp"
 #include "codegen/spelling.hpp"
 #include "codegen/warp_shuffle.hpp"
 
@@ -189,13 +193,95 @@ std::string moment_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
   return b;
 }
 
+// argmin / argmax: each lane keeps, lane by lane of its vectors, its best
+// value and that value's index (ints of the value's size: arg_index_type),
+// a later vector's element taking over only where strictly better or NaN
+// first (arg_takes: each lane sees its elements in order). The vector's
+// lanes meet in halves (arg_better_mask), the last two and then the row's
+// lanes through better(), which settles ties and NaN by the lower index:
+// the first extreme, as the scalar fold has it, whatever the order.
+std::string arg_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
+  const ReduceSpec& rs = plan.reduce;
+  const ReduceEmitter e{plan, rs, reduce_info(rs.op), h, false, true, cl_type(rs.acc), arg_better(rs, h)};
+  const std::string A = e.A, AW = cl_type(rs.acc, f.W), IW = arg_index_type(rs, f.W);
+  std::string iota = f.W > 1 ? "(" + IW + ")(" : "0";
+  for (int j = 0; f.W > 1 && j < f.W; ++j) iota += (j ? ", " : "") + std::to_string(j) + (j + 1 == f.W ? ")" : "");
+  std::string b = prologue(plan, f);
+  std::vector<std::string> xs, is;
+  for (int k = 0; k < f.K; ++k) {
+    xs.push_back("a" + std::to_string(k) + "_"), is.push_back("i" + std::to_string(k) + "_");
+    b += "  " + A + " " + xs.back() + " = 0;\n  long " + is.back() + " = -1;\n";
+  }
+  const auto take = [&](const std::string& x, const std::string& ix, const std::string& y, const std::string& iy) {
+    return "if (" + e.better + "(" + x + ", " + ix + ", " + y + ", " + iy + ")) { " + x + " = " + y + "; " + ix + " = " + iy + "; }";
+  };
+  for (int k = 0; k < f.K; ++k) {
+    const auto fold = [&](int kk, int j, const std::string& v) {
+      const std::string at = "(" + IW + ")(r) + " + iota;
+      std::string s;
+      if (j == 0) {
+        s = "      w_ = " + v + ";\n      iw_ = " + (f.partial(j) ? "ok_ ? " + at + " : (" + IW + ")(-1)" : at) + ";\n";
+      } else {
+        const std::string step = "{ const " + IW + " t_ = " + arg_takes(e, v, "w_") + "; w_ = select(w_, " + v + ", t_); iw_ = select(iw_, " +
+                                 at + ", t_); }";
+        // Past the row's end in this lane: nothing (its earlier vectors were in the row).
+        s = "      " + (f.partial(j) ? "if (ok_) " : std::string()) + step + "\n";
+      }
+      if (j + 1 < f.V) return s;
+      // The vector's lanes in halves, then the last two through better().
+      std::string a = "w_", ia = "iw_";
+      for (int w = f.W / 2; w >= 2; w /= 2) {
+        const std::string ws = std::to_string(w), T = cl_type(rs.acc, w), I = arg_index_type(rs, w);
+        const std::string x = "x" + ws + "_", y = "y" + ws + "_", ix = "ix" + ws + "_", iy = "iy" + ws + "_", t = "t" + ws + "_";
+        s += "      const " + T + " " + x + " = " + a + ".lo, " + y + " = " + a + ".hi;\n";
+        s += "      const " + I + " " + ix + " = " + ia + ".lo, " + iy + " = " + ia + ".hi;\n";
+        s += "      const " + I + " " + t + " = " + arg_better_mask(e, x, ix, y, iy) + ";\n";
+        a = "c" + ws + "_", ia = "ic" + ws + "_";
+        s += "      const " + T + " " + a + " = select(" + x + ", " + y + ", " + t + ");\n      const " + I + " " + ia + " = select(" + ix + ", " +
+             iy + ", " + t + ");\n";
+      }
+      for (int l = 0; l < std::min(f.W, 2); ++l)
+        s += "      " + take(xs[std::size_t(kk)], is[std::size_t(kk)], f.W > 1 ? a + lane(l) : a, "(long)" + (f.W > 1 ? ia + lane(l) : ia)) + "\n";
+      return s;
+    };
+    b += load_row(plan, f, h, k, "    " + AW + " w_;\n    " + IW + " iw_;\n", fold);
+  }
+  // The row's lanes meet down to lane 0.
+  if (f.T > 1 && rs.row_warp > 0 && shufflable(rs.acc)) {
+    for (int d = f.T / 2; d > 0; d /= 2)
+      for (int k = 0; k < f.K; ++k) {
+        const std::string ds = std::to_string(d) + "u";
+        b += "  { " + shuffle_down(h, rs.acc, "const " + A + " y_ =", xs[std::size_t(k)], ds) + " " +
+             shuffle_down(h, DType::Int64, "const long iy_ =", is[std::size_t(k)], ds) + " " + take(xs[std::size_t(k)], is[std::size_t(k)], "y_", "iy_") +
+             " }\n";
+      }
+  } else if (f.T > 1) {
+    const std::string L = std::to_string(rs.local_size), n = std::to_string(f.K * rs.local_size);
+    b += "  __local " + A + " shl_[" + n + "];\n  __local long shli_[" + n + "];\n";
+    for (int k = 0; k < f.K; ++k)
+      b += "  shl_[" + std::to_string(k) + " * " + L + " + lid_] = " + xs[std::size_t(k)] + "; shli_[" + std::to_string(k) + " * " + L + " + lid_] = " +
+           is[std::size_t(k)] + ";\n";
+    b += "  barrier(CLK_LOCAL_MEM_FENCE);\n  for (int d_ = " + std::to_string(f.T / 2) + "; d_ > 0; d_ >>= 1) {\n    if (lane_ < d_) {\n";
+    for (int k = 0; k < f.K; ++k) {
+      const std::string at = std::to_string(k) + " * " + L + " + lid_";
+      b += "      { " + A + " x_ = shl_[" + at + "]; long ix_ = shli_[" + at + "]; " + take("x_", "ix_", "shl_[" + at + " + d_]", "shli_[" + at + " + d_]") +
+           " shl_[" + at + "] = x_; shli_[" + at + "] = ix_; }\n";
+    }
+    b += "    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
+    for (int k = 0; k < f.K; ++k) b += "  " + is[std::size_t(k)] + " = shli_[" + std::to_string(k) + " * " + L + " + lid_];\n";
+  }
+  for (int k = 0; k < f.K; ++k) b += "  if (lane_ == 0 && " + row_at(k, f) + " < n) out0[" + row_at(k, f) + "] = " + is[std::size_t(k)] + ";\n";
+  return b;
+}
+
 }  // namespace
 
 std::string render_lane_rows(const KernelPlan& plan, const std::string& name) {
   HelperSet helpers;
   const Lanes f = lanes_of(plan);
   const std::string sig = param_list(plan);
-  const std::string body = plan.reduce.moment ? moment_body(plan, f, helpers) : plain_body(plan, f, helpers);
+  const bool arg = reduce_info(plan.reduce.op).finish == Finish::Index;
+  const std::string body = plan.reduce.moment ? moment_body(plan, f, helpers) : arg ? arg_body(plan, f, helpers) : plain_body(plan, f, helpers);
   return reduce_kernel_text(plan, name, sig, helpers, body, plan.reduce.local_size);
 }
 

@@ -158,6 +158,14 @@ bool vector_short_rows(std::int64_t n, std::int64_t m, bool arg, bool online, bo
   return lengths && !arg && !online && !across_rows && shares_groups(tuning) && n >= 2 * std::int64_t(tuning.target_groups);
 }
 
+// Whether an arg-reduction's values over m elements take vectors with
+// their indices beside them: ints of the value's size (codegen's
+// arg_index_type, so that select takes both), which hold the indices where
+// the values are 8 bytes, or 4 bytes and m fits an int.
+bool arg_lanes_fit(const codegen::ReduceSpec& rs, std::int64_t m) {
+  return size_of(rs.acc) == 8 || (size_of(rs.acc) == 4 && m <= std::numeric_limits<std::int32_t>::max());
+}
+
 // Short rows along the last axes on a GPU in lanes (codegen ReduceSpec::
 // lanes_per_row, render_lane_rows.cpp): a row of m elements in vectors of
 // 16 bytes (8 where m is no multiple of 16 bytes) takes T lanes, the
@@ -179,23 +187,62 @@ bool vector_short_rows(std::int64_t n, std::int64_t m, bool arg, bool online, bo
 // 73 / 73 / 78), of 44 68 / 71 / 71 against 84 / 89 / 91 (69 / 72 / 74), of
 // 60 68 / 71 / 75 against 107 / 115 / 90 (74 / 71 / 70); rows of 2 and 6
 // floats (vectors of 2) sum in 109 and 74 against 131 and 77
-// (forty-first session). Rows that are not aligned to vectors of at least
-// 2, or are odd, keep the layouts below.
+// (forty-first session).
+//
+// argmin / argmax (render_lane_rows.cpp's arg_body), rows of up to 64
+// vectors: the fewest lanes that leave each at most 4 vectors (8 past 32
+// vectors), since each level of the lanes' tree moves a value and its
+// index and runs better()'s branches. On an H100, 2^26 elements, us (a
+// group's work-items a row before; torch.compile): float32 rows of 16 / 24 /
+// 32 / 64 / 100 / 128 / 256 102 / 100 / 102 / 97 / 97 / 95 / 100 against
+// 143 / 153 / 120 / 112 / 116 / 109 / 108 (106 / 112 / 103 / 101 / 124 / 99
+// / 99); with the most lanes dividing the row's vectors (as above) rows of
+// 32 / 64 / 128 took 118 / 128 / 140. float64 rows of 8 / 16 / 32 199 / 199
+// / 187 against 293 / 715 / 214 (209 / 195 / 192); int8 rows of 32 / 64 /
+// 256 39 / 41 / 36 against 58 / 60 / 67 (56 / 60 / 66) (bench/RESULTS.md,
+// fifty-eighth session).
+//
+// Rows of 17 to 32 elements that are no whole number of aligned vectors
+// (rows of 17, 25, 31; views starting mid-vector) take lanes of scalars,
+// at most 8 a lane: a work-item a row read 32 rows 68 to 128 bytes apart at
+// each load, and a group's rows overflowed the L1 cache from rows of about
+// 24 floats on (argmax over rows of 31 444 us, of 25 324). On an H100,
+// 2^26 floats, us (before; torch.compile): argmax over rows of 17 / 21 /
+// 25 / 31 102 / 100 / 111 / 104 (116 / 196 / 324 / 444; 435 / 368 / 306 /
+// 242), sum 97 / 97 / 96 / 100 (113 / 121 / 124 / 120; 136 / 120 / 105 /
+// 102), max over rows of 25 / 31 117 / 116 (117 / 129; 123 / 117). Not
+// max / min over rows below 24, which a work-item a row reads from the
+// cache (rows of 17 99 us, 109 in lanes), nor moments (their float64 sums
+// a lane; var over rows of 17 takes 121, torch.compile 212).
+std::int64_t fewest_lanes(std::int64_t vectors, std::int64_t most) {
+  std::int64_t T = 1;
+  while (T < 32 && (vectors + T - 1) / T > most) T *= 2;
+  return T;
+}
 constexpr int kLaneRowsPerItem = 2, kLaneRowBytes = 16;
 bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bool online, bool across_rows, const DeviceTuning& tuning) {
   auto& rs = b.plan.reduce;
-  if (!tuning.lane_rows || arg || online || across_rows || n < 1 || tuning.local_size < 64) return false;
+  if (!tuning.lane_rows || (arg && !arg_lanes_fit(rs, m)) || online || across_rows || n < 1 || tuning.local_size < 64) return false;
   codegen::KernelPlan trial = b.plan;
   std::int64_t W = choose_width(trial, kLaneRowBytes, m);
   while (W > 2 && m % W != 0) W /= 2;  // rows of 10 floats: vectors of 2
   trial.width = std::uint8_t(W);
-  if (W < 2 || m % W != 0 || !vector_loads_aligned(trial, b.args)) return false;
+  const bool whole = W >= 2 && m % W == 0 && vector_loads_aligned(trial, b.args);
+  const Op combine = reduce_info(rs.op).combine;
+  const bool scalars = !whole && !rs.moment && m > 16 && m <= 32 && (arg || m >= 24 || (combine != Op::Maximum && combine != Op::Minimum));
+  if (!whole && !scalars) return false;
+  if (scalars) W = 1, trial.width = 1;
   const std::int64_t vectors = m / W;
-  if (vectors < 1 || vectors > (rs.moment ? 16 : 32)) return false;
-  std::int64_t T = 1;
-  while (T < 32 && vectors % (2 * T) == 0) T *= 2;
-  std::int64_t V = vectors / T;
-  if (V > 4) {
+  if (vectors < 1 || vectors > (rs.moment ? 16 : arg ? 64 : 32)) return false;
+  std::int64_t T = 1, V = 0;
+  if (arg || scalars) {
+    T = fewest_lanes(vectors, scalars || vectors > 32 ? 8 : 4);
+    V = (vectors + T - 1) / T;
+  } else {
+    while (T < 32 && vectors % (2 * T) == 0) T *= 2;
+    V = vectors / T;
+  }
+  if (V > 4 && !arg && !scalars) {
     // No whole number of vectors a lane: the fewest lane slots T * ceil(R /
     // T), the fewer lanes (more vectors a lane, fewer shuffles) on a tie;
     // lanes past the row's last vector idle in the last round. Not for
@@ -290,14 +337,6 @@ void split_column_blocks(BodyBuilder& b, std::int64_t n, std::int64_t m, std::in
     g = std::clamp<std::int64_t>(std::min(want, useful), 1, 4096);
   }
   set_parts(b, n, m, g, arg, codegen::SplitFinish::SecondKernel);
-}
-
-// Whether an arg-reduction's values over m elements take vectors with
-// their indices beside them: ints of the value's size (codegen's
-// arg_index_type, so that select takes both), which hold the indices where
-// the values are 8 bytes, or 4 bytes and m fits an int.
-bool arg_lanes_fit(const codegen::ReduceSpec& rs, std::int64_t m) {
-  return size_of(rs.acc) == 8 || (size_of(rs.acc) == 4 && m <= std::numeric_limits<std::int32_t>::max());
 }
 
 // ColumnBlock in vectors of `width` neighbouring outputs (codegen

@@ -60,14 +60,17 @@ TEST_CASE("reductions over short rows in lanes: layouts", "[reduce][lane_rows]")
   // vectors (of 4 floats, or of 2 where rows are no whole number of 4),
   // each lane at most 4 of them; where none does, the fewest lane slots
   // (some lanes idle in the last round), the fewer lanes on a tie. Rows of
-  // at most 32 vectors (16 for moments).
+  // at most 32 vectors (16 for moments). Rows of 17 to 32 that are no whole
+  // vectors in scalars.
   struct Case {
     std::int64_t m;
     int lanes, per_lane, width;  // lanes 0: not this form
   };
   for (const Case c : {Case{4, 1, 1, 4}, Case{8, 2, 1, 4}, Case{12, 1, 3, 4}, Case{16, 4, 1, 4}, Case{24, 2, 3, 4}, Case{32, 8, 1, 4},
                        Case{48, 4, 3, 4}, Case{64, 16, 1, 4}, Case{96, 8, 3, 4}, Case{128, 32, 1, 4}, Case{132, 0, 0, 0}, Case{256, 0, 0, 0},
-                       Case{17, 0, 0, 0}, Case{6, 1, 3, 2},
+                       Case{6, 1, 3, 2},
+                       // rows of 17 to 32 that are no whole vectors: scalars, the fewest lanes leaving at most 8 each
+                       Case{17, 4, 5, 1}, Case{25, 4, 7, 1}, Case{31, 4, 8, 1}, Case{15, 0, 0, 0}, Case{33, 0, 0, 0},
                        // no whole number of lanes' vectors
                        Case{10, 2, 3, 2}, Case{14, 2, 4, 2}, Case{20, 2, 3, 4}, Case{28, 2, 4, 4}, Case{36, 4, 3, 4}, Case{40, 4, 3, 4},
                        Case{44, 4, 3, 4}, Case{52, 4, 4, 4}, Case{68, 8, 3, 4}, Case{80, 8, 3, 4}, Case{100, 8, 4, 4}, Case{124, 8, 4, 4},
@@ -123,17 +126,28 @@ TEST_CASE("reductions over short rows in lanes: layouts", "[reduce][lane_rows]")
     CHECK(int(q.reduce.local_size) == 64);
     CHECK(int(q.reduce.rows_per_group) == 8);
   }
-  // Not taken: arg-reductions, columns, a CPU, FUSECL_LANE_ROWS=0's tuning,
-  // rows not aligned to vectors, a strided row.
+  // Arg-reductions too (test_lane_args.cpp).
+  const auto x = rows_of(4099, 32);
+  CHECK(only_plan(schedule_with(argmax(x, 1), t)).reduce.lanes_per_row == 2);
+  // Not taken: columns, a CPU, FUSECL_LANE_ROWS=0's tuning, rows not
+  // aligned to vectors, a strided row.
   auto off = t;
   off.lane_rows = false;
-  const auto x = rows_of(4099, 32);
-  CHECK(only_plan(schedule_with(argmax(x, 1), t)).reduce.lanes_per_row == 0);
   CHECK(only_plan(schedule_with(sum(rows_of(32, 4099), 0), t)).reduce.lanes_per_row == 0);
   CHECK(only_plan(schedule_with(sum(x, 1), off)).reduce.lanes_per_row == 0);
   const auto wide = rows_of(4099, 37);
-  CHECK(only_plan(schedule_with(sum(slice(wide, 1, 1, 33), 1), t)).reduce.lanes_per_row == 0);
-  CHECK(only_plan(schedule_with(sum(slice(wide, 1, 0, 32), 1), t)).reduce.lanes_per_row == 0);  // rows 37 apart: not aligned
+  // Rows of 32 starting mid-vector, or 37 apart: no whole vectors, so in
+  // lanes of scalars; so rows of 33.
+  const auto mid = only_plan(schedule_with(sum(slice(wide, 1, 1, 33), 1), t));
+  CHECK((mid.reduce.lanes_per_row == 4 && mid.width == 1));
+  const auto apart = only_plan(schedule_with(sum(slice(wide, 1, 0, 32), 1), t));
+  CHECK((apart.reduce.lanes_per_row == 4 && apart.width == 1));
+  CHECK(only_plan(schedule_with(sum(slice(wide, 1, 1, 34), 1), t)).reduce.lanes_per_row == 0);
+  // max and min over rows of fewer than 24 such elements keep a work-item a
+  // row; argmax takes lanes.
+  CHECK(only_plan(schedule_with(max(rows_of(4099, 21), 1), t)).reduce.lanes_per_row == 0);
+  CHECK(only_plan(schedule_with(min(rows_of(4099, 25), 1), t)).reduce.lanes_per_row == 4);
+  CHECK(only_plan(schedule_with(argmax(rows_of(4099, 21), 1), t)).reduce.lanes_per_row == 4);
   CHECK(only_plan(schedule_with(sum(slice(rows_of(4099, 64), 1, 0, 64, 2), 1), t)).reduce.lanes_per_row == 0);
   // FUSECL_LOG=schedule says so.
   const std::string log = detail::describe(schedule_with(sum(rows_of(4099, 24), 1), t), "gpu");
@@ -255,6 +269,56 @@ TEST_CASE("reductions over short rows in lanes: against the host", "[reduce][lan
         }
       }
     }
+  }
+}
+
+TEST_CASE("reductions over short rows in lanes: rows of scalars (no whole vectors), views", "[reduce][lane_rows]") {
+  auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
+  for (const int warp : {32, 0}) {
+    const auto t = gpu_lanes(dev, warp);
+    const auto check = [&](const Array<float>& x, const std::vector<float>& h, std::int64_t rows, std::int64_t m, bool min_max_lanes) {
+      INFO(rows << " rows of " << m << (warp ? ", warps" : ", local memory"));
+      const auto run = [&](auto y, bool lanes) {
+        const auto p = only_plan(run_with(y, t));
+        CHECK((p.reduce.lanes_per_row > 0) == lanes);
+        CHECK((!lanes || p.width == 1));
+        return y.to_host();
+      };
+      const auto mx = run(max(x, 1), min_max_lanes), mn = run(min(x, 1), min_max_lanes), sm = run(sum(x, 1), true), me = run(mean(x, 1), true);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const std::size_t o = std::size_t(r);
+        const RowFacts f = row_facts(h.data() + r * m, m);
+        require_row_stats(r, f, m, mx[o], mn[o], sm[o], me[o], 12 * double(std::numeric_limits<float>::epsilon()) * double(f.size) + 1e-30, 1.5);
+      }
+    };
+    for (const std::int64_t m : {17, 21, 25, 31})
+      for (const std::int64_t rows : {7, 1001}) {
+        const std::size_t N = std::size_t(rows * m);
+        auto h = spread_values<float>(N, 0x2b + std::uint64_t(m * 31 + rows));
+        for (std::int64_t r = 0; r < rows; r += 13) h[std::size_t(r * m + (r * 7) % m)] = std::numeric_limits<float>::quiet_NaN();
+        for (std::int64_t r = 5; r < rows; r += 17) h[std::size_t(r * m + (r * 3) % m)] = -INFINITY;
+        for (std::int64_t r = 6; r < rows; r += 19) h[std::size_t(r * m + (r * 5) % m)] = INFINITY;
+        for (std::int64_t r = 3; r < rows; r += 23) h[std::size_t(r * m + (r * 11) % m)] = -0.0f;
+        check(from_host(h, {rows, m}), h, rows, m, m >= 24);
+        // int32 sums: exact.
+        const auto spread = spread_values<float>(N, 0x2d + std::uint64_t(m));
+        std::vector<std::int32_t> hi(N);
+        for (std::size_t i = 0; i < N; ++i) hi[i] = std::int32_t(spread[i] * 64) | 1;
+        const auto si = sum(from_host(hi, {rows, m}), 1);
+        CHECK(only_plan(run_with(si, t)).reduce.lanes_per_row > 0);
+        const auto gi = si.to_host();
+        for (std::int64_t r = 0; r < rows; ++r) {
+          std::int64_t e = 0;
+          for (std::int64_t k = 0; k < m; ++k) e += hi[std::size_t(r * m + k)];
+          REQUIRE_EACH(gi[std::size_t(r)] == e, "row " << r);
+        }
+      }
+    // Views: rows of 32 starting one element in, 37 apart.
+    const std::int64_t rows = 1001;
+    const auto hw = spread_values<float>(std::size_t(rows * 37), 0x2c);
+    std::vector<float> h;
+    for (std::int64_t r = 0; r < rows; ++r) h.insert(h.end(), hw.begin() + r * 37 + 1, hw.begin() + r * 37 + 33);
+    check(slice(from_host(hw, {rows, 37}), 1, 1, 33), h, rows, 32, true);
   }
 }
 

@@ -455,11 +455,11 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
     require_matches(r, h_reduce<float>(a, {1}, false, false, sums));
   }
   SECTION("reduction: short rows sharing a group, the last group past the last row") {
-    // On a GPU's tuning (Oclgrind's is one): rows of 17 a work-item each,
-    // rows of 33 two work-items each, many rows a group (scheduler.cpp's
-    // share_groups; rows of odd length are not read in lanes); rows past the
-    // last get an empty range and no store.
-    for (const std::int64_t m : {17, 33}) {
+    // On a GPU's tuning (Oclgrind's is one): rows of 33 and 47 two
+    // work-items each, many rows a group (scheduler.cpp's share_groups; rows
+    // of more than 32 that are no whole vectors are not read in lanes); rows
+    // past the last get an empty range and no store.
+    for (const std::int64_t m : {33, 47}) {
       const auto a = ints({301, m}, 18);
       const auto r = sum(to_device(a), 1);
       const std::string src = kernel_source(r);
@@ -475,13 +475,25 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
     // 2 over 2 work-items), 44 (11 of 4 over 4) and 100 (25 over 32): the
     // lanes past the row's last vector load that vector again, and nothing
     // past it.
-    for (const std::int64_t m : {16, 24, 128, 10, 44, 100}) {
+    // Rows of 17 and 31 (no whole vectors) in scalars over 4 work-items.
+    // argmax too: each lane's index beside its value, rows of 24 over 2
+    // work-items, of 31 in scalars.
+    for (const std::int64_t m : {16, 24, 128, 10, 44, 100, 17, 31}) {
       const auto a = ints({301, m}, 19);
       const auto r = sum(to_device(a), 1);
       const std::string src = kernel_source(r);
       INFO(src);
       CHECK(src.find("lane_") != std::string::npos);
       require_matches(r, h_reduce<float>(a, {1}, false, false, sums));
+      if (m != 24 && m != 31) continue;
+      const auto g = argmax(to_device(a), 1);
+      CHECK(kernel_source(g).find("lane_") != std::string::npos);
+      std::vector<std::int64_t> want;
+      for (std::int64_t o = 0; o < 301; ++o) {
+        const auto row = a.data.begin() + o * m;
+        want.push_back(std::max_element(row, row + m) - row);
+      }
+      CHECK(g.to_host() == want);
     }
     // Columns 6 to 15 of 64 x 16 (rows of 10 in place, 16 apart): the last
     // row ends where the buffer does (4096 bytes, its size class). (A lane
