@@ -1,5 +1,5 @@
 // Reductions over short rows in lanes (ReduceSpec::lanes_per_row; where the
-// scheduler takes it: scheduler.cpp's lanes_for_rows). A row of R vectors
+// scheduler takes it: lane_rows.cpp's lanes_for_rows). A row of R vectors
 // (of width 1, its elements, where the row is no whole number of aligned
 // vectors) takes T neighbouring work-items (lanes), lane l loading the row's vectors
 // l, l + T, ..., l + (V - 1) T, V = ceil(R / T) (where T does not divide R,

@@ -73,7 +73,7 @@ struct MomentEmitter {
   }
 
   // W neighbouring rows of M values, a lane each (ReduceSpec::row_lanes
-  // with ThreadPerOutput; scheduler.cpp's rows_in_lanes): the rows loaded
+  // with ThreadPerOutput; lane_rows.cpp's rows_in_lanes): the rows loaded
   // in vectors and turned into lanes (reduction_rows_in_lanes), then each
   // lane sums its row as thread_sums does a row in scalars, in float64
   // vectors: the same operations on the same values, lane by lane, so the

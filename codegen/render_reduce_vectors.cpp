@@ -214,7 +214,7 @@ std::string group_vectors(const ReduceEmitter& e, const std::string& L, const st
 }
 
 // A work-item's W neighbouring rows of M elements, a lane each
-// (ReduceSpec::row_lanes with ThreadPerOutput; scheduler.cpp's
+// (ReduceSpec::row_lanes with ThreadPerOutput; lane_rows.cpp's
 // rows_in_lanes): the W * M elements are loaded as M vectors and turned
 // into M vectors of lanes (rows_into_lanes), then each lane folds its row's
 // elements in order, as a work-item folds its row in scalars: the same

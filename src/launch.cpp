@@ -87,7 +87,7 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   // 2-core PoCL machine, softmax over rows of 10 floats at 2^22 took 22.7 ms
   // in the loop form, all of each row in its scalar tail, 2.7 so (rows of
   // 1024: 1.6; plan_row_lanes); lone reductions over such rows too
-  // (scheduler.cpp's rows_in_lanes). FUSECL_ROW_LANES=0 takes the loop form
+  // (lane_rows.cpp's rows_in_lanes). FUSECL_ROW_LANES=0 takes the loop form
   // and a work-item a row, to compare.
   static const bool row_lanes = rt::switch_setting("FUSECL_ROW_LANES", true);
   d.row_lanes = cpu && row_lanes;

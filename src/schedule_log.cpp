@@ -76,7 +76,7 @@ std::string describe(const Schedule& s, const std::string& device) {
       else if (rs.moment) out += rs.moment == 2 ? "; the variance and the mean in one pass" : "; the variance in one pass";
       // Short rows sharing a group (scheduler.cpp's share_groups), partials within warps.
       const int per_row = rs.local_size / std::max(1, int(rs.rows_per_group));
-      if (rs.lanes_per_row > 0) {  // scheduler.cpp's lanes_for_rows
+      if (rs.lanes_per_row > 0) {  // lane_rows.cpp's lanes_for_rows
         const int T = rs.lanes_per_row, V = codegen::lane_rounds(rs);
         const bool whole = rs.row_vectors % T == 0;
         out += "; short rows in lanes: " + std::to_string(T) + " work-item(s) a row, " + (whole ? "" : "up to ") + std::to_string(V) +
@@ -84,7 +84,7 @@ std::string describe(const Schedule& s, const std::string& device) {
                (whole ? std::string() : " (" + std::to_string(rs.row_vectors) + " a row, some lanes idle)") + ", " + std::to_string(rs.rows_per_item) +
                " row(s) a work-item, " + std::to_string(rs.rows_per_group) + " rows a work-group of " + std::to_string(rs.local_size) +
                (rs.row_warp && rs.lanes_per_row > 1 ? "; partial results meeting within warps" : "");
-      } else if (rs.row_lanes) {  // scheduler.cpp's rows_in_lanes
+      } else if (rs.row_lanes) {  // lane_rows.cpp's rows_in_lanes
         out += "; short rows in lanes: " + std::to_string(st.kernel.plan.width) + " rows of " + std::to_string(rs.row_lane_length) +
                " a work-item, a lane each, read in vectors and turned into lanes";
       } else if (rs.rows_per_group > 1)

@@ -102,7 +102,7 @@ struct DeviceTuning {
   // one) take the lanes form (codegen ReduceSpec::row_lanes: a vector's lanes
   // are rows) on a device that gives each row one work-item (row_items_cap 1:
   // CPUs; not GPUs, FUSECL_ROW_LANES=0 on a CPU, to compare); so do lone
-  // reductions over such rows (scheduler.cpp's rows_in_lanes).
+  // reductions over such rows (lane_rows.cpp's rows_in_lanes).
   bool row_lanes = false;
   // Row kernels: the fan-in of their two-level combine, 0 for a binary tree (FUSECL_ROW_FANIN).
   int row_fanin = 16;
@@ -202,7 +202,7 @@ struct DeviceTuning {
   // NVIDIA's driver does not offer).
   int row_warp = 0;
   // GPUs: reductions over short rows along the last axes in lanes (codegen
-  // ReduceSpec::lanes_per_row, scheduler.cpp's lanes_for_rows says where);
+  // ReduceSpec::lanes_per_row, lane_rows.cpp's lanes_for_rows says where);
   // FUSECL_LANE_ROWS=0: never, to compare.
   bool lane_rows = false;
   // GPUs: row kernels held element by element stage their rows' loads and
@@ -368,7 +368,7 @@ ScheduledKernel plan_row(std::span<const NodePtr> roots, const std::vector<const
 /// registers (schedule.cpp's schedule_in_registers).
 std::int64_t longest_row(const DeviceTuning& tuning, std::uint64_t bytes_per_element);
 
-/// The work-group of a CPU's rows in lanes (plan_row_lanes, scheduler.cpp's
+/// The work-group of a CPU's rows in lanes (plan_row_lanes, lane_rows.cpp's
 /// rows_in_lanes), `vectors` work-items in all, a vector of rows each: as
 /// many as the device's group size allows, enough to amortize a group, but
 /// halved while the groups would not fill target_groups.

@@ -1,5 +1,5 @@
 // Reductions over short rows in lanes (codegen ReduceSpec::lanes_per_row,
-// scheduler.cpp's lanes_for_rows, render_lane_rows.cpp): a row's vectors
+// lane_rows.cpp's lanes_for_rows, render_lane_rows.cpp): a row's vectors
 // spread over a few neighbouring work-items, each work-item several rows.
 // The layout is a GPU's, set on any device's tuning; the kernels run on the
 // device at hand, the row's lanes meeting through warp shuffles where it has

@@ -1,5 +1,5 @@
 // Reductions over short rows on a CPU, a lane a row (codegen ReduceSpec::
-// row_lanes with ThreadPerOutput; scheduler.cpp's rows_in_lanes): a
+// row_lanes with ThreadPerOutput; lane_rows.cpp's rows_in_lanes): a
 // work-item's W neighbouring rows loaded as vectors and turned into lanes,
 // each lane folding its row in order. The results must be those of a
 // work-item a row in scalars (the same operations on the same values) bit
