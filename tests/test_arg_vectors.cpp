@@ -28,7 +28,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <vector>
 
 using namespace fusecl;
@@ -74,26 +73,6 @@ void check_rows(const std::vector<T>& h, std::int64_t rows, std::int64_t m, bool
       REQUIRE_EACH(got[r] == want[r], "row " << r);
     }
   }
-}
-
-// Floats of few distinct values (ties everywhere), with NaN, inf, -inf, -0
-// planted at row-dependent positions (so in different lanes), some rows
-// with two NaNs (the first wins) or one only in the tail.
-std::vector<float> planted_floats(std::int64_t rows, std::int64_t m, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<float> h(std::size_t(rows * m));
-  for (auto& v : h) v = float(std::int64_t(rng() % 7) - 3);
-  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  auto at = [&](std::int64_t r, std::int64_t k) -> float& { return h[std::size_t(r * m + k % m)]; };
-  for (std::int64_t r = 0; r < rows; ++r) {
-    if (r % 5 == 1) at(r, r * 7 + 3) = inf;
-    if (r % 5 == 2) at(r, r * 11 + 1) = -inf;
-    if (r % 7 == 3) at(r, r * 13) = nan;
-    if (r % 7 == 4) at(r, r * 3 + 5) = nan, at(r, r * 5 + 2) = nan;
-    if (r % 9 == 6) at(r, m - 1) = nan;  // in the tail where m leaves one
-    if (r % 4 == 0) at(r, r) = -0.0f, at(r, r + 9) = 0.0f;
-  }
-  return h;
 }
 
 }  // namespace

@@ -26,7 +26,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <vector>
 
 using namespace fusecl;
@@ -66,32 +65,6 @@ void check_rows(const std::vector<T>& h, std::int64_t rows, std::int64_t m, bool
   }
 }
 
-// Few distinct values (ties), with NaN, inf, -inf, -0 planted at
-// row-dependent places; some rows with two NaN (the first wins), one only
-// in the last place, all -inf, all NaN, or one value throughout.
-template <class F>
-std::vector<F> planted(std::int64_t rows, std::int64_t m, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<F> h(std::size_t(rows * m));
-  for (auto& v : h) v = F(std::int64_t(rng() % 7) - 3);
-  const F nan = std::numeric_limits<F>::quiet_NaN(), inf = std::numeric_limits<F>::infinity();
-  auto at = [&](std::int64_t r, std::int64_t k) -> F& { return h[std::size_t(r * m + k % m)]; };
-  for (std::int64_t r = 0; r < rows; ++r) {
-    if (r % 5 == 1) at(r, r * 7 + 3) = inf;
-    if (r % 5 == 2) at(r, r * 11 + 1) = -inf;
-    if (r % 7 == 3) at(r, r * 13) = nan;
-    if (r % 7 == 4) at(r, r * 3 + 5) = nan, at(r, r * 5 + 2) = nan;
-    if (r % 9 == 6) at(r, m - 1) = nan;
-    if (r % 4 == 0) at(r, r) = -0.0f, at(r, r + 9) = 0.0f;
-    for (std::int64_t k = 0; k < m; ++k) {
-      if (r % 11 == 8) at(r, k) = -inf;
-      if (r % 13 == 9) at(r, k) = nan;
-      if (r % 17 == 10) at(r, k) = F(2);
-    }
-  }
-  return h;
-}
-
 }  // namespace
 
 TEST_CASE("argmin and argmax over short rows in lanes: float32 and float64, NaN, ties, every lane count", "[reduce][arg][lane_rows]") {
@@ -104,12 +77,12 @@ TEST_CASE("argmin and argmax over short rows in lanes: float32 and float64, NaN,
     for (const std::int64_t m : {4, 10, 14, 17, 21, 24, 31, 32, 44, 100, 132, 256, 1000, 1024})
       for (const std::int64_t rows : {7, 1001}) {
         const std::uint64_t seed = 0x5a + std::uint64_t(m * 31 + rows);
-        check_rows(planted<float>(rows, m, seed), rows, m, m <= 1020, t);
+        check_rows(planted_floats<float>(rows, m, seed), rows, m, m <= 1020, t);
       }
     // Doubles in vectors of 2: rows of up to 510.
     for (const std::int64_t m : {4, 6, 10, 17, 24, 68, 130, 510, 512})
       for (const std::int64_t rows : {7, 1001})
-        if (fp64) check_rows(planted<double>(rows, m, 0x5b + std::uint64_t(m * 31 + rows)), rows, m, m <= 510, t);
+        if (fp64) check_rows(planted_floats<double>(rows, m, 0x5b + std::uint64_t(m * 31 + rows)), rows, m, m <= 510, t);
   }
 }
 
@@ -169,7 +142,7 @@ TEST_CASE("argmin and argmax over short rows in lanes: a fused body, a view", "[
   // argmax / argmin of x * 2 - y over rows of 32, y one row broadcast down
   // the rows: the values stay exact, so the host computes them alike.
   const std::int64_t rows = 999, m = 32;
-  const auto hx = planted<float>(rows, m, 0x91);
+  const auto hx = planted_floats<float>(rows, m, 0x91);
   std::vector<float> hy(static_cast<std::size_t>(m)), he(hx.size());
   for (std::size_t k = 0; k < hy.size(); ++k) hy[k] = k % 3 == 0 ? -1.0f : 1.0f;
   for (std::size_t i = 0; i < hx.size(); ++i) he[i] = hx[i] * 2.0f - hy[i % std::size_t(m)];

@@ -1,7 +1,8 @@
 // Values of every dtype for the arg-reduction tests (test_arg_vectors.cpp
 // over rows, test_column_args.cpp down columns), and the host's answer:
 // from one spread of int64 values, integers of every size with ties and
-// float64 with few distinct values. Each test plants the extremes, NaN and
+// float64 with few distinct values; floats of few values with NaN and the
+// infinities planted row by row. Each test plants the extremes, NaN and
 // infinities where its layout puts them in different lanes.
 #pragma once
 
@@ -10,6 +11,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <random>
 #include <type_traits>
 #include <vector>
 
@@ -44,6 +47,34 @@ inline ArgValues arg_values(std::size_t n, std::uint64_t seed) {
     v.f64[i] = double(s[i] / 1000) / 8.0;
   }
   return v;
+}
+
+/// Floats (float or double) of few distinct values (ties everywhere), rows
+/// of m, with NaN, inf, -inf and -0 planted at row-dependent places (so in
+/// different lanes of a vector from row to row); some rows with two NaN (the
+/// first wins), one only in the last place, all -inf, all NaN, or one value
+/// throughout.
+template <class F = float>
+std::vector<F> planted_floats(std::int64_t rows, std::int64_t m, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<F> h(std::size_t(rows * m));
+  for (auto& v : h) v = F(std::int64_t(rng() % 7) - 3);
+  const F nan = std::numeric_limits<F>::quiet_NaN(), inf = std::numeric_limits<F>::infinity();
+  auto at = [&](std::int64_t r, std::int64_t k) -> F& { return h[std::size_t(r * m + k % m)]; };
+  for (std::int64_t r = 0; r < rows; ++r) {
+    if (r % 5 == 1) at(r, r * 7 + 3) = inf;
+    if (r % 5 == 2) at(r, r * 11 + 1) = -inf;
+    if (r % 7 == 3) at(r, r * 13) = nan;
+    if (r % 7 == 4) at(r, r * 3 + 5) = nan, at(r, r * 5 + 2) = nan;
+    if (r % 9 == 6) at(r, m - 1) = nan;  // in the tail where m leaves one
+    if (r % 4 == 0) at(r, r) = F(-0.0), at(r, r + 9) = F(0.0);
+    for (std::int64_t k = 0; k < m; ++k) {
+      if (r % 11 == 8) at(r, k) = -inf;
+      if (r % 13 == 9) at(r, k) = nan;
+      if (r % 17 == 10) at(r, k) = F(2);
+    }
+  }
+  return h;
 }
 
 /// The host's answer for values h in C order of shape (A, M, B), along M:
