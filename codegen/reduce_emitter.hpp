@@ -121,5 +121,11 @@ std::string arg_better(const ReduceSpec& rs, HelperSet& helpers);
 std::string arg_takes(const ReduceEmitter& e, const std::string& v, const std::string& acc);
 std::string arg_better_mask(const ReduceEmitter& e, const std::string& x, const std::string& ix, const std::string& y,
                             const std::string& iy);
+/// A vector of W lanes `a` with its indices `ia` met in halves down to two
+/// lanes (better()'s order lane by lane: a lane with no element loses, NaN
+/// wins, the lower index settles ties): one block opened at `ind` a level
+/// (W / 2 down to 2; the caller closes them after taking the last two
+/// lanes), a and ia renamed to the last level's.
+std::string arg_halves(const ReduceEmitter& e, int W, const std::string& ind, std::string& a, std::string& ia);
 
 }  // namespace fusecl::codegen

@@ -230,18 +230,10 @@ std::string arg_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
       if (j + 1 < f.V) return s;
       // The vector's lanes in halves, then the last two through better().
       std::string a = "w_", ia = "iw_";
-      for (int w = f.W / 2; w >= 2; w /= 2) {
-        const std::string ws = std::to_string(w), T = cl_type(rs.acc, w), I = arg_index_type(rs, w);
-        const std::string x = "x" + ws + "_", y = "y" + ws + "_", ix = "ix" + ws + "_", iy = "iy" + ws + "_", t = "t" + ws + "_";
-        s += "      const " + T + " " + x + " = " + a + ".lo, " + y + " = " + a + ".hi;\n";
-        s += "      const " + I + " " + ix + " = " + ia + ".lo, " + iy + " = " + ia + ".hi;\n";
-        s += "      const " + I + " " + t + " = " + arg_better_mask(e, x, ix, y, iy) + ";\n";
-        a = "c" + ws + "_", ia = "ic" + ws + "_";
-        s += "      const " + T + " " + a + " = select(" + x + ", " + y + ", " + t + ");\n      const " + I + " " + ia + " = select(" + ix + ", " +
-             iy + ", " + t + ");\n";
-      }
+      s += arg_halves(e, f.W, "      ", a, ia);
       for (int l = 0; l < std::min(f.W, 2); ++l)
         s += "      " + take(xs[std::size_t(kk)], is[std::size_t(kk)], f.W > 1 ? a + lane(l) : a, "(long)" + (f.W > 1 ? ia + lane(l) : ia)) + "\n";
+      for (int w = f.W / 2; w >= 2; w /= 2) s += "      }\n";
       return s;
     };
     b += load_row(plan, f, h, k, "    " + AW + " w_;\n    " + IW + " iw_;\n", fold);

@@ -54,6 +54,20 @@ std::string arg_better_mask(const ReduceEmitter& e, const std::string& x, const 
 
 std::string arg_index_type(const ReduceSpec& rs, int W) { return cl_type(size_of(rs.acc) == 8 ? DType::Int64 : DType::Int32, W); }
 
+std::string arg_halves(const ReduceEmitter& e, int W, const std::string& ind, std::string& a, std::string& ia) {
+  std::string b;
+  for (int w = W / 2; w >= 2; w /= 2) {
+    const std::string ws = std::to_string(w), T = cl_type(e.rs.acc, w), I = arg_index_type(e.rs, w);
+    const std::string x = "a" + ws + "_", y = "b" + ws + "_", ix = "ia" + ws + "_", iy = "ib" + ws + "_", t = "t" + ws + "_";
+    b += ind + "{\n" + ind + "  const " + T + " " + x + " = " + a + ".lo, " + y + " = " + a + ".hi;\n";
+    b += ind + "  const " + I + " " + ix + " = " + ia + ".lo, " + iy + " = " + ia + ".hi;\n";
+    b += ind + "  const " + I + " " + t + " = " + arg_better_mask(e, x, ix, y, iy) + ";\n";
+    a = "c" + ws + "_", ia = "ic" + ws + "_";
+    b += ind + "  " + T + " " + a + " = select(" + x + ", " + y + ", " + t + ");\n" + ind + "  " + I + " " + ia + " = select(" + ix + ", " + iy + ", " + t + ");\n";
+  }
+  return b;
+}
+
 namespace {
 
 // The elements of a GroupPerOutput work-item's range past its last whole
@@ -152,19 +166,9 @@ std::string arg_vectors(const ReduceEmitter& e, const std::string& L, const std:
   std::string last = "      const " + IW + " t_ = ((idxv < 0) | " + arg_takes(e, "x_", "accv") + ") & k_;\n";
   last += "      accv = select(accv, x_, t_);\n      idxv = select(idxv, (" + IW + ")(r_end - " + Ws + ") + " + iota + "), t_);\n";
   b += overlap_step(e, last);
-  // The lanes meet in halves, in vectors (better()'s order lane by lane:
-  // a lane with no element loses, NaN wins, the lower index settles ties),
-  // then the last two through better().
+  // The lanes meet in halves, then the last two through better().
   std::string a = "accv", ia = "idxv";
-  for (int w = W / 2; w >= 2; w /= 2) {
-    const std::string ws = std::to_string(w), T = cl_type(e.rs.acc, w), I = arg_index_type(e.rs, w);
-    const std::string x = "a" + ws + "_", y = "b" + ws + "_", ix = "ia" + ws + "_", iy = "ib" + ws + "_", t = "t" + ws + "_";
-    b += "    {\n      const " + T + " " + x + " = " + a + ".lo, " + y + " = " + a + ".hi;\n";
-    b += "      const " + I + " " + ix + " = " + ia + ".lo, " + iy + " = " + ia + ".hi;\n";
-    b += "      const " + I + " " + t + " = " + arg_better_mask(e, x, ix, y, iy) + ";\n";
-    a = "c" + ws + "_", ia = "ic" + ws + "_";
-    b += "      " + T + " " + a + " = select(" + x + ", " + y + ", " + t + ");\n      " + I + " " + ia + " = select(" + ix + ", " + iy + ", " + t + ");\n";
-  }
+  b += arg_halves(e, W, "    ", a, ia);
   for (int j = 0; j < 2; ++j)
     b += "    if (" + e.better + "(acc, idx, " + a + lane(j) + ", (long)" + ia + lane(j) + ")) { acc = " + a + lane(j) + "; idx = " + ia + lane(j) + "; }\n";
   for (int w = W / 2; w >= 2; w /= 2) b += "    }\n";
