@@ -33,6 +33,7 @@ def expression(torch, name):
         "min": lambda x, a: torch.amin(x, a, keepdim=True),
         "sum": lambda x, a: torch.sum(x, a, keepdim=True),
         "var": lambda x, a: torch.var(x, a, unbiased=False, keepdim=True),
+        "mean_var": lambda x, a: torch.var_mean(x, a, unbiased=False, keepdim=True),
         "logsumexp": logsumexp,
         "sum_exp": lambda x, a: torch.sum(torch.exp(x), a, keepdim=True),
         "normalize": lambda x, a: x / torch.sum(x, a, keepdim=True),

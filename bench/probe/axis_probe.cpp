@@ -12,7 +12,7 @@
 // in [-4, 4), generated on the device. With a dtype other than f32 (f64, i32,
 // i16, i8, u8), x is that array, cast from x * 16 (ints: truncated, so within
 // [-64, 64), u8 within [0, 64)), and the plain reductions and argmax/argmin
-// alone are offered: sum, max, min, var, argmax, argmin, to compare vector widths
+// alone are offered: sum, max, min, var, mean_var (mean and var in one eval), argmax, argmin, to compare vector widths
 // over other sizes of value. Each case is built and evaluated 20
 // times, then the queue is finished; the median of 5 such rounds is the
 // time per call (wall clock, host work included), printed with the kernels
@@ -105,6 +105,8 @@ std::function<void(const Array<T>&, int)> typed_evaluation(const std::string& na
   if (name == "max") return [](const Array<T>& x, int a) { eval(max(x, a, true)); };
   if (name == "min") return [](const Array<T>& x, int a) { eval(min(x, a, true)); };
   if (name == "var") return [](const Array<T>& x, int a) { eval(var(x, a, true)); };
+  // Both of them in one evaluation (one moment kernel where it takes them).
+  if (name == "mean_var") return [](const Array<T>& x, int a) { eval(mean(x, a, true), var(x, a, true)); };
   if (name == "argmax") return [](const Array<T>& x, int a) { eval(argmax(x, a, true)); };
   if (name == "argmin") return [](const Array<T>& x, int a) { eval(argmin(x, a, true)); };
   return {};
