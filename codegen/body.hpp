@@ -151,6 +151,8 @@ std::string reduce_finish(const ReduceSpec& rs, const std::string& acc);
 std::string moment_store(const ReduceSpec& rs, const std::string& ind, const std::string& q, const std::string& s, const std::string& scale = "");
 /// A reduction plan with reduce.moment (render_moment.cpp).
 std::string render_moment(const KernelPlan& plan, const std::string& name);
+/// A moment kernel of a float64 body: blocks met in Chan's update (render_moment_chan.cpp).
+std::string render_moment_chan(const KernelPlan& plan, const std::string& name);
 std::string render_row(const KernelPlan& plan, const std::string& name);
 /// The local memory a row kernel declares: its combine's, a value (in the
 /// column form a vector) per work-item and reduction where a row has several

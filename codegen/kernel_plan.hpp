@@ -103,6 +103,10 @@ constexpr std::int64_t kMomentGroupValues = std::int64_t(1) << 24;
 // 53 - 2 log2(n) bits, 29 here. Longer ranges are summed in blocks of this
 // many (ReduceSpec::moment_blocks).
 constexpr std::int64_t kMomentThreadValues = 4096;
+// The most values of a lane a float64 moment kernel sums around one shift
+// (render_moment_chan.cpp): blocks of this many meet in Chan's update, so
+// that at most about 2 log2(33) of float64's 53 bits are lost in a block.
+constexpr std::int64_t kMomentChanBlock = 32;
 
 /// How a split reduction (two_stage) combines its per-group partial results.
 /// OpenCL 1.2 promises no ordering between work-groups of one launch, so

@@ -1,5 +1,5 @@
 // Moment kernels (ReduceSpec::moment): var or std of a float32 body in one
-// pass over it, and with moment == 2 its mean too, where the graph's
+// pass over it (float64 bodies: render_moment_chan.cpp), and with moment == 2 its mean too, where the graph's
 // two-pass definition (mean, then the mean of squared deviations) reads the
 // input twice and takes two or three kernels more.
 //
@@ -303,6 +303,7 @@ std::string moment_store(const ReduceSpec& rs, const std::string& ind, const std
 
 std::string render_moment(const KernelPlan& plan, const std::string& name) {
   const ReduceSpec& rs = plan.reduce;
+  if (rs.acc == DType::Float64) return render_moment_chan(plan, name);
   HelperSet helpers;
   MomentEmitter e{plan, rs, helpers};
   const int W = plan.width;

@@ -43,7 +43,7 @@ ReductionPair variance_pair(const Node& v, const PendingOutputs* pending) {
   const NodePtr& sq = v.inputs[0];
   if (sq->op != Op::Mul || sq->inputs[0] != sq->inputs[1] || !is_fused(*sq->inputs[0], pending)) return {};
   const Node& d = *sq->inputs[0];
-  if (d.op != Op::Sub || d.dtype != DType::Float32) return {};
+  if (d.op != Op::Sub || (d.dtype != DType::Float32 && d.dtype != DType::Float64)) return {};
   const NodePtr* m = reduction_of_first(d, Op::Mean, v.reduce().axes);
   return m ? ReductionPair{&d.inputs[0], m} : ReductionPair{};
 }

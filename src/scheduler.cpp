@@ -77,7 +77,8 @@ namespace {
 // takes more parts where its range is longer, whatever the device. The
 // scratch holds the partials: arg-reductions' indices, then the values
 // (render_reduce.cpp); a moment's count and three float64s each
-// (render_moment.cpp); softmax's pair's maxima, then sums.
+// (render_moment.cpp), four of a float64 moment (render_moment_chan.cpp);
+// softmax's pair's maxima, then sums.
 void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, bool arg, codegen::SplitFinish finish) {
   auto& rs = b.plan.reduce;
   if (rs.moment && n > 0) g = std::max(g, std::min<std::int64_t>(4096, (m + codegen::kMomentGroupValues - 1) / codegen::kMomentGroupValues));
@@ -85,7 +86,7 @@ void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, b
   if (rs.two_stage) rs.finish = finish;
   b.args.groups = g;
   if (rs.two_stage)
-    b.args.scratch_bytes = rs.moment  ? std::size_t(n * g * 32)
+    b.args.scratch_bytes = rs.moment  ? std::size_t(n * g * (rs.acc == DType::Float64 ? 40 : 32))
                            : rs.online ? std::size_t(2 * n * g * size_of(rs.acc))
                                        : std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
 }
@@ -198,6 +199,7 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   // work-item per column walking down it (NumPy 24). With pair kernels off
   // a GPU keeps its earlier forms (a work-item per output, or two passes).
   const bool gpu_moment = rs.moment && tuning.row_items_cap > 1;
+  if (rs.moment && rs.acc == DType::Float64) return false;  // no column form of render_moment_chan.cpp's
   // argmin / argmax: each lane its output's best value and that value's
   // row, in ints of the value's size where the rows' indices fit them
   // (render_reduce.cpp's column_block). As a work-item per output down its
@@ -429,11 +431,17 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
 std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, const Node* mean, const DeviceTuning& tuning,
                                            const PendingOutputs* pending) {
   DeviceTuning t = tuning;  // the width rule applies to the loads; moment_width caps it (scheduler.hpp says why)
-  t.vector_bytes = std::min(t.vector_bytes, 4 * std::max(1, tuning.moment_width));
+  const bool f64 = x->dtype == DType::Float64;
+  t.vector_bytes = std::min(t.vector_bytes, (f64 ? 8 : 4) * std::max(1, tuning.moment_width));
   auto k = plan_reduction(var, x, mean ? 2 : 1, mean, false, t, pending);
+  const auto& rs = k.plan.reduce;
+  // A float64 body's kernel (render_moment_chan.cpp) a group an output, or
+  // a work-item a short row; down columns, two passes.
+  if (f64 && (rs.strategy == codegen::ReduceStrategy::ColumnBlock ||
+              (rs.strategy == codegen::ReduceStrategy::ThreadPerOutput && k.args.reduce_count > 16)))
+    return std::nullopt;
   // Column blocks: in vectors of whole outputs with pair kernels on
   // (column_vectors says why); the scalar blocks are declined.
-  const auto& rs = k.plan.reduce;
   const bool whole = k.plan.ndim > 0 || k.args.count % k.plan.width == 0;
   if (rs.strategy == codegen::ReduceStrategy::ColumnBlock && !(rs.kept_inner && tuning.pair_kernels && whole)) return std::nullopt;
   return k;
