@@ -32,10 +32,12 @@
 // (NumPy: inf).
 //
 // The forms: a work-group per output (split over groups, the last group or
-// a second kernel combining their partials), and a work-item per output.
+// a second kernel combining their partials; a row's work-items met through
+// warp shuffles where the device has them), and a work-item per output.
 // Column blocks and rows in lanes decline float64 moments (plan_moment):
 // those take the two passes.
 #include "codegen/body.hpp"
+#include "codegen/warp_shuffle.hpp"
 
 #include <stdexcept>
 
@@ -43,11 +45,15 @@ namespace fusecl::codegen {
 
 namespace {
 
-// (n, m, q) += (nb, mb, qb): Chan's update; nothing where nb is 0.
+// (n, m, q) += (nb, mb, qb): Chan's update; nothing where nb is 0. Equal
+// counts (a tree's work-items, but for a range's last) take f = 1/2 without
+// the division, a routine of a dozen instructions on GPUs.
 const char* k_chan_merge = R"(static inline void fcl_chan_merge(long* n, double* m, double* q, const long nb, const double mb, const double qb) {
   if (nb == 0) return;
   const long t = *n + nb;
-  const double f = (double)nb / (double)t, d = mb - *m;
+  double f = 0.5;
+  if (nb != *n) f = (double)nb / (double)t;
+  const double d = mb - *m;
   *q += qb + d * d * ((double)*n * f);
   *m += d * f;
   *n = t;
@@ -73,6 +79,9 @@ struct ChanEmitter {
   // Block sums a_, b_ of nb_ values around shift s_ (scalars or vectors)
   // merged into (cn, cm, cq) lane by lane: the block's mean relative to x0
   // and its M2, clamped below 0 (rounding; NaN stays NaN).
+  // (The first block taken as it is, without f_'s division, cost a
+  // split var of 2^26 doubles on an H100 224 us against 203, over rows of 16
+  // 223 against 213: bench/RESULTS.md, fifty-ninth session.)
   static std::string block_merge(const std::string& ind, const std::string& T, int W) {
     std::string b = ind + "{\n" + ind + "  const double nd = (double)nb_, i_ = 1.0 / nd, f_ = nd / (double)(cn + nb_), g_ = (double)cn * f_;\n";
     b += ind + "  const " + T + " mb = (s_ - x0v) + a_ * i_, t_ = b_ - a_ * (a_ * i_), dl = mb - cm;\n";
@@ -128,12 +137,20 @@ struct ChanEmitter {
     b += "        bs_ += x_;\n      }\n";
     b += block_merge("      ", T, W) + compensated_add("      ", "vs", "vc", "bs_", W) + "    }\n";
     if (W > 1) {
+      // The lanes hold cn values each: their mean is the lanes' means'
+      // (1 / W exact), M2 theirs and cn times their means' squared spread.
+      std::string sm, sq;
       for (int j = 0; j < W; ++j) {
-        b += "    " + merge + "(&n_, &m_, &q_, cn, cm" + lane(j) + ", cq" + lane(j) + ");\n";
+        sm += (j ? " + cm" : "cm") + lane(j);
+        sq += (j ? " + cq" : "cq") + lane(j);
         b += "    ss += vs" + lane(j) + " - vc" + lane(j) + ";\n";
       }
+      b += "    if (cn > 0) {\n      n_ = cn * " + Ws + ";\n      m_ = (" + sm + ") * (1.0 / " + Ws + ");\n";
+      b += "      const " + T + " e_ = cm - (" + T + ")(m_);\n      q_ = (" + sq + ") + (double)cn * (";
+      for (int j = 0; j < W; ++j) b += (j ? " + e_" : "e_") + lane(j) + " * e_" + lane(j);
+      b += ");\n    }\n";
     } else {
-      b += "    " + merge + "(&n_, &m_, &q_, cn, cm, cq);\n    ss += vs - vc;\n";
+      b += "    n_ = cn;\n    m_ = cm;\n    q_ = cq;\n    ss += vs - vc;\n";
     }
     // The values past the last whole vector: the vector ending the range,
     // its new lanes one by one (overlap_block), else the scalar loop.
@@ -153,9 +170,14 @@ struct ChanEmitter {
     return "{ const double x_ = (double)" + value + ", d_ = (x_ - x0) - m_; n_ += 1; m_ += d_ / (double)n_; q_ += d_ * ((x_ - x0) - m_); ss += x_; }";
   }
 
-  // The group's (n_, m_, q_, ss) met in local memory into element 0: Chan's
-  // update a level (NVIDIA's warp shuffles are not used here).
+  // The group's (n_, m_, q_, ss) met into element 0 of (shn, shm, shq,
+  // shs): Chan's update a level, in local memory, or through NVIDIA warps'
+  // shuffles (ReduceSpec::row_warp) down to each warp's first lane, which
+  // lid 0 then meets in order after one barrier. On an H100, var of 2^26
+  // doubles over rows of 1024 / 512 / 64 took 190 / 197 / 214 us so against
+  // 199 / 204 / 225 in local memory (fifty-ninth session).
   std::string tree(const std::string& ind) const {
+    if (rs.row_warp > 0) return warp_tree(ind);
     std::string s = ind + "shn[lid] = n_; shm[lid] = m_; shq[lid] = q_; shs[lid] = ss;\n" + ind + "barrier(CLK_LOCAL_MEM_FENCE);\n";
     s += ind + "for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n";
     s += ind + "  if (lid < s_) {\n";
@@ -164,6 +186,25 @@ struct ChanEmitter {
     s += ind + "    shn[lid] = n2; shm[lid] = m2; shq[lid] = q2; shs[lid] += shs[lid + s_];\n";
     s += ind + "  }\n" + ind + "  barrier(CLK_LOCAL_MEM_FENCE);\n" + ind + "}\n";
     return s;
+  }
+
+  std::string warp_tree(const std::string& ind) const {
+    const int T = group_row_items(rs), Wp = rs.row_warp, lanes = std::min(T, Wp), warps = T / lanes;
+    std::string s;
+    for (int d = lanes / 2; d > 0; d /= 2) {
+      const std::string ds = std::to_string(d) + "u";
+      s += ind + "{\n" + ind + "  " + shuffle_down(helpers, DType::Int64, "const long n2 =", "n_", ds) + "\n";
+      s += ind + "  " + shuffle_down(helpers, DType::Float64, "const double m2 =", "m_", ds) + "\n";
+      s += ind + "  " + shuffle_down(helpers, DType::Float64, "const double q2 =", "q_", ds) + "\n";
+      s += ind + "  " + shuffle_down(helpers, DType::Float64, "ss +=", "ss", ds) + "\n";
+      s += ind + "  " + merge + "(&n_, &m_, &q_, n2, m2, q2);\n" + ind + "}\n";
+    }
+    if (warps == 1) return s + ind + "if (lid == 0) { shn[0] = n_; shm[0] = m_; shq[0] = q_; shs[0] = ss; }\n";
+    s += ind + "if ((lid & " + std::to_string(Wp - 1) + ") == 0) { const int w_ = lid / " + std::to_string(Wp) +
+         "; shn[w_] = n_; shm[w_] = m_; shq[w_] = q_; shs[w_] = ss; }\n" + ind + "barrier(CLK_LOCAL_MEM_FENCE);\n";
+    s += ind + "if (lid == 0) {\n" + ind + "  for (int w_ = 1; w_ < " + std::to_string(warps) + "; ++w_) {\n";
+    s += ind + "    " + merge + "(&n_, &m_, &q_, shn[w_], shm[w_], shq[w_]);\n" + ind + "    ss += shs[w_];\n" + ind + "  }\n";
+    return s + ind + "  shn[0] = n_; shm[0] = m_; shq[0] = q_; shs[0] = ss;\n" + ind + "}\n";
   }
 
   static std::string locals(const ReduceSpec& rs) {

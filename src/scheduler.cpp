@@ -126,7 +126,12 @@ void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const
   int T = 1;
   if (tuning.row_items_cap > 1) {
     T = L;
-    while (T > 1 && T * kSharedRowElements > m) T /= 2;
+    // A float64 moment's work-items over rows of 128 or more hold 32 values
+    // each: on an H100, var of 2^26 doubles over rows of 128 / 256 took 203
+    // / 198 us so against 213 / 216 with 16, but over rows of 32 232
+    // against 217 (fifty-ninth session).
+    const std::int64_t per = rs.moment && rs.acc == DType::Float64 && m >= 128 ? 32 : kSharedRowElements;
+    while (T > 1 && T * per > m) T /= 2;
     if (T > 32 || (T == 32 && tuning.row_warp != 32)) return;
   }
   int R = L / T;
@@ -386,7 +391,12 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     b.plan.aligned = (m % b.plan.width == 0 || n == 1) && vector_loads_aligned(b.plan, b.args);
     // Short rows: a smaller group, so the tree in local memory does not dominate.
     int local = L;
-    while (local > 32 && std::int64_t(local) * b.plan.width * 8 > m) local /= 2;
+    // A float64 moment's at least 32 vectors a work-item (its Chan's
+    // updates cost divisions a work-item): on an H100, var of 2^26 doubles
+    // over rows of 1024 / 2048 / 8192 took 183 / 183 / 191 us so against
+    // 197 / 210 / 201 with 8 (fifty-ninth session).
+    const std::int64_t per_item = rs.moment && rs.acc == DType::Float64 ? 32 : 8;
+    while (local > 32 && std::int64_t(local) * b.plan.width * per_item > m) local /= 2;
     rs.local_size = std::uint16_t(local);
     std::int64_t g = 1;
     if (n > 0 && n < tuning.target_groups) {  // n == 0: no outputs, nothing is launched
@@ -436,8 +446,14 @@ std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, co
   auto k = plan_reduction(var, x, mean ? 2 : 1, mean, false, t, pending);
   const auto& rs = k.plan.reduce;
   // A float64 body's kernel (render_moment_chan.cpp) a group an output, or
-  // a work-item a short row; down columns, two passes.
-  if (f64 && (rs.strategy == codegen::ReduceStrategy::ColumnBlock ||
+  // a work-item a short row; down columns, two passes. A CPU's rows of 16
+  // (two vectors a work-item, vector_short_rows) too: on the 2-core PoCL
+  // machine, var / mean and var of 2^22 doubles over rows of 16 took 2299 /
+  // 2571 us in one pass against 2072 / 2196 in two (a work-item a row in
+  // scalars: 2549 / 2654), while rows of 4 / 12 / 64 / 1024 took 3818 /
+  // 2843 / 810 / 506 against 4922 / 9358 / 1420 / 1418 (fifty-ninth session).
+  const bool cpu_vector_rows = tuning.row_items_cap == 1 && rs.rows_per_group > 1 && k.args.reduce_count <= 16;
+  if (f64 && (rs.strategy == codegen::ReduceStrategy::ColumnBlock || cpu_vector_rows ||
               (rs.strategy == codegen::ReduceStrategy::ThreadPerOutput && k.args.reduce_count > 16)))
     return std::nullopt;
   // Column blocks: in vectors of whole outputs with pair kernels on

@@ -156,6 +156,20 @@ TEST_CASE("float64 var and std in one pass: kernel counts", "[reduce][moments][f
   reset_stats();
   (void)var(i, 1).to_host();
   CHECK(stats().kernels_launched == 1);
+  // A GPU's layout: a row's work-items meet through warp shuffles (the GPU
+  // suite runs them; a device that refuses the PTX builds the plan without).
+  for (const std::int64_t len : {64, 1000, 5000}) {
+    INFO("a GPU's rows of " << len);
+    const auto v = var(from_host(rows_of(64, len, 1.0, 1.0, false, 5), {64, len}), 1);
+    const auto planned = schedule_with(v, gpu_tuning(v, codegen::SplitFinish::SecondKernel));
+    REQUIRE(planned.kernel_count() == 1);
+    const auto& plan = planned.steps[0].kernel.plan;
+    CHECK(plan.reduce.moment == 1);
+    CHECK(int(plan.reduce.row_warp) == 32);
+    const std::string text = codegen::render(plan, "k");
+    CHECK(text.find("fcl_chan_merge(&n_, &m_, &q_, n2, m2, q2)") != std::string::npos);
+    CHECK(text.find("shq[lid + s_]") == std::string::npos);  // no tree in local memory
+  }
   // Down the columns of a wide array: two passes in vectors (no column form).
   const auto c = from_host(rows_of(512, 512, 1.0, 1.0, false, 4), {512, 512});
   reset_stats();
