@@ -22,8 +22,8 @@
 //
 // NumPy's two passes (the mean, then the pairwise sum of squared
 // deviations) are exact to a few ulp; this is within a few ulp of them on
-// ordinary data (the tests: long double's two passes, outliers first and
-// data far from zero). A division per block and per meeting, none per
+// ordinary data and data far from zero, and within 40 where an outlier is
+// a block's shift (the tests: against long double's two passes). A division per block and per meeting, none per
 // element. The mean output is the values' sum over n, the sum's blocks
 // added with Kahan's compensation: within a few ulps of the sum of |x|, as
 // the mean kernel's (x0 + the mean's offset errs with |x0 - mean|). NaN
@@ -33,9 +33,10 @@
 //
 // The forms: a work-group per output (split over groups, the last group or
 // a second kernel combining their partials; a row's work-items met through
-// warp shuffles where the device has them), and a work-item per output.
-// Column blocks and rows in lanes decline float64 moments (plan_moment):
-// those take the two passes.
+// warp shuffles where the device has them), a work-item per output, and
+// column blocks in vectors (a lane a column). Rows in lanes and column
+// blocks in scalars decline float64 moments (plan_moment): those take the
+// two passes.
 #include "codegen/body.hpp"
 #include "codegen/warp_shuffle.hpp"
 
@@ -207,6 +208,68 @@ struct ChanEmitter {
     return s + ind + "  shn[0] = n_; shm[0] = m_; shq[0] = q_; shs[0] = ss;\n" + ind + "}\n";
   }
 
+  // ColumnBlock in vectors (ReduceSpec::kept_inner): each lane a column,
+  // each work-item its rows ly, ly + R, ... in blocks of kMomentChanBlock
+  // (every lane of a work-item counts the same rows), the R work-items
+  // down a column met in local memory by Chan's update, lane by lane.
+  // Partials at part * n + o (combine_plan's thread_combine). n is a
+  // multiple of the width (the scheduler's rule).
+  std::string column_sums() const {
+    const int W = plan.width;
+    const ColumnGroup g = column_group(rs);
+    const std::string Ws = std::to_string(W), T = "double" + Ws, B = std::to_string(g.across), R = std::to_string(g.rows),
+                      S = std::to_string(g.across * g.rows), K = std::to_string(kMomentChanBlock);
+    const int reduced = plan.ndim - rs.kept_dims;
+    std::string b = column_block_prologue(plan);
+    if (g.rows > 1) b += "  __local long shn[" + S + "];\n  __local " + T + " shm[" + S + "], shq[" + S + "], shs[" + S + "];\n";
+    b += "  " + T + " x0v = (" + T + ")(0), cm = x0v, cq = x0v, vs = x0v, vc = x0v;\n  long cn = 0;\n";
+    b += "  if (o < n) {\n" + emit_coordinates(plan, "o", "    ", reduced, plan.ndim);
+    b += "    if (m > 0) {\n      const long p = o;\n" + emit_coordinates(plan, "0", "      ", 0, reduced) +
+         emit_body(plan, W, "p", "      ", helpers) + "      x0v = convert_" + T + "(" + v + ");\n    }\n";
+    b += "    for (long r0 = r_begin + ly; r0 < r_end; r0 += " + R + " * " + K + ") {\n";
+    b += "      const long r1 = min(r_end, r0 + " + R + " * " + K + "), nb_ = (r1 - r0 + " + R + " - 1) / " + R + ";\n";
+    b += "      " + T + " s_ = (" + T + ")(0), a_ = s_, b_ = s_, bs_ = s_;\n";
+    b += "      for (long r = r0; r < r1; r += " + R + ") {\n        const long p = r * n + o;\n";
+    b += emit_coordinates(plan, "r", "        ", 0, reduced) + emit_body(plan, W, "p", "        ", helpers);
+    b += "        const " + T + " x_ = convert_" + T + "(" + v + ");\n        if (r == r0) s_ = x_;\n";
+    b += "        const " + T + " d_ = x_ - s_;\n        a_ += d_;\n        b_ = fma(d_, d_, b_);\n        bs_ += x_;\n      }\n";
+    b += block_merge("      ", T, W) + compensated_add("      ", "vs", "vc", "bs_", W) + "    }\n  }\n";
+    b += "  vs -= vc;\n";
+    if (g.rows > 1) {  // every work-item reaches every barrier
+      const std::string other = "at + s_ * " + B;
+      b += "  const int at = ly * " + B + " + lx;\n  shn[at] = cn; shm[at] = cm; shq[at] = cq; shs[at] = vs;\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
+      b += "  for (int s_ = " + R + " / 2; s_ > 0; s_ >>= 1) {\n    if (ly < s_ && shn[" + other + "] > 0) {\n";
+      b += "      const long na = shn[at], nb = shn[" + other + "], t = na + nb;\n";
+      b += "      const double f_ = nb == na ? 0.5 : (double)nb / (double)t, g_ = (double)na * f_;\n";
+      b += "      const " + T + " dl = shm[" + other + "] - shm[at];\n";
+      b += "      shq[at] += shq[" + other + "] + dl * dl * g_;\n      shm[at] += dl * f_;\n      shn[at] = t;\n";
+      b += "      shs[at] += shs[" + other + "];\n    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
+      b += "  cn = shn[lx]; cm = shm[lx]; cq = shq[lx]; vs = shs[lx];\n";
+    }
+    b += "  if (ly == 0 && o < n) {\n";
+    if (!rs.two_stage) {
+      std::string var = "select(cq, (" + T + ")(INFINITY), isnan(cq) & isfinite(vs)) / s" + std::to_string(rs.divisor);
+      if (rs.post_sqrt) var = "sqrt(" + var + ")";
+      b += "    vstore" + Ws + "(" + var + ", 0, out0 + o);\n";
+      if (mean) b += "    vstore" + Ws + "(vs / s" + std::to_string(rs.divisor + 1) + ", 0, out1 + o);\n";
+      return b + "  }\n";
+    }
+    b += partial_pointers() + "    const long at_ = part * n + o;\n";
+    b += "    vstore" + Ws + "((long" + Ws + ")(cn), 0, pn + at_);\n    vstore" + Ws + "(cm, 0, pm + at_);\n";
+    b += "    vstore" + Ws + "(cq, 0, pq + at_);\n    vstore" + Ws + "(vs, 0, ps + at_);\n    vstore" + Ws + "(x0v, 0, px + at_);\n";
+    return b + "  }\n";
+  }
+
+  // A work-item per output meeting the partials column_sums left at
+  // part * n + o.
+  std::string thread_combine() const {
+    std::string b = "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + partial_pointers();
+    b += "  const double x0 = px[o];\n  long n_ = 0;\n  double m_ = 0, q_ = 0, ss = 0;\n";
+    b += "  for (long k = 0; k < groups; ++k) {\n    const long at = k * n + o;\n";
+    b += "    " + merge + "(&n_, &m_, &q_, pn[at], pm[at], pq[at]);\n    ss += ps[at];\n  }\n";
+    return b + store("  ", "q_", "ss");
+  }
+
   static std::string locals(const ReduceSpec& rs) {
     return group_local(rs, "long", "shn") + group_local(rs, "double", "shm") + group_local(rs, "double", "shq") +
            group_local(rs, "double", "shs");
@@ -255,9 +318,13 @@ std::string render_moment_chan(const KernelPlan& plan, const std::string& name) 
   auto kernel = [&](const std::string& body, bool group) {
     return reduce_kernel_text(plan, name, sig, helpers, body, group ? rs.local_size : 0);
   };
-  if (rs.strategy == ReduceStrategy::ColumnBlock || rs.row_lanes || rs.lanes_per_row ||
-      (rs.strategy == ReduceStrategy::ThreadPerOutput && rs.combine))
+  if ((rs.strategy == ReduceStrategy::ColumnBlock && !rs.kept_inner) || rs.row_lanes || rs.lanes_per_row)
     throw std::logic_error("internal: no float64 moment kernel of this form (plan_moment declines it)");
+  if (rs.strategy == ReduceStrategy::ThreadPerOutput && rs.combine) return kernel(e.thread_combine(), false);
+  if (rs.strategy == ReduceStrategy::ColumnBlock) {
+    const ColumnGroup g = column_group(rs);
+    return reduce_kernel_text(plan, name, sig, helpers, e.column_sums(), g.across, g.rows);
+  }
 
   const std::string kept = emit_coordinates(plan, "o", "  ", 0, rs.kept_dims);  // once an output
   if (rs.strategy == ReduceStrategy::ThreadPerOutput)

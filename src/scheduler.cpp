@@ -204,7 +204,6 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   // work-item per column walking down it (NumPy 24). With pair kernels off
   // a GPU keeps its earlier forms (a work-item per output, or two passes).
   const bool gpu_moment = rs.moment && tuning.row_items_cap > 1;
-  if (rs.moment && rs.acc == DType::Float64) return false;  // no column form of render_moment_chan.cpp's
   // argmin / argmax: each lane its output's best value and that value's
   // row, in ints of the value's size where the rows' indices fit them
   // (render_reduce.cpp's column_block). As a work-item per output down its
@@ -445,15 +444,15 @@ std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, co
   t.vector_bytes = std::min(t.vector_bytes, (f64 ? 8 : 4) * std::max(1, tuning.moment_width));
   auto k = plan_reduction(var, x, mean ? 2 : 1, mean, false, t, pending);
   const auto& rs = k.plan.reduce;
-  // A float64 body's kernel (render_moment_chan.cpp) a group an output, or
-  // a work-item a short row; down columns, two passes. A CPU's rows of 16
+  // A float64 body's kernel (render_moment_chan.cpp) a group an output, a
+  // work-item a short row, or down columns in vectors. A CPU's rows of 16
   // (two vectors a work-item, vector_short_rows) too: on the 2-core PoCL
   // machine, var / mean and var of 2^22 doubles over rows of 16 took 2299 /
   // 2571 us in one pass against 2072 / 2196 in two (a work-item a row in
   // scalars: 2549 / 2654), while rows of 4 / 12 / 64 / 1024 took 3818 /
   // 2843 / 810 / 506 against 4922 / 9358 / 1420 / 1418 (fifty-ninth session).
   const bool cpu_vector_rows = tuning.row_items_cap == 1 && rs.rows_per_group > 1 && k.args.reduce_count <= 16;
-  if (f64 && (rs.strategy == codegen::ReduceStrategy::ColumnBlock || cpu_vector_rows ||
+  if (f64 && ((rs.strategy == codegen::ReduceStrategy::ColumnBlock && !rs.kept_inner) || cpu_vector_rows ||
               (rs.strategy == codegen::ReduceStrategy::ThreadPerOutput && k.args.reduce_count > 16)))
     return std::nullopt;
   // Column blocks: in vectors of whole outputs with pair kernels on

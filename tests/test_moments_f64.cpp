@@ -170,11 +170,88 @@ TEST_CASE("float64 var and std in one pass: kernel counts", "[reduce][moments][f
     CHECK(text.find("fcl_chan_merge(&n_, &m_, &q_, n2, m2, q2)") != std::string::npos);
     CHECK(text.find("shq[lid + s_]") == std::string::npos);  // no tree in local memory
   }
-  // Down the columns of a wide array: two passes in vectors (no column form).
+  // Down the columns of a wide array: one pass in vectors (two kernels
+  // where the columns are split over groups).
   const auto c = from_host(rows_of(512, 512, 1.0, 1.0, false, 4), {512, 512});
   reset_stats();
-  (void)var(c, 0).to_host();
-  CHECK(stats().kernels_launched == 2);
+  auto cm = mean(c, 0);
+  auto cv = var(c, 0);
+  eval(cm, cv);
+  CHECK(stats().kernels_launched <= 2);
+  const auto plan = schedule_with(var(c, 0), gpu_tuning(cv, codegen::SplitFinish::SecondKernel)).steps.at(0).kernel.plan;
+  CHECK(plan.reduce.moment == 1);
+  CHECK(plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock);
+}
+
+TEST_CASE("float64 var and std in one pass down columns, against NumPy's two passes in long double", "[reduce][moments][float64][columns]") {
+  if (!device_has_fp64()) return;
+  // Columns of 1 to 5000 rows: one block a work-item or many, one group
+  // down them or several (the second kernel's partials); 8 and 1030 columns
+  // (a whole number of any vector width).
+  for (const std::int64_t rows : {1, 7, 100, 1000, 5000})
+  for (const std::int64_t cols : {8, 1032})
+  for (const bool outliers : {false, true}) {
+    const auto h = rows_of(rows, cols, outliers ? 0.0 : -4e9, 2.0, false, std::uint64_t(rows * cols));
+    std::vector<double> hx = h;
+    if (outliers)  // far out in the first rows (the shifts) and every 97th
+      for (std::int64_t r = 0; r < rows; ++r)
+        if (r < 3 || r % 97 == 0)
+          for (std::int64_t c = 0; c < cols; ++c) hx[std::size_t(r * cols + c)] += (c % 2 ? 4e5 : -3e5);
+    const auto x = from_host(hx, {rows, cols});
+    std::vector<double> colv(std::size_t(rows * cols));  // transposed: a column a row
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) colv[std::size_t(c * rows + r)] = hx[std::size_t(r * cols + c)];
+    for (const int ddof : {0, 1}) {
+      const RowMoments want = per_row(colv, rows, ddof);
+      INFO(rows << " x " << cols << (outliers ? ", outliers" : ", around -4e9") << ", ddof " << ddof);
+      // An outlier that is a block's shift (a work-item's first row) costs
+      // that block's sums up to 2 log2(33) bits; the tests' worst is 40 ulps.
+      const double ulps = outliers ? 64 : 16;
+      const auto check = [&](const std::vector<double>& gv, const std::vector<double>* gm) {
+        REQUIRE(gv.size() == std::size_t(cols));
+        for (std::int64_t c = 0; c < cols; ++c) {
+          INFO("column " << c);
+          CHECK(close(gv[std::size_t(c)], want.var[std::size_t(c)], ulps));
+          if (gm) CHECK(std::fabs(static_cast<long double>((*gm)[std::size_t(c)]) - want.mean[std::size_t(c)]) <= 4 * DBL_EPSILON * want.abs_mean[std::size_t(c)]);
+        }
+      };
+      for (const bool two_kernels : {false, true}) {
+        SecondKernel finish(two_kernels);
+        auto v = var(x, 0, false, ddof);
+        auto m = mean(x, 0);
+        eval(v, m);
+        const auto gm = m.to_host();
+        check(v.to_host(), &gm);
+      }
+      auto v = var(x, 0, false, ddof);
+      run_with(v, gpu_tuning(v, codegen::SplitFinish::SecondKernel));
+      check(v.to_host(), nullptr);
+      auto s = stddev(x, 0, false, ddof);
+      run_with(s, gpu_tuning(s, codegen::SplitFinish::SecondKernel));
+      const auto gs = s.to_host();
+      for (std::int64_t c = 0; c < cols; ++c) CHECK(close(gs[std::size_t(c)], std::sqrt(want.var[std::size_t(c)]), ulps));
+    }
+  }
+  SECTION("NaN, inf and squares past DBL_MAX in a column") {
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> h(64 * 8, 1.0);
+    h[5 * 8 + 1] = std::numeric_limits<double>::quiet_NaN();
+    h[9 * 8 + 2] = inf;
+    for (std::int64_t r = 0; r < 64; ++r) h[std::size_t(r * 8 + 3)] = r % 2 ? 1e200 : -1e200;
+    const auto x = from_host(h, {64, 8});
+    auto v = var(x, 0);
+    auto m = mean(x, 0);
+    eval(v, m);
+    const auto gv = v.to_host(), gm = m.to_host();
+    CHECK(std::isnan(gv[1]));
+    CHECK(std::isnan(gm[1]));
+    CHECK(std::isnan(gv[2]));
+    CHECK(gm[2] == inf);
+    CHECK(gv[3] == inf);
+    CHECK(gm[3] == 0);
+    CHECK(gv[0] == 0);
+    CHECK(gm[0] == 1);
+  }
 }
 
 TEST_CASE("float64 var and std in one pass against NumPy's two passes in long double", "[reduce][moments][float64]") {
