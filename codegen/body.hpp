@@ -151,6 +151,11 @@ std::string reduce_finish(const ReduceSpec& rs, const std::string& acc);
 std::string moment_store(const ReduceSpec& rs, const std::string& ind, const std::string& q, const std::string& s, const std::string& scale = "");
 /// A reduction plan with reduce.moment (render_moment.cpp).
 std::string render_moment(const KernelPlan& plan, const std::string& name);
+/// The end of a split moment kernel's group (render_moment.cpp): lid 0 stores
+/// its partial at `at` (`partial`: statements), and where the last group
+/// finishes (SplitFinish::LastGroup) that group meets the partials
+/// (`combine`) and lid 0 stores the results (`store`).
+std::string moment_split_end(const ReduceSpec& rs, const std::string& partial, const std::string& combine, const std::string& store);
 /// A moment kernel of a float64 body: blocks met in Chan's update (render_moment_chan.cpp).
 std::string render_moment_chan(const KernelPlan& plan, const std::string& name);
 std::string render_row(const KernelPlan& plan, const std::string& name);

@@ -344,19 +344,22 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
     return kernel(b, true);
   }
   b += MomentEmitter::partial_pointers();
-  b += "  if (lid == 0) {\n";
-  b += "    const long at = o * groups + part;\n    pn[at] = shn[0]; pm[at] = shm[0]; pq[at] = shq[0]; ps[at] = shs[0];\n";
+  b += moment_split_end(rs, "    pn[at] = shn[0]; pm[at] = shm[0]; pq[at] = shq[0]; ps[at] = shs[0];\n",
+                        rs.finish == SplitFinish::LastGroup ? e.combine_partial_sums("  ") : "", e.store("    ", "shq[0]", "shs[0]"));
+  return kernel(b, true);
+}
+
+std::string moment_split_end(const ReduceSpec& rs, const std::string& partial, const std::string& combine, const std::string& store) {
+  std::string b = "  if (lid == 0) {\n    const long at = o * groups + part;\n" + partial;
   if (rs.finish == SplitFinish::LastGroup)  // as render_reduce.cpp's split reductions: see there
     b += "    is_last = atomic_fetch_add_explicit(&counters[o], 1u, memory_order_acq_rel, memory_scope_device) == "
          "(uint)(groups - 1);\n";
   b += "  }\n";
   if (rs.finish == SplitFinish::LastGroup) {
-    b += "  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n  if (!is_last) return;\n";
-    b += e.combine_partial_sums("  ");
-    b += "  if (lid == 0) {\n" + e.store("    ", "shq[0]", "shs[0]") +
-         "    atomic_store_explicit(&counters[o], 0u, memory_order_relaxed, memory_scope_device);\n  }\n";
+    b += "  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n  if (!is_last) return;\n" + combine;
+    b += "  if (lid == 0) {\n" + store + "    atomic_store_explicit(&counters[o], 0u, memory_order_relaxed, memory_scope_device);\n  }\n";
   }
-  return kernel(b, true);
+  return b;
 }
 
 }  // namespace fusecl::codegen

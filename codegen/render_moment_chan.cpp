@@ -344,18 +344,11 @@ std::string render_moment_chan(const KernelPlan& plan, const std::string& name) 
     b += "  if (" + group_store_test(rs) + ") {\n" + e.store("    ", "shq[0]", "shs[0]") + "  }\n";
     return kernel(b, true);
   }
-  b += ChanEmitter::partial_pointers() + "  if (lid == 0) {\n";
-  b += "    const long at = o * groups + part;\n    pn[at] = shn[0]; pm[at] = shm[0]; pq[at] = shq[0]; ps[at] = shs[0]; px[at] = x0;\n";
-  if (rs.finish == SplitFinish::LastGroup)  // as render_reduce.cpp's split reductions: see there
-    b += "    is_last = atomic_fetch_add_explicit(&counters[o], 1u, memory_order_acq_rel, memory_scope_device) == "
-         "(uint)(groups - 1);\n";
-  b += "  }\n";
-  if (rs.finish == SplitFinish::LastGroup) {
-    b += "  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n  if (!is_last) return;\n  {\n";
-    b += e.combine_partials("    ");
-    b += "    if (lid == 0) {\n" + e.store("      ", "shq[0]", "shs[0]") +
-         "      atomic_store_explicit(&counters[o], 0u, memory_order_relaxed, memory_scope_device);\n    }\n  }\n";
-  }
+  // The last group's meeting in a block of its own: its x0 and sums are the partials'.
+  b += ChanEmitter::partial_pointers();
+  b += moment_split_end(rs, "    pn[at] = shn[0]; pm[at] = shm[0]; pq[at] = shq[0]; ps[at] = shs[0]; px[at] = x0;\n",
+                        rs.finish == SplitFinish::LastGroup ? "  {\n" + e.combine_partials("    ") + "  }\n" : "",
+                        e.store("    ", "shq[0]", "shs[0]"));
   return kernel(b, true);
 }
 

@@ -10,6 +10,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/device_rows.hpp"
 #include "support/each_check.hpp"
 #include "support/host_array.hpp"
 #include "support/random_inputs.hpp"
@@ -443,13 +444,7 @@ TEST_CASE("var and std in one pass: a group's sums meet within warps where the d
   if (!device_has_fp64()) return;
   const auto h200 = [](const Array<float>& v) {
     auto t = detail::tuning_of(*v.node()->device);
-    t.one_pass_moments = true;
-    t.local_size = 256;
-    t.vector_bytes = 16;
-    t.moment_width = 2;
-    t.row_warp = 32;
-    t.row_items_cap = 1024;  // a GPU's rows take several work-items (a CPU's, one each: scheduler.cpp's share_groups)
-    t.target_groups = 528;   // and its groups fill 132 SMs: 7 rows share none
+    h200_moment_layout(t);  // its groups fill 132 SMs: 7 rows share none
     return t;
   };
   struct Case {

@@ -12,6 +12,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/device_rows.hpp"
 #include "support/each_check.hpp"
 #include "support/schedule_run.hpp"
 
@@ -97,13 +98,7 @@ std::vector<double> rows_of(std::int64_t rows, std::int64_t len, double centre, 
 // SMs' worth of groups, several short rows a group.
 detail::DeviceTuning gpu_tuning(const Array<double>& v, codegen::SplitFinish finish) {
   auto t = detail::tuning_of(*v.node()->device);
-  t.one_pass_moments = true;
-  t.local_size = 256;
-  t.vector_bytes = 16;
-  t.moment_width = 2;
-  t.row_warp = 32;
-  t.row_items_cap = 1024;
-  t.target_groups = 528;
+  h200_moment_layout(t);
   t.split_finish = finish;
   return t;
 }

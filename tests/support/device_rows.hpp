@@ -13,6 +13,19 @@ namespace fusecl::test {
 /// work-item in groups of up to 128 for short rows, 48 KiB of local memory,
 /// `held` bytes of loads a work-item for long rows (0: none), and groups of
 /// up to `most` work-items (0: the device's).
+/// An H200's layout for moment kernels (var/std in one pass): groups of up to
+/// 256, double2 accumulators, warps of 32, a row's several work-items, and
+/// groups that fill 132 SMs.
+inline void h200_moment_layout(detail::DeviceTuning& t) {
+  t.one_pass_moments = true;
+  t.local_size = 256;
+  t.vector_bytes = 16;
+  t.moment_width = 2;
+  t.row_warp = 32;
+  t.row_items_cap = 1024;  // a GPU's rows take several work-items (a CPU's, one each: scheduler.cpp's share_groups)
+  t.target_groups = 528;   // and its groups fill 132 SMs
+}
+
 inline void h200_row_layout(detail::DeviceTuning& t, std::size_t held, std::size_t most = 0) {
   t.local_size = 256;
   t.vector_bytes = 16;
