@@ -1,7 +1,8 @@
 // Moment kernels (ReduceSpec::moment): var or std of a float32 body in one
-// pass over it (float64 bodies: render_moment_chan.cpp), and with moment == 2 its mean too, where the graph's
-// two-pass definition (mean, then the mean of squared deviations) reads the
-// input twice and takes two or three kernels more.
+// pass over it (float64 bodies: render_moment_chan.cpp), and with moment ==
+// 2 its mean too, where the graph's two-pass definition (mean, then the
+// mean of squared deviations) reads the input twice and takes two or three
+// kernels more.
 //
 // Accuracy: a work-group's work-items sum, in float64, the deviations of
 // their values from one shift common to the group (one of the group's

@@ -21,7 +21,7 @@ struct ReductionPair {
 };
 
 /// `v` as make_moment builds a var/std: the mean of (x - m) * (x - m), m the
-/// mean of float32 x over v's axes (broadcast back), computed in v's body.
+/// mean of float32 or float64 x over v's axes (broadcast back), computed in v's body.
 ReductionPair variance_pair(const Node& v, const PendingOutputs* pending);
 
 /// `s` as a softmax has it: the sum of exp(x - m), m the max of float32 or

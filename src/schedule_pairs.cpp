@@ -19,7 +19,7 @@ bool Scheduler::decided(const Node& n, Check&& check) {
   return ok;
 }
 
-// The float32 x of `v`, a var/std as make_moment builds it (the mean of
+// The float32 or float64 x of `v`, a var/std as make_moment builds it (the mean of
 // (x - m) * (x - m), m the mean of x over the same axes), where one moment
 // kernel computes it in one pass (plan_moment): the device has float64,
 // the body has that form and the kernel would read x along its rows.

@@ -269,7 +269,7 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
 }
 
 // A reduction kernel for `root` over `x`: root's input, or for a moment
-// kernel (moment 1 or 2, see codegen::ReduceSpec) the float32 array whose
+// kernel (moment 1 or 2, see codegen::ReduceSpec) the float32 or float64 array whose
 // var/std root is (and, with moment 2, whose mean `mean` is).
 // With `online`, softmax's pair: root is the max of x, the kernel's second
 // output the sum of exp(x - max) (codegen ReduceSpec::online).

@@ -229,7 +229,7 @@ struct DeviceTuning {
   std::int64_t pair_sum_elements = 1;
   std::size_t max_work_group_size = 256;
   std::uint64_t local_mem_bytes = 32768;
-  // var/std of float32 in one pass (moment kernels): the device has float64
+  // var/std of float32, float64 and integers in one pass (moment kernels): the device has float64
   // and FUSECL_ONE_PASS_MOMENTS is not 0.
   bool one_pass_moments = false;
   // Moment kernels: the widest vector of their float64 accumulators. On a
@@ -378,11 +378,12 @@ int lane_group_size(std::int64_t vectors, const DeviceTuning& tuning);
 ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, const PendingOutputs* pending = nullptr);
 
 /// One moment kernel (codegen ReduceSpec::moment) for `var`, a var or std
-/// node as make_moment builds it, computed from `x` (its float32 input) in
-/// one pass; with `mean`, a mean of x over the same axes, that too (out1).
-/// nullopt where the reduction would read x across rows (ColumnBlock) but
-/// for column blocks in vectors of whole outputs (with pair_kernels): then
-/// the two-pass graph computes it.
+/// node as make_moment builds it, computed from `x` (its float32 or float64
+/// input) in one pass; with `mean`, a mean of x over the same axes, that too
+/// (out1). nullopt where the reduction would read x across rows
+/// (ColumnBlock) but for column blocks in vectors of whole outputs (with
+/// pair_kernels), and for float64 where render_moment_chan.cpp has no form
+/// (rows in lanes, a CPU's rows of 16): then the two-pass graph computes it.
 std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, const Node* mean, const DeviceTuning& tuning,
                                            const PendingOutputs* pending = nullptr);
 
