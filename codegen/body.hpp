@@ -149,6 +149,13 @@ std::string reduce_finish(const ReduceSpec& rs, const std::string& acc);
 /// over the divisor (times `scale` where given), its square root for std,
 /// and with moment 2 out1 from the float64 sum `s` (render_moment.cpp).
 std::string moment_store(const ReduceSpec& rs, const std::string& ind, const std::string& q, const std::string& s, const std::string& scale = "");
+/// A moment kernel's group sums in local memory: counts shn, means shm,
+/// M2s shq, sums shs (render_moment.cpp).
+std::string moment_locals(const ReduceSpec& rs);
+/// A split moment kernel's partials in scratch, one array each of `n *
+/// groups`: counts pn, means pm, M2s pq, sums ps, and a chan_moment's x0 px
+/// (moment_partial_bytes in all).
+std::string moment_partial_pointers(const ReduceSpec& rs);
 /// A reduction plan with reduce.moment (render_moment.cpp).
 std::string render_moment(const KernelPlan& plan, const std::string& name);
 /// The end of a split moment kernel's group (render_moment.cpp): lid 0 stores

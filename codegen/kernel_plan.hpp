@@ -255,7 +255,8 @@ struct ReduceSpec {
   // only): 0, a plain reduction; 1, the variance of float32 `input` in one
   // pass, divided by scalar `divisor` (float64, n - ddof), its square root
   // with post_sqrt; 2, also the mean of `input` into out1, divided by scalar
-  // divisor + 1 (float32, n). op is Mean, acc and out Float32.
+  // divisor + 1 (float32, n). op is Mean, acc and out Float32, or both
+  // Float64 for a float64 body (chan_moment: render_moment_chan.cpp).
   std::uint8_t moment = 0;
   // Moment kernels a work-item an output (render_moment.cpp's thread_sums):
   // the range may pass kMomentThreadValues values and is summed in blocks
@@ -301,6 +302,16 @@ struct ReduceSpec {
 /// How many outputs a reduction plan writes: a moment kernel with its mean,
 /// and softmax's pair, two; every other one.
 inline int reduce_outputs(const ReduceSpec& rs) { return rs.moment == 2 || rs.online ? 2 : 1; }
+
+/// Whether a moment kernel is of a float64 body, summed in blocks of
+/// kMomentChanBlock a lane that meet in Chan's update
+/// (render_moment_chan.cpp), which has its own forms and partials.
+inline bool chan_moment(const ReduceSpec& rs) { return rs.moment != 0 && rs.acc == DType::Float64; }
+
+/// The scratch bytes of one partial of a split moment kernel: its count,
+/// mean, M2 and sum, and a chan_moment's x0, the frame of its mean
+/// (body.hpp's moment_partial_pointers lays them out).
+inline std::size_t moment_partial_bytes(const ReduceSpec& rs) { return chan_moment(rs) ? 40 : 32; }
 
 /// A ColumnBlock group's shape: work-items across the block (each one
 /// output, or with kept_inner a vector of them) by work-items down its rows.

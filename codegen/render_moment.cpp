@@ -100,23 +100,10 @@ struct MomentEmitter {
     return b + "  } else {\n    for (long o = o0_; o < n; ++o) {\n" + thread_sums("      ") + "    }\n  }\n";
   }
 
-  static std::string locals(const ReduceSpec& rs) {
-    return group_local(rs, "long", "shn") + group_local(rs, "double", "shm") + group_local(rs, "double", "shq") +
-           group_local(rs, "double", "shs");
-  }
-
   // The results of output o from M2 `q` and sum `s` (float64), M2 over
   // `scale` times the divisor where one is given.
   std::string store(const std::string& ind, const std::string& q, const std::string& s, const std::string& scale = "") const {
     return moment_store(rs, ind, q, s, scale);
-  }
-
-  // Partials in scratch, per (o, part): counts, then means, M2s and sums.
-  static std::string partial_pointers() {
-    return "  __global long* pn = (__global long*)scratch;\n"
-           "  __global double* pm = (__global double*)(scratch + n * groups * 8);\n"
-           "  __global double* pq = pm + n * groups;\n"
-           "  __global double* ps = pq + n * groups;\n";
   }
 
   // Tree of the group's plain sums (shm, shq, shs, and with `counts` shn) into element 0.
@@ -252,7 +239,7 @@ struct MomentEmitter {
       if (mean) b += "    vstore" + Ws + "(convert_" + FW + "(ss) / s" + std::to_string(rs.divisor + 1) + ", 0, out1 + o);\n";
       return b + "  }\n";
     }
-    b += partial_pointers() + "    const long at_ = part * n + o;\n";
+    b += moment_partial_pointers(rs) + "    const long at_ = part * n + o;\n";
     b += "    vstore" + Ws + "((long" + Ws + ")(r_end - r_begin), 0, pn + at_);\n    vstore" + Ws + "(shv + sa / nd, 0, pm + at_);\n";
     b += "    vstore" + Ws + "(q_, 0, pq + at_);\n    vstore" + Ws + "(ss, 0, ps + at_);\n";
     return b + "  }\n";
@@ -262,7 +249,7 @@ struct MomentEmitter {
   // part * n + o, as combine_partial_sums does: deviations from the first
   // part's mean.
   std::string thread_combine() const {
-    std::string b = "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + partial_pointers();
+    std::string b = "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + moment_partial_pointers(rs);
     b += "  const double sh = pm[o];\n  double sa = 0, sb = 0, ss = 0;\n  long c = 0;\n";
     b += "  for (long k = 0; k < groups; ++k) {\n    const long at = k * n + o, nk = pn[at];\n";
     b += "    if (nk > 0) {\n      const double f = (double)nk, d = pm[at] - sh;\n      sa = fma(f, d, sa); sb += pq[at] + f * d * d; c += nk;\n    }\n";
@@ -302,9 +289,23 @@ std::string moment_store(const ReduceSpec& rs, const std::string& ind, const std
   return out;
 }
 
+std::string moment_locals(const ReduceSpec& rs) {
+  return group_local(rs, "long", "shn") + group_local(rs, "double", "shm") + group_local(rs, "double", "shq") +
+         group_local(rs, "double", "shs");
+}
+
+std::string moment_partial_pointers(const ReduceSpec& rs) {
+  std::string b = "  __global long* pn = (__global long*)scratch;\n"
+                  "  __global double* pm = (__global double*)(scratch + n * groups * 8);\n"
+                  "  __global double* pq = pm + n * groups;\n"
+                  "  __global double* ps = pq + n * groups;\n";
+  if (chan_moment(rs)) b += "  __global double* px = ps + n * groups;\n";
+  return b;
+}
+
 std::string render_moment(const KernelPlan& plan, const std::string& name) {
   const ReduceSpec& rs = plan.reduce;
-  if (rs.acc == DType::Float64) return render_moment_chan(plan, name);
+  if (chan_moment(rs)) return render_moment_chan(plan, name);
   HelperSet helpers;
   MomentEmitter e{plan, rs, helpers};
   const int W = plan.width;
@@ -331,20 +332,20 @@ std::string render_moment(const KernelPlan& plan, const std::string& name) {
   b += group_lid(rs);
   if (rs.combine) {
     // The second kernel of a split moment: a group per output.
-    b += "  const long o = (long)get_group_id(0);\n" + MomentEmitter::locals(rs) + MomentEmitter::partial_pointers();
+    b += "  const long o = (long)get_group_id(0);\n" + moment_locals(rs) + moment_partial_pointers(rs);
     b += e.combine_partial_sums("  ");
     b += "  if (lid == 0) {\n" + e.store("    ", "shq[0]", "shs[0]") + "  }\n";
     return kernel(b, true);
   }
   b += group_prologue(plan);
-  b += MomentEmitter::locals(rs);
+  b += moment_locals(rs);
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
   b += kept + e.group_sums(W);
   if (!rs.two_stage) {
     b += "  if (" + group_store_test(rs) + ") {\n" + e.store("    ", "shq[0]", "shs[0]") + "  }\n";
     return kernel(b, true);
   }
-  b += MomentEmitter::partial_pointers();
+  b += moment_partial_pointers(rs);
   b += moment_split_end(rs, "    pn[at] = shn[0]; pm[at] = shm[0]; pq[at] = shq[0]; ps[at] = shs[0];\n",
                         rs.finish == SplitFinish::LastGroup ? e.combine_partial_sums("  ") : "", e.store("    ", "shq[0]", "shs[0]"));
   return kernel(b, true);

@@ -156,18 +156,17 @@ struct ChanEmitter {
     // The values past the last whole vector: the vector ending the range,
     // its new lanes one by one (overlap_block), else the scalar loop.
     std::string step;
-    for (int j = 0; j < W; ++j) step += "      if (k_" + lane(j) + ") " + welford(v + lane(j), "      ") + "\n";
+    for (int j = 0; j < W; ++j) step += "      if (k_" + lane(j) + ") " + welford(v + lane(j)) + "\n";
     b += overlap_block(plan, DType::Float64, helpers, step);
     b += "    const long r_tail = " + std::string(overlap_tail(plan) ? "nvec > 0 ? r_end : " : "") + "r_begin + nvec * " + Ws + ";\n";
     b += "    for (long r = r_tail + lid; r < r_end; r += " + L + ") {\n      const long p = o * m + r;\n";
     b += emit_reduced_coordinates(plan, "r", "      ") + emit_body(plan, 1, "p", "      ", helpers);
-    b += "      " + welford(v, "      ") + "\n    }\n  }\n";
+    b += "      " + welford(v) + "\n    }\n  }\n";
     return b + tree("  ");
   }
 
   // One value into (n_, m_, q_, ss): Welford's update, relative to x0.
-  static std::string welford(const std::string& value, const std::string& ind) {
-    (void)ind;
+  static std::string welford(const std::string& value) {
     return "{ const double x_ = (double)" + value + ", d_ = (x_ - x0) - m_; n_ += 1; m_ += d_ / (double)n_; q_ += d_ * ((x_ - x0) - m_); ss += x_; }";
   }
 
@@ -211,7 +210,9 @@ struct ChanEmitter {
   // ColumnBlock in vectors (ReduceSpec::kept_inner): each lane a column,
   // each work-item its rows ly, ly + R, ... in blocks of kMomentChanBlock
   // (every lane of a work-item counts the same rows), the R work-items
-  // down a column met in local memory by Chan's update, lane by lane.
+  // down a column met in local memory by Chan's update, lane by lane
+  // (written out in vectors: fcl_chan_merge is one lane's, and a vector's
+  // lanes share one count).
   // Partials at part * n + o (combine_plan's thread_combine). n is a
   // multiple of the width (the scheduler's rule).
   std::string column_sums() const {
@@ -254,7 +255,7 @@ struct ChanEmitter {
       if (mean) b += "    vstore" + Ws + "(vs / s" + std::to_string(rs.divisor + 1) + ", 0, out1 + o);\n";
       return b + "  }\n";
     }
-    b += partial_pointers() + "    const long at_ = part * n + o;\n";
+    b += moment_partial_pointers(rs) + "    const long at_ = part * n + o;\n";
     b += "    vstore" + Ws + "((long" + Ws + ")(cn), 0, pn + at_);\n    vstore" + Ws + "(cm, 0, pm + at_);\n";
     b += "    vstore" + Ws + "(cq, 0, pq + at_);\n    vstore" + Ws + "(vs, 0, ps + at_);\n    vstore" + Ws + "(x0v, 0, px + at_);\n";
     return b + "  }\n";
@@ -263,26 +264,11 @@ struct ChanEmitter {
   // A work-item per output meeting the partials column_sums left at
   // part * n + o.
   std::string thread_combine() const {
-    std::string b = "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + partial_pointers();
+    std::string b = "  const long o = get_global_id(0);\n  if (o >= n) return;\n" + moment_partial_pointers(rs);
     b += "  const double x0 = px[o];\n  long n_ = 0;\n  double m_ = 0, q_ = 0, ss = 0;\n";
     b += "  for (long k = 0; k < groups; ++k) {\n    const long at = k * n + o;\n";
     b += "    " + merge + "(&n_, &m_, &q_, pn[at], pm[at], pq[at]);\n    ss += ps[at];\n  }\n";
     return b + store("  ", "q_", "ss");
-  }
-
-  static std::string locals(const ReduceSpec& rs) {
-    return group_local(rs, "long", "shn") + group_local(rs, "double", "shm") + group_local(rs, "double", "shq") +
-           group_local(rs, "double", "shs");
-  }
-
-  // Partials in scratch at o * groups + part: counts, then means (relative
-  // to x0), M2s, sums and x0 (ChanScratch bytes each).
-  static std::string partial_pointers() {
-    return "  __global long* pn = (__global long*)scratch;\n"
-           "  __global double* pm = (__global double*)(scratch + n * groups * 8);\n"
-           "  __global double* pq = pm + n * groups;\n"
-           "  __global double* ps = pq + n * groups;\n"
-           "  __global double* px = ps + n * groups;\n";
   }
 
   // Output o's partials met into (shn, shm, shq, shs)[0], x0 from the first.
@@ -332,12 +318,12 @@ std::string render_moment_chan(const KernelPlan& plan, const std::string& name) 
 
   std::string b = group_lid(rs);
   if (rs.combine) {  // the second kernel of a split moment: a group per output
-    b += "  const long o = (long)get_group_id(0);\n" + ChanEmitter::locals(rs) + ChanEmitter::partial_pointers();
+    b += "  const long o = (long)get_group_id(0);\n" + moment_locals(rs) + moment_partial_pointers(rs);
     b += e.combine_partials("  ");
     b += "  if (lid == 0) {\n" + e.store("    ", "shq[0]", "shs[0]") + "  }\n";
     return kernel(b, true);
   }
-  b += group_prologue(plan) + ChanEmitter::locals(rs);
+  b += group_prologue(plan) + moment_locals(rs);
   if (rs.two_stage && rs.finish == SplitFinish::LastGroup) b += "  __local int is_last;\n";
   b += kept + e.group_sums();
   if (!rs.two_stage) {
@@ -345,7 +331,7 @@ std::string render_moment_chan(const KernelPlan& plan, const std::string& name) 
     return kernel(b, true);
   }
   // The last group's meeting in a block of its own: its x0 and sums are the partials'.
-  b += ChanEmitter::partial_pointers();
+  b += moment_partial_pointers(rs);
   b += moment_split_end(rs, "    pn[at] = shn[0]; pm[at] = shm[0]; pq[at] = shq[0]; ps[at] = shs[0]; px[at] = x0;\n",
                         rs.finish == SplitFinish::LastGroup ? "  {\n" + e.combine_partials("    ") + "  }\n" : "",
                         e.store("    ", "shq[0]", "shs[0]"));

@@ -83,7 +83,7 @@ bool arg_lanes_fit(const codegen::ReduceSpec& rs, std::int64_t m) {
 bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bool online, bool across_rows, const DeviceTuning& tuning) {
   auto& rs = b.plan.reduce;
   if (!tuning.lane_rows || (arg && !arg_lanes_fit(rs, m)) || online || across_rows || n < 1 || tuning.local_size < 64) return false;
-  if (rs.moment && rs.acc == DType::Float64) return false;  // no lane form of render_moment_chan.cpp's
+  if (codegen::chan_moment(rs)) return false;  // no lane form of render_moment_chan.cpp's
   codegen::KernelPlan trial = b.plan;
   std::int64_t W = choose_width(trial, kLaneRowBytes, m);
   while (W > 2 && m % W != 0) W /= 2;  // rows of 10 floats: vectors of 2
@@ -165,7 +165,7 @@ bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bo
 bool rows_in_lanes(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bool online, const DeviceTuning& tuning) {
   auto& rs = b.plan.reduce;
   if (tuning.row_items_cap != 1 || !tuning.row_lanes || online || b.plan.ndim != 0 || m < 2 || (rs.out != rs.acc && !arg)) return false;
-  if (rs.moment && rs.acc == DType::Float64) return false;  // no lane form of render_moment_chan.cpp's
+  if (codegen::chan_moment(rs)) return false;  // no lane form of render_moment_chan.cpp's
   if (!rs.moment) {  // a moment kernel's body is float32, its sums float64 (render_moment.cpp's lanes_sums)
     const Op c = reduce_info(rs.op).combine;
     if (c != Op::Add && c != Op::Mul && c != Op::Maximum && c != Op::Minimum) return false;

@@ -86,7 +86,7 @@ void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, b
   if (rs.two_stage) rs.finish = finish;
   b.args.groups = g;
   if (rs.two_stage)
-    b.args.scratch_bytes = rs.moment  ? std::size_t(n * g * (rs.acc == DType::Float64 ? 40 : 32))
+    b.args.scratch_bytes = rs.moment  ? std::size_t(n * g) * codegen::moment_partial_bytes(rs)
                            : rs.online ? std::size_t(2 * n * g * size_of(rs.acc))
                                        : std::size_t((arg ? n * g * 8 : 0) + n * g * size_of(rs.acc));
 }
@@ -130,7 +130,7 @@ void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const
     // each: on an H100, var of 2^26 doubles over rows of 128 / 256 took 203
     // / 198 us so against 213 / 216 with 16, but over rows of 32 232
     // against 217 (fifty-ninth session).
-    const std::int64_t per = rs.moment && rs.acc == DType::Float64 && m >= 128 ? 32 : kSharedRowElements;
+    const std::int64_t per = codegen::chan_moment(rs) && m >= 128 ? 32 : kSharedRowElements;
     while (T > 1 && T * per > m) T /= 2;
     if (T > 32 || (T == 32 && tuning.row_warp != 32)) return;
   }
@@ -394,7 +394,7 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // updates cost divisions a work-item): on an H100, var of 2^26 doubles
     // over rows of 1024 / 2048 / 8192 took 183 / 183 / 191 us so against
     // 197 / 210 / 201 with 8 (fifty-ninth session).
-    const std::int64_t per_item = rs.moment && rs.acc == DType::Float64 ? 32 : 8;
+    const std::int64_t per_item = codegen::chan_moment(rs) ? 32 : 8;
     while (local > 32 && std::int64_t(local) * b.plan.width * per_item > m) local /= 2;
     rs.local_size = std::uint16_t(local);
     std::int64_t g = 1;
@@ -452,11 +452,12 @@ std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, co
   // scalars: 2549 / 2654), while rows of 4 / 12 / 64 / 1024 took 3818 /
   // 2843 / 810 / 506 against 4922 / 9358 / 1420 / 1418 (fifty-ninth session).
   const bool cpu_vector_rows = tuning.row_items_cap == 1 && rs.rows_per_group > 1 && k.args.reduce_count <= 16;
-  if (f64 && ((rs.strategy == codegen::ReduceStrategy::ColumnBlock && !rs.kept_inner) || cpu_vector_rows ||
-              (rs.strategy == codegen::ReduceStrategy::ThreadPerOutput && k.args.reduce_count > 16)))
+  // A work-item a row (ThreadPerOutput) is summed in scalars (thread_sums),
+  // a form for short rows: a row of more than 16 keeps two passes.
+  if (f64 && (cpu_vector_rows || (rs.strategy == codegen::ReduceStrategy::ThreadPerOutput && k.args.reduce_count > 16)))
     return std::nullopt;
   // Column blocks: in vectors of whole outputs with pair kernels on
-  // (column_vectors says why); the scalar blocks are declined.
+  // (column_vectors says why); the scalar blocks are declined, float64's too.
   const bool whole = k.plan.ndim > 0 || k.args.count % k.plan.width == 0;
   if (rs.strategy == codegen::ReduceStrategy::ColumnBlock && !(rs.kept_inner && tuning.pair_kernels && whole)) return std::nullopt;
   return k;

@@ -382,8 +382,11 @@ ScheduledKernel plan_reduce(const NodePtr& root, const DeviceTuning& tuning, con
 /// input) in one pass; with `mean`, a mean of x over the same axes, that too
 /// (out1). nullopt where the reduction would read x across rows
 /// (ColumnBlock) but for column blocks in vectors of whole outputs (with
-/// pair_kernels), and for float64 where render_moment_chan.cpp has no form
-/// (rows in lanes, a CPU's rows of 16): then the two-pass graph computes it.
+/// pair_kernels), and for float64 where render_moment_chan.cpp's form
+/// is not used (a CPU's rows of 16, slower in one pass; rows of more than
+/// 16 values a work-item each, which that form would sum in scalars): then
+/// the two-pass graph computes it. (Rows in lanes have no
+/// float64 form: lane_rows.cpp declines them before this sees the plan.)
 std::optional<ScheduledKernel> plan_moment(const Node& var, const NodePtr& x, const Node* mean, const DeviceTuning& tuning,
                                            const PendingOutputs* pending = nullptr);
 
