@@ -30,6 +30,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <random>
 #include <sstream>
 #include <string>
@@ -568,6 +569,46 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
       check(ints({300, 13}, 18), 1);
       check(ints({8, 2003}, 19), 1);
       check(ints({20001}, 20), -1);
+    }
+  }
+  SECTION("var and mean of float64 in one pass: blocks met in Chan's update, split, down columns") {
+    // render_moment_chan.cpp: its first value read before the loop, blocks
+    // of a lane, a tree of Chan's updates in local memory, partials of a
+    // split with their x0 in scratch, column blocks in vectors. Small
+    // integers: exact sums, so the mean is exact and the variance within a
+    // few ulps of the two-pass reference.
+    if (device().fp64) {
+      auto check = [&](const HostArray<float>& a, int axis) {
+        const std::vector<double> d(a.data.begin(), a.data.end());
+        const auto x = from_host(d, Shape(a.shape));
+        auto v = axis < 0 ? var(x) : var(x, axis);
+        auto m = axis < 0 ? mean(x) : mean(x, axis);
+        if (axis != 0) REQUIRE(kernel_source(v).find("fcl_chan_merge") != std::string::npos);
+        eval(v, m);
+        const auto gv = v.to_host(), gm = m.to_host();
+        const std::int64_t rows = a.shape.size() == 2 ? a.shape[0] : 1, cols = a.shape.back();
+        const std::int64_t len = axis < 0 ? std::int64_t(d.size()) : axis == 0 ? rows : cols;
+        auto at = [&](std::size_t o, std::int64_t i) {
+          return axis == 0 ? d[std::size_t(i * cols) + o] : d[o * std::size_t(len) + std::size_t(i)];
+        };
+        for (std::size_t o = 0; o < gv.size(); ++o) {
+          // In long double: float64's own two passes over 20001 values are
+          // further from the variance than the kernel is.
+          double s = 0;
+          for (std::int64_t i = 0; i < len; ++i) s += at(o, i);
+          const long double mu = (long double)s / len;
+          long double q = 0;
+          for (std::int64_t i = 0; i < len; ++i) q += (at(o, i) - mu) * (at(o, i) - mu);
+          const double want = double(q / len);
+          INFO("output " << o << " of " << gv.size() << ", axis " << axis << ": " << std::setprecision(17) << gv[o] << " against " << want);
+          CHECK(std::fabs(gv[o] - want) <= 16 * DBL_EPSILON * want);
+          CHECK(gm[o] == s / double(len));
+        }
+      };
+      check(ints({300, 13}, 21), 1);
+      check(ints({8, 2003}, 22), 1);
+      check(ints({20001}, 23), -1);
+      check(ints({1000, 64}, 24), 0);
     }
   }
   SECTION("random") {
