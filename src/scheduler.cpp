@@ -184,6 +184,14 @@ void split_column_blocks(BodyBuilder& b, std::int64_t n, std::int64_t m, std::in
   set_parts(b, n, m, g, arg, codegen::SplitFinish::SecondKernel);
 }
 
+// The size of the widest element the plan loads from a buffer (0: none).
+int widest_load_bytes(const codegen::KernelPlan& plan) {
+  int most = 0;
+  for (const auto& in : plan.instrs)
+    if (in.op == Op::Buffer) most = std::max(most, int(size_of(in.dtype)));
+  return most;
+}
+
 // ColumnBlock in vectors of `width` neighbouring outputs (codegen
 // ReduceSpec::kept_inner), where the outputs' neighbours are the loads'
 // neighbours: the index space taken again as [reduced..., kept...], so that
@@ -238,6 +246,18 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   int w = 1;
   if (!sp.dims.empty() && sp.group.back() == 0) {
     w = choose_width(b.plan, tuning.vector_bytes, sp.dims.back());
+    // A GPU's columns of bytes (every load 1 byte: int8, uint8, bool) take
+    // 8 lanes, so that each row's load is 8 bytes a work-item whatever the
+    // accumulator's size (the width rule takes the widest type: a sum's
+    // int64, 2 lanes in 16-byte vectors; an int8 max's 16). On an H100, down
+    // the columns of 4096 x 16384 int8, sum / max / argmax took 40.9 / 37.2
+    // / 48.7 us with 8 lanes against 45.3 / 43.5 / 62.5 with 2 / 16 / 4
+    // (bench/RESULTS.md, fifty-ninth session's call 9).
+    if (tuning.column_items > 1 && widest_load_bytes(b.plan) == 1) {
+      w = 8;
+      if (b.plan.ndim != 0)
+        while (w > 1 && sp.dims.back() % w != 0) w /= 2;
+    }
     // Contiguous outputs (ndim 0): the last vector may pass n (its lanes are
     // taken one at a time), but a vector wider than the outputs would be all tail.
     while (w > 1 && w > n) w /= 2;

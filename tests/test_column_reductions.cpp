@@ -15,6 +15,7 @@
 #include "support/device_compare.hpp"
 #include "support/each_check.hpp"
 #include "support/host_array.hpp"
+#include "support/device_rows.hpp"
 #include "support/schedule_run.hpp"
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
@@ -27,6 +28,7 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 
 using namespace fusecl;
@@ -410,4 +412,108 @@ TEST_CASE("column reductions in vectors: split parts, fused producers, counts an
     CHECK_FALSE(column_vectors(kernel_source(sum(slice(x, 1, 0, 63), 0))));  // rows of 63 of 64: no whole vectors in a row
     CHECK_FALSE(column_vectors(kernel_source(any(x > 0.5f, 0))));     // truth values
   }
+}
+
+namespace {
+
+// A GPU's column layout (launch.cpp: every GPU) on this device.
+detail::DeviceTuning gpu_columns() {
+  auto t = detail::device_tuning();
+  h200_row_layout(t, 0, 1024);
+  t.column_items = 32;
+  t.column_rows = 8;
+  t.column_one_wave = true;
+  t.target_groups = 8;
+  return t;
+}
+
+// y run under t: its first kernel's width, after checking that it is the
+// vector form of column blocks (or, with `vectors` false, is not).
+template <class T>
+int width_run(const Array<T>& y, const detail::DeviceTuning& t, bool vectors = true) {
+  const auto s = run_with(y, t);
+  REQUIRE(s.kernel_count() >= 1);
+  const auto& plan = s.steps[0].kernel.plan;
+  CHECK((plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock && plan.reduce.kept_inner) == vectors);
+  return plan.width;
+}
+
+// Column c of the C-order (M, B) h, from column `from` of rows of `stride`.
+template <class T>
+std::vector<std::int64_t> column_folds(const std::vector<T>& h, std::int64_t M, std::int64_t B, std::int64_t stride, std::int64_t from,
+                                       int what) {  // 0 sum, 1 max, 2 min
+  std::vector<std::int64_t> out;
+  for (std::int64_t c = 0; c < B; ++c) {
+    std::int64_t a = what == 0 ? 0 : std::int64_t(h[std::size_t(from + c)]);
+    for (std::int64_t r = 0; r < M; ++r) {
+      const std::int64_t v = std::int64_t(h[std::size_t(r * stride + from + c)]);
+      a = what == 0 ? a + v : what == 1 ? std::max(a, v) : std::min(a, v);
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+template <class U>
+void require_equal(const std::vector<U>& got, const std::vector<std::int64_t>& want) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t o = 0; o < got.size(); ++o) REQUIRE_EACH(std::int64_t(got[o]) == want[o], "output " << o);
+}
+
+template <class T>
+void check_byte_columns(std::int64_t M, std::int64_t B, std::uint64_t seed, const detail::DeviceTuning& t) {
+  INFO(M << " x " << B);
+  std::mt19937_64 rng(seed);
+  std::vector<T> h(std::size_t(M * B));
+  for (auto& v : h) v = T(rng());
+  // The type's extremes in different lanes, and a column of them only.
+  for (std::int64_t c = 0; c < B; c += 3) h[std::size_t((c * 7) % M * B + c)] = std::numeric_limits<T>::max();
+  for (std::int64_t c = 1; c < B; c += 3) h[std::size_t((c * 5) % M * B + c)] = std::numeric_limits<T>::lowest();
+  for (std::int64_t r = 0; r < M; ++r) h[std::size_t(r * B + B / 2)] = std::numeric_limits<T>::max();
+  const auto x = from_host(h, {M, B});
+  // Outputs past the last whole vector are taken one at a time; fewer than 8, 4 lanes or 2.
+  const int lanes = B >= 8 ? 8 : B >= 4 ? 4 : 2;
+  const auto s = sum(x, 0), mx = max(x, 0), mn = min(x, 0);
+  CHECK(width_run(s, t) == lanes);
+  CHECK(width_run(mx, t) == lanes);
+  CHECK(width_run(mn, t) == lanes);
+  require_equal(s.to_host(), column_folds(h, M, B, B, 0, 0));
+  require_equal(mx.to_host(), column_folds(h, M, B, B, 0, 1));
+  require_equal(mn.to_host(), column_folds(h, M, B, B, 0, 2));
+  // Rows of B - 1 from column 1 (strided loads): 8 lanes where they tile
+  // B - 1 outputs, else halved (to 1: not this form).
+  const auto v = slice(x, 1, 1, B);
+  const auto sv = sum(v, 0);
+  const int strided = (B - 1) % 8 == 0 ? 8 : (B - 1) % 4 == 0 ? 4 : (B - 1) % 2 == 0 ? 2 : 1;
+  const int got = width_run(sv, t, strided > 1);
+  if (strided > 1) CHECK(got == strided);
+  require_equal(sv.to_host(), column_folds(h, M, B - 1, B, 1, 0));
+}
+
+}  // namespace
+
+TEST_CASE("a GPU's columns of bytes take 8 lanes whatever the accumulator's size", "[reduce][columns][vectors]") {
+  const auto t = gpu_columns();
+  // Few rows (one part), many (parts of the rows met by a second kernel),
+  // outputs that 8 lanes do not tile, fewer outputs than 8.
+  for (const auto& [M, B] : std::vector<std::pair<std::int64_t, std::int64_t>>{{301, 45}, {5000, 65}, {40, 17}, {900, 5}, {64, 9}}) {
+    check_byte_columns<std::int8_t>(M, B, std::uint64_t(M * 131 + B), t);
+    check_byte_columns<std::uint8_t>(M, B, std::uint64_t(M * 137 + B), t);
+  }
+  // Truth values counted: loads of one byte, sums of int64.
+  std::vector<std::uint8_t> hb(300 * 40);
+  std::mt19937_64 rng(0x8b);
+  for (auto& v : hb) v = std::uint8_t(rng() % 3 == 0);
+  const auto b = from_host(hb, {300, 40}).astype<bool>();
+  const auto cb = sum(b, 0);
+  CHECK(width_run(cb, t) == 8);
+  require_equal(cb.to_host(), column_folds(hb, 300, 40, 40, 0, 0));
+  // Wider loads keep the width rule: float32 in 16-byte vectors, and a
+  // body loading int8 and float32.
+  const auto f = from_host(std::vector<float>(300 * 64, 1.5f), {300, 64});
+  CHECK(width_run(sum(f, 0), t) == 4);
+  const auto i8 = from_host(std::vector<std::int8_t>(300 * 64, 2), {300, 64});
+  const auto mixed = sum(i8 * f, 0);
+  CHECK(width_run(mixed, t) == 4);
+  for (float e : mixed.to_host()) REQUIRE_EACH(e == 900.0f, "");
 }
