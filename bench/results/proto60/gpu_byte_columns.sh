@@ -25,4 +25,4 @@ done > $OUT/bytes.txt 2>&1
 T="sum:4096x16384:0:i8 max:4096x16384:0:i8 argmax:4096x16384:0:i8 sum:16384x4096:0:i8"
 timeout 100 python3 carry/new/torch_axis.py $T > $OUT/torch.txt 2>&1
 cat $OUT/device.txt
-python3 bench/results/proto60/table.py $OUT/bytes.txt $OUT/torch.txt | tee $OUT/table.md
+python3 bench/results/proto59/table.py $OUT/bytes.txt $OUT/torch.txt | tee $OUT/table.md
