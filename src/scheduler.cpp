@@ -250,9 +250,10 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
     // 8 lanes, so that each row's load is 8 bytes a work-item whatever the
     // accumulator's size (the width rule takes the widest type: a sum's
     // int64, 2 lanes in 16-byte vectors; an int8 max's 16). On an H100, down
-    // the columns of 4096 x 16384 int8, sum / max / argmax took 40.9 / 37.2
-    // / 48.7 us with 8 lanes against 45.3 / 43.5 / 62.5 with 2 / 16 / 4
-    // (bench/RESULTS.md, fifty-ninth session's call 9).
+    // the columns of 4096 x 16384 int8, sum / max / argmax took 42.0 / 38.1
+    // / 49.0 us with 8 lanes against 45.8 / 44.1 / 62.5 with 2 / 16 / 4
+    // (torch.compile 48.9 / 66.0 / 64.4); down 65536 x 1024's, the sum 49.5
+    // against 47.5 (bench/RESULTS.md, sixtieth session).
     if (tuning.column_items > 1 && widest_load_bytes(b.plan) == 1) {
       w = 8;
       if (b.plan.ndim != 0)
