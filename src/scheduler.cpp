@@ -247,14 +247,20 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   if (!sp.dims.empty() && sp.group.back() == 0) {
     w = choose_width(b.plan, tuning.vector_bytes, sp.dims.back());
     // A GPU's columns of bytes (every load 1 byte: int8, uint8, bool) take
-    // 8 lanes, so that each row's load is 8 bytes a work-item whatever the
-    // accumulator's size (the width rule takes the widest type: a sum's
-    // int64, 2 lanes in 16-byte vectors; an int8 max's 16). On an H100, down
-    // the columns of 4096 x 16384 int8, sum / max / argmax took 42.0 / 38.1
-    // / 49.0 us with 8 lanes against 45.8 / 44.1 / 62.5 with 2 / 16 / 4
-    // (torch.compile 48.9 / 66.0 / 64.4); down 65536 x 1024's, the sum 49.5
-    // against 47.5 (bench/RESULTS.md, sixtieth session).
-    if (tuning.column_items > 1 && widest_load_bytes(b.plan) == 1) {
+    // 8 lanes, so that each row's load is 8 bytes a work-item (the width
+    // rule takes the widest type: a sum's int64, 2 lanes in 16-byte
+    // vectors; an int8 max's 16; an argmax's int32 4): where the
+    // accumulator is a byte too (max, min), or the 8-lane blocks are at
+    // least 8. On an H100, int8 down columns, us, 8 lanes against the rule's
+    // (bench/RESULTS.md, sixtieth session):
+    //   4096 x 16384 (64 blocks): sum 42.0 / 45.8, max 38.1 / 44.1, argmax 49.0 / 62.5
+    //   32768 x 2048 (8 blocks):  sum 45.1 / 45.2, max 41.4 / 46.9, argmax 56.7 / 66.7
+    //   65536 x 1024 (4 blocks):  sum 49.2 / 47.2, max 44.5 / 49.7, argmax 66.0 / 73.3
+    //   262144 x 256 (1 block):   sum 69.9 / 52.8, max 63.2 / 77.4, argmax 117.6 / 97.9
+    // (Few blocks split their rows into many parts and a second kernel; why
+    // wide accumulators lose there was not measured.)
+    const std::int64_t blocks8 = n / (std::int64_t(std::max(1, tuning.column_items)) * 8);
+    if (tuning.column_items > 1 && widest_load_bytes(b.plan) == 1 && (size_of(rs.acc) == 1 || blocks8 >= 8)) {
       w = 8;
       if (b.plan.ndim != 0)
         while (w > 1 && sp.dims.back() % w != 0) w /= 2;

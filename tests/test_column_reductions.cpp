@@ -460,6 +460,20 @@ void require_equal(const std::vector<U>& got, const std::vector<std::int64_t>& w
   for (std::size_t o = 0; o < got.size(); ++o) REQUIRE_EACH(std::int64_t(got[o]) == want[o], "output " << o);
 }
 
+// The lanes of a GPU's column block of n outputs from w lanes, halved to
+// tile a strided row's outputs, then to at most n (scheduler.cpp's column_vectors).
+int lanes_of(std::int64_t n, int w, bool strided) {
+  if (strided)
+    while (w > 1 && n % w != 0) w /= 2;
+  while (w > 1 && w > n) w /= 2;
+  return w;
+}
+
+// 8 lanes for columns of bytes where the accumulator is a byte too, or
+// where 8-lane blocks of 32 work-items are at least 8 (n >= 2048); else the
+// width rule's (an int64 sum's 2 lanes in 16-byte vectors).
+int byte_lanes(std::int64_t n, bool byte_acc, bool strided) { return lanes_of(n, byte_acc || n >= 2048 ? 8 : 2, strided); }
+
 template <class T>
 void check_byte_columns(std::int64_t M, std::int64_t B, std::uint64_t seed, const detail::DeviceTuning& t) {
   INFO(M << " x " << B);
@@ -471,43 +485,62 @@ void check_byte_columns(std::int64_t M, std::int64_t B, std::uint64_t seed, cons
   for (std::int64_t c = 1; c < B; c += 3) h[std::size_t((c * 5) % M * B + c)] = std::numeric_limits<T>::lowest();
   for (std::int64_t r = 0; r < M; ++r) h[std::size_t(r * B + B / 2)] = std::numeric_limits<T>::max();
   const auto x = from_host(h, {M, B});
-  // Outputs past the last whole vector are taken one at a time; fewer than 8, 4 lanes or 2.
-  const int lanes = B >= 8 ? 8 : B >= 4 ? 4 : 2;
   const auto s = sum(x, 0), mx = max(x, 0), mn = min(x, 0);
-  CHECK(width_run(s, t) == lanes);
-  CHECK(width_run(mx, t) == lanes);
-  CHECK(width_run(mn, t) == lanes);
+  CHECK(width_run(s, t) == byte_lanes(B, false, false));
+  CHECK(width_run(mx, t) == byte_lanes(B, true, false));
+  CHECK(width_run(mn, t) == byte_lanes(B, true, false));
   require_equal(s.to_host(), column_folds(h, M, B, B, 0, 0));
   require_equal(mx.to_host(), column_folds(h, M, B, B, 0, 1));
   require_equal(mn.to_host(), column_folds(h, M, B, B, 0, 2));
-  // Rows of B - 1 from column 1 (strided loads): 8 lanes where they tile
-  // B - 1 outputs, else halved (to 1: not this form).
+  // Rows of B - 1 from column 1 (strided loads): lanes halved to tile
+  // B - 1 outputs (to 1: not this form).
   const auto v = slice(x, 1, 1, B);
-  const auto sv = sum(v, 0);
-  const int strided = (B - 1) % 8 == 0 ? 8 : (B - 1) % 4 == 0 ? 4 : (B - 1) % 2 == 0 ? 2 : 1;
-  const int got = width_run(sv, t, strided > 1);
-  if (strided > 1) CHECK(got == strided);
+  const auto sv = sum(v, 0), mv = max(v, 0);
+  const int want_s = byte_lanes(B - 1, false, true), want_m = byte_lanes(B - 1, true, true);
+  const int got_s = width_run(sv, t, want_s > 1), got_m = width_run(mv, t, want_m > 1);
+  if (want_s > 1) CHECK(got_s == want_s);
+  if (want_m > 1) CHECK(got_m == want_m);
   require_equal(sv.to_host(), column_folds(h, M, B - 1, B, 1, 0));
+  require_equal(mv.to_host(), column_folds(h, M, B - 1, B, 1, 1));
 }
 
 }  // namespace
 
-TEST_CASE("a GPU's columns of bytes take 8 lanes whatever the accumulator's size", "[reduce][columns][vectors]") {
+TEST_CASE("a GPU's columns of bytes take 8 lanes where their accumulator is a byte or their blocks are many", "[reduce][columns][vectors]") {
   const auto t = gpu_columns();
   // Few rows (one part), many (parts of the rows met by a second kernel),
-  // outputs that 8 lanes do not tile, fewer outputs than 8.
-  for (const auto& [M, B] : std::vector<std::pair<std::int64_t, std::int64_t>>{{301, 45}, {5000, 65}, {40, 17}, {900, 5}, {64, 9}}) {
+  // outputs that 8 lanes do not tile, fewer outputs than 8, and 2048 or
+  // more outputs (8 blocks of 8 lanes: sums take 8 lanes too).
+  for (const auto& [M, B] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {301, 45}, {5000, 65}, {40, 17}, {900, 5}, {64, 9}, {20, 2049}, {40, 2051}, {24, 4104}}) {
     check_byte_columns<std::int8_t>(M, B, std::uint64_t(M * 131 + B), t);
     check_byte_columns<std::uint8_t>(M, B, std::uint64_t(M * 137 + B), t);
   }
-  // Truth values counted: loads of one byte, sums of int64.
-  std::vector<std::uint8_t> hb(300 * 40);
+  // Truth values counted (loads of one byte, sums of int64): 2 lanes for 40
+  // outputs, 8 for 4096.
   std::mt19937_64 rng(0x8b);
-  for (auto& v : hb) v = std::uint8_t(rng() % 3 == 0);
-  const auto b = from_host(hb, {300, 40}).astype<bool>();
-  const auto cb = sum(b, 0);
-  CHECK(width_run(cb, t) == 8);
-  require_equal(cb.to_host(), column_folds(hb, 300, 40, 40, 0, 0));
+  for (const std::int64_t B : {40, 4096}) {
+    std::vector<std::uint8_t> hb(std::size_t(30 * B));
+    for (auto& v : hb) v = std::uint8_t(rng() % 3 == 0);
+    const auto cb = sum(from_host(hb, {30, B}).astype<bool>(), 0);
+    CHECK(width_run(cb, t) == (B >= 2048 ? 8 : 2));
+    require_equal(cb.to_host(), column_folds(hb, 30, B, B, 0, 0));
+  }
+  // argmax of int8 (int32 values and rows: 4 lanes by the width rule): 8
+  // lanes from 2048 outputs.
+  for (const std::int64_t B : {256, 4096}) {
+    std::vector<std::int8_t> ha(std::size_t(40 * B));
+    for (auto& v : ha) v = std::int8_t(rng() % 5);
+    const auto am = argmax(from_host(ha, {40, B}), 0);
+    CHECK(width_run(am, t) == (B >= 2048 ? 8 : 4));
+    const auto got = am.to_host();
+    for (std::int64_t c = 0; c < B; ++c) {
+      std::int64_t best = 0;
+      for (std::int64_t r = 1; r < 40; ++r)
+        if (ha[std::size_t(r * B + c)] > ha[std::size_t(best * B + c)]) best = r;
+      REQUIRE_EACH(std::int64_t(got[std::size_t(c)]) == best, "column " << c);
+    }
+  }
   // Wider loads keep the width rule: float32 in 16-byte vectors, and a
   // body loading int8 and float32.
   const auto f = from_host(std::vector<float>(300 * 64, 1.5f), {300, 64});
