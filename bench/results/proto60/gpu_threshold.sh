@@ -12,7 +12,7 @@ for r in 1 2; do
   FUSECL_CACHE_DIR=/tmp/kc-o timeout 60 carry/new/bin/probe-old $C | sed "s/^/r$r old /"
   FUSECL_CACHE_DIR=/tmp/kc-n timeout 60 carry/new/bin/fusecl-axis-probe $C | sed "s/^/r$r new /"
 done > $OUT/threshold.txt 2>&1
-(cd carry/new/bin && FUSECL_POISON_OUTPUTS=1 timeout 200 ./fusecl_tests "[columns]" > $OUT/columns_tests.txt 2>&1; echo "rc=$?" >> $OUT/columns_tests.txt)
+(cd carry/new/bin && FUSECL_POISON_OUTPUTS=1 timeout 110 ./fusecl_tests "[columns]" > $OUT/columns_tests.txt 2>&1; echo "rc=$?" >> $OUT/columns_tests.txt)
 cat $OUT/device.txt
 tail -3 $OUT/columns_tests.txt
 python3 bench/results/proto59/table.py $OUT/threshold.txt | tee $OUT/table.md
