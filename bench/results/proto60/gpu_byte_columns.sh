@@ -4,19 +4,12 @@
 # rounds; float32 and int32 columns as controls; torch.compile for some
 # (time-limited: one call holds both, the device budget being short); then
 # the GPU suite over the kept code (into $OUT/suite/issue13.tgz).
-set -u
-mkdir -p /etc/OpenCL/vendors
-echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-export FUSECL_DEVICE=nvidia FUSECL_TUNE=0 LD_LIBRARY_PATH=$PWD/carry/new/lib
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/device.txt
+source bench/results/gpu_call.sh
 C=""
 for e in sum max min argmax argmin; do C="$C $e:4096x16384:0:i8"; done
 C="$C sum:4096x16384:0:u8 max:4096x16384:0:u8 sum:16384x4096:0:i8 argmax:16384x4096:0:i8 sum:65536x1024:0:i8"
 C="$C sum:4096x16384:0 sum:4096x16384:0:i32"
-for r in 1 2; do
-  FUSECL_CACHE_DIR=/tmp/kc-o timeout 60 carry/new/bin/probe-old $C | sed "s/^/r$r old /"
-  FUSECL_CACHE_DIR=/tmp/kc-n timeout 60 carry/new/bin/fusecl-axis-probe $C | sed "s/^/r$r new /"
-done > $OUT/bytes.txt 2>&1
+old_new 2 $C > $OUT/bytes.txt 2>&1
 T="sum:4096x16384:0:i8 max:4096x16384:0:i8 argmax:4096x16384:0:i8"
 timeout 80 python3 carry/new/torch_axis.py $T > $OUT/torch.txt 2>&1
 cat $OUT/device.txt
