@@ -2,11 +2,7 @@
 # change): int8 sum / max / argmax down 4096 x 16384's columns, and float32
 # sum down the same shape, under the existing settings FUSECL_VECTOR_BYTES
 # (4 to 64) and FUSECL_COLUMN_ONE_WAVE=0; two rounds; torch.compile.
-set -u
-mkdir -p /etc/OpenCL/vendors
-echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-export FUSECL_DEVICE=nvidia FUSECL_TUNE=0 LD_LIBRARY_PATH=$PWD/carry/new/lib
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/device.txt
+source bench/results/gpu_call.sh
 C="sum:4096x16384:0:i8 max:4096x16384:0:i8 argmax:4096x16384:0:i8 sum:16384x4096:0:i8 sum:4096x16384:0 sum:4096x16384:0:i32"
 P=carry/new/bin/fusecl-axis-probe
 for r in 1 2; do
