@@ -145,11 +145,14 @@ int widest_width(const codegen::KernelPlan& plan, int vector_bytes) {
   return p;
 }
 
+int tiling_width(int w, std::int64_t inner) {
+  while (w > 1 && inner % w != 0) w /= 2;
+  return w;
+}
+
 int choose_width(const codegen::KernelPlan& plan, int vector_bytes, std::int64_t inner_dim) {
-  int p = widest_width(plan, vector_bytes);
-  if (plan.ndim != 0)
-    while (p > 1 && inner_dim % p != 0) p /= 2;
-  return p;
+  const int p = widest_width(plan, vector_bytes);
+  return plan.ndim != 0 ? tiling_width(p, inner_dim) : p;
 }
 
 bool contiguous_or_uniform(const codegen::KernelPlan& plan) {

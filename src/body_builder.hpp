@@ -223,6 +223,10 @@ IndexSpace collapse(BodyBuilder& b, const Shape& logical, const std::vector<int>
 /// broadcasts along it, and the innermost dimension is a multiple of the width.
 int choose_width(const codegen::KernelPlan& plan, int vector_bytes, std::int64_t inner_dim);
 
+/// w halved until it divides `inner`: the widest vector (of w or fewer
+/// lanes) that tiles rows of `inner` elements, so that none leaves its row.
+int tiling_width(int w, std::int64_t inner);
+
 /// choose_width's width before it fits the rows: the widest any row allows.
 int widest_width(const codegen::KernelPlan& plan, int vector_bytes);
 

@@ -169,8 +169,7 @@ std::optional<ScheduledKernel> plan_row_columns(BodyBuilder& b, const Shape& sha
   // rows T apart and combine their partials in local memory. A CPU gives
   // each column one work-item (row_items_cap) and each group enough columns
   // to amortize it, but groups enough for every core.
-  int w = row_width(b.plan, tuning.vector_bytes);
-  while (w > 1 && inner % w != 0) w /= 2;
+  const int w = tiling_width(row_width(b.plan, tuning.vector_bytes), inner);
   const std::int64_t vectors = outer * (inner / w);
   // Split columns (plan_row): the layout is a segment's, each a "column" of its own.
   const std::int64_t rows = m, segments = split ? split_segments(m, split->segments, tuning.row_column_segment) : 1;

@@ -261,9 +261,7 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
     // wide accumulators lose there was not measured.)
     const std::int64_t blocks8 = n / (std::int64_t(std::max(1, tuning.column_items)) * 8);
     if (tuning.column_items > 1 && widest_load_bytes(b.plan) == 1 && (size_of(rs.acc) == 1 || blocks8 >= 8)) {
-      w = 8;
-      if (b.plan.ndim != 0)
-        while (w > 1 && sp.dims.back() % w != 0) w /= 2;
+      w = b.plan.ndim != 0 ? tiling_width(8, sp.dims.back()) : 8;
     }
     // Contiguous outputs (ndim 0): the last vector may pass n (its lanes are
     // taken one at a time), but a vector wider than the outputs would be all tail.

@@ -37,19 +37,12 @@ namespace {
 
 detail::DeviceTuning layout(bool gpu) {
   auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
+  if (gpu) return gpu_column_tuning(dev);
   auto t = detail::tuning_of(dev);
-  if (gpu) {
-    h200_row_layout(t, 0, 1024);
-    t.column_items = 32;  // launch.cpp: every GPU
-    t.column_rows = 8;
-    t.column_one_wave = true;
-    t.target_groups = 8;
-  } else {
-    cpu_row_layout(t, true);
-    t.column_items = 1;  // launch.cpp: every CPU
-    t.column_rows = 1;
-    t.column_one_wave = false;
-  }
+  cpu_row_layout(t, true);
+  t.column_items = 1;  // launch.cpp: every CPU
+  t.column_rows = 1;
+  t.column_one_wave = false;
   return t;
 }
 

@@ -417,15 +417,7 @@ TEST_CASE("column reductions in vectors: split parts, fused producers, counts an
 namespace {
 
 // A GPU's column layout (launch.cpp: every GPU) on this device.
-detail::DeviceTuning gpu_columns() {
-  auto t = detail::device_tuning();
-  h200_row_layout(t, 0, 1024);
-  t.column_items = 32;
-  t.column_rows = 8;
-  t.column_one_wave = true;
-  t.target_groups = 8;
-  return t;
-}
+detail::DeviceTuning gpu_columns() { return gpu_column_tuning(*from_host(std::vector<float>{0.f}, {1}).node()->device); }
 
 // y run under t: its first kernel's width, after checking that it is the
 // vector form of column blocks (or, with `vectors` false, is not).

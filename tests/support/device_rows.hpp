@@ -65,4 +65,16 @@ inline void cpu_row_layout(detail::DeviceTuning& t, bool lanes) {
   t.moment_width = 16;  // launch.cpp: every CPU (a GPU's 2)
 }
 
+/// A GPU's column reductions (launch.cpp: every GPU): blocks of 32
+/// work-items side by side, 8 rows apart, their parts of the rows in one
+/// wave of groups; on an H200's row layout with groups of up to 1024.
+inline detail::DeviceTuning gpu_column_tuning(detail::DeviceState& dev) {
+  auto t = h200_tuning(dev, 0, 1024);
+  t.column_items = 32;
+  t.column_rows = 8;
+  t.column_one_wave = true;
+  t.target_groups = 8;
+  return t;
+}
+
 }  // namespace fusecl::test
