@@ -33,20 +33,9 @@ using namespace fusecl::test;
 
 namespace {
 
-// A GPU's reduction layout: groups of up to 256, 16-byte vectors, double2
-// moments, few groups to fill the device (so that the small test arrays
-// take several rows a group), shuffles as the device has them.
+// A GPU's reduction layout (device_rows.hpp), shuffles as the device has them.
 detail::DeviceTuning gpu_groups(detail::DeviceState& dev) {
-  auto t = detail::tuning_of(dev);
-  t.local_size = 256;
-  t.max_work_group_size = std::max<std::size_t>(t.max_work_group_size, 256);
-  t.vector_bytes = 16;
-  t.moment_width = 2;
-  t.one_pass_moments = true;
-  t.row_items_cap = 1024;
-  t.target_groups = 8;
-  t.lane_rows = false;  // rows in lanes: test_lane_rows.cpp
-  return t;
+  return gpu_reduction_tuning(dev, false);  // rows in lanes: test_lane_rows.cpp
 }
 
 // A CPU's (src/launch.cpp; device_rows.hpp's cpu_row_layout): groups of

@@ -15,6 +15,7 @@
 #include "src/device_state.hpp"
 #include "src/schedule.hpp"
 #include "support/arg_values.hpp"
+#include "support/device_rows.hpp"
 #include "support/each_check.hpp"
 #include "support/random_inputs.hpp"
 #include "support/schedule_run.hpp"
@@ -34,14 +35,7 @@ using namespace fusecl::test;
 namespace {
 
 detail::DeviceTuning gpu_lanes(int warp) {
-  auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
-  auto t = detail::tuning_of(dev);
-  t.local_size = 256;
-  t.max_work_group_size = std::max<std::size_t>(t.max_work_group_size, 256);
-  t.vector_bytes = 16;
-  t.row_items_cap = 1024;
-  t.target_groups = 8;
-  t.lane_rows = true;
+  auto t = gpu_reduction_tuning(*from_host(std::vector<float>{0.f}, {1}).node()->device, true);
   t.row_warp = warp;
   return t;
 }

@@ -11,6 +11,7 @@
 #include "src/device_state.hpp"
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
+#include "support/device_rows.hpp"
 #include "support/random_inputs.hpp"
 #include "support/row_stats.hpp"
 #include "support/schedule_run.hpp"
@@ -31,15 +32,7 @@ using namespace fusecl::test;
 namespace {
 
 detail::DeviceTuning gpu_lanes(detail::DeviceState& dev, int warp) {
-  auto t = detail::tuning_of(dev);
-  t.local_size = 256;
-  t.max_work_group_size = std::max<std::size_t>(t.max_work_group_size, 256);
-  t.vector_bytes = 16;
-  t.moment_width = 2;
-  t.one_pass_moments = true;
-  t.row_items_cap = 1024;
-  t.target_groups = 8;
-  t.lane_rows = true;
+  auto t = gpu_reduction_tuning(dev, true);
   t.row_warp = warp;
   return t;
 }

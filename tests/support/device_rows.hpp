@@ -5,6 +5,7 @@
 #include "src/device_state.hpp"
 #include "src/scheduler.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace fusecl::test {
@@ -63,6 +64,24 @@ inline void cpu_row_layout(detail::DeviceTuning& t, bool lanes) {
   t.target_groups = 4;
   t.reduce_chains = 4;  // compensated sums in four chains (launch.cpp: every CPU)
   t.moment_width = 16;  // launch.cpp: every CPU (a GPU's 2)
+}
+
+/// A GPU's reduction layout, whatever this device is: groups of up to 256,
+/// 16-byte vectors, double2 moments in one pass, several work-items a row,
+/// and few groups to fill the device (so that small test arrays take
+/// several rows a group); rows in lanes (lane_rows.cpp) where `lanes`.
+/// Partials meet as the device's tuning says (row_warp) unless the caller sets it.
+inline detail::DeviceTuning gpu_reduction_tuning(detail::DeviceState& dev, bool lanes) {
+  auto t = detail::tuning_of(dev);
+  t.local_size = 256;
+  t.max_work_group_size = std::max<std::size_t>(t.max_work_group_size, 256);
+  t.vector_bytes = 16;
+  t.moment_width = 2;
+  t.one_pass_moments = true;
+  t.row_items_cap = 1024;
+  t.target_groups = 8;
+  t.lane_rows = lanes;
+  return t;
 }
 
 /// A GPU's column reductions (launch.cpp: every GPU): blocks of 32
