@@ -530,6 +530,42 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
     REQUIRE(kernel_source(t).find("scratch") != std::string::npos);
     require_matches(t, h_reduce<float>(tall, {0}, false, false, sums));
   }
+  SECTION("reduction: columns of bytes in 8 lanes, outputs past the last whole vector, parts of the rows") {
+    // scheduler.cpp's column_vectors on a GPU's tuning (Oclgrind's is one):
+    // int8 down columns in vectors of 8 (char8 loads): a max (its
+    // accumulator a byte) over 45 outputs, 5 past the last whole vector, in
+    // few rows and in many (parts of the rows, met by a second kernel); a
+    // sum (int64) over 2051 outputs, 3 past it.
+    auto check = [](std::int64_t M, std::int64_t B, bool is_max) {
+      std::vector<std::int8_t> h(std::size_t(M * B));
+      std::mt19937_64 rng(std::uint64_t(M * 7919 + B));
+      for (auto& v : h) v = std::int8_t(int(rng() % 256) - 128);
+      const auto x = from_host(h, {M, B});
+      INFO((is_max ? "max" : "sum") << " down " << M << " rows of " << B);
+      if (is_max) {
+        const auto y = max(x, 0);
+        REQUIRE(kernel_source(y).find("char8") != std::string::npos);
+        const auto got = y.to_host();
+        for (std::int64_t c = 0; c < B; ++c) {
+          std::int8_t best = -128;
+          for (std::int64_t r = 0; r < M; ++r) best = std::max(best, h[std::size_t(r * B + c)]);
+          REQUIRE(got[std::size_t(c)] == best);
+        }
+      } else {
+        const auto y = sum(x, 0);
+        REQUIRE(kernel_source(y).find("char8") != std::string::npos);
+        const auto got = y.to_host();
+        for (std::int64_t c = 0; c < B; ++c) {
+          std::int64_t t = 0;
+          for (std::int64_t r = 0; r < M; ++r) t += h[std::size_t(r * B + c)];
+          REQUIRE(got[std::size_t(c)] == t);
+        }
+      }
+    };
+    check(37, 45, true);
+    check(3000, 45, true);
+    check(20, 2051, false);
+  }
   SECTION("reduction: split over groups, finished by a second kernel") {
     auto a = ints({20000}, 10);
     a.data[15000] = a.data[17000] = 99;  // the first maximum lies in a later group than the start
