@@ -36,6 +36,8 @@ def expression(torch, name):
         "mean_var": lambda x, a: torch.var_mean(x, a, unbiased=False, keepdim=True),
         "logsumexp": logsumexp,
         "sum_exp": lambda x, a: torch.sum(torch.exp(x), a, keepdim=True),
+        "norm": lambda x, a: torch.sqrt(torch.sum(x * x, a, keepdim=True)),
+        "mean_scaled": lambda x, a: torch.mean(x, a, keepdim=True) * 2.0 + 1.0,
         "normalize": lambda x, a: x / torch.sum(x, a, keepdim=True),
         "center": lambda x, a: x - torch.mean(x, a, keepdim=True),
         "argmax": lambda x, a: torch.argmax(x, a, keepdim=True),

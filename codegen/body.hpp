@@ -145,6 +145,14 @@ std::string render_lane_rows(const KernelPlan& plan, const std::string& name);
 /// A reduction's result from its accumulator `acc`: divided by the mean's
 /// divisor, then its square root for std (render_reduce.cpp).
 std::string reduce_finish(const ReduceSpec& rs, const std::string& acc);
+/// What a reduction plan stores from its accumulator `acc` (of `width`
+/// lanes): `statements` (indented by `ind`; empty without a finish) to write
+/// before the store, and `value`, the expression to store: reduce_finish's,
+/// then the plan's finish computed from it (render_finish.cpp).
+struct FinishValue {
+  std::string statements, value;
+};
+FinishValue finish_value(const KernelPlan& plan, const std::string& acc, int width, const std::string& ind, HelperSet& helpers);
 /// A moment kernel's stores of output o, indented by `ind`: out0 from M2 `q`
 /// over the divisor (times `scale` where given), its square root for std,
 /// and with moment 2 out1 from the float64 sum `s` (render_moment.cpp).

@@ -1,5 +1,7 @@
 #include "codegen/kernel_plan.hpp"
 
+#include <algorithm>
+
 namespace fusecl::codegen {
 
 bool KernelPlan::uses_fp64() const {
@@ -9,7 +11,16 @@ bool KernelPlan::uses_fp64() const {
     if (d == DType::Float64) return true;
   if (kind == KernelKind::Reduce && reduce.moment) return true;  // float64 accumulators
   if (kind == KernelKind::Reduce && (reduce.acc == DType::Float64 || reduce.out == DType::Float64)) return true;
+  for (const auto& i : finish)
+    if (i.dtype == DType::Float64) return true;
   return false;
+}
+
+std::vector<std::int16_t> finish_scalar_slots(const KernelPlan& plan) {
+  std::vector<std::int16_t> slots;
+  for (const auto& i : plan.finish)
+    if (i.op == Op::Scalar && std::find(slots.begin(), slots.end(), i.slot) == slots.end()) slots.push_back(i.slot);
+  return slots;
 }
 
 int tile_rows(const KernelPlan& p) { return p.tile ? kTileWorkItems / p.tile : 1; }
@@ -43,6 +54,14 @@ KernelPlan combine_plan(const KernelPlan& p) {
     c.scalar_dtypes.push_back(p.scalar_dtypes.at(std::size_t(p.reduce.divisor)));
     if (p.reduce.moment == 2) c.scalar_dtypes.push_back(p.scalar_dtypes.at(std::size_t(p.reduce.divisor + 1)));
   }
+  // The finish is computed where this kernel stores; its scalars follow the
+  // divisor, in finish_scalar_slots' order (launch.cpp's combine_kernel).
+  c.finish = p.finish;
+  const auto slots = finish_scalar_slots(p);
+  const auto first = std::int16_t(c.scalar_dtypes.size());
+  for (const std::int16_t s : slots) c.scalar_dtypes.push_back(p.scalar_dtypes.at(std::size_t(s)));
+  for (auto& i : c.finish)
+    if (i.op == Op::Scalar) i.slot = std::int16_t(first + (std::find(slots.begin(), slots.end(), i.slot) - slots.begin()));
   return c;
 }
 

@@ -366,9 +366,28 @@ struct KernelPlan {
   // no barrier (render_tiled_registers.cpp); false: through local memory.
   bool tile_registers = false;
   ReduceSpec reduce;                  // kind == Reduce
+  // Reduce (one output, not an arg-reduction, moment or pair): the
+  // reduction's consumer, an elementwise function of its value and scalars
+  // alone (sqrt(sum(x * x, 1)), a mean scaled), computed where the value is
+  // stored, so that it needs no kernel of its own (src/reduce_finish.cpp
+  // says where). finish[0] is the reduction's value (op: the reduction's,
+  // dtype: reduce.out); every later entry is a scalar load (Op::Scalar,
+  // slot) or an elementwise op whose operands a, b, c are earlier entries;
+  // the last is stored, in its dtype (reduce_output_dtype). Empty: the value
+  // itself (codegen/render_finish.cpp).
+  std::vector<Instr> finish;
 
   bool uses_fp64() const;
 };
+
+/// The dtype a reduction plan stores in out0: its finish's last value's, or reduce.out.
+inline DType reduce_output_dtype(const KernelPlan& plan) {
+  return plan.finish.empty() ? plan.reduce.out : plan.finish.back().dtype;
+}
+
+/// The scalar slots a plan's finish reads, each once, in the order of its
+/// entries (combine_plan gives them to the second kernel in that order).
+std::vector<std::int16_t> finish_scalar_slots(const KernelPlan& plan);
 
 /// A rows-in-lanes plan's row length (ReduceSpec::lanes_per_row): its
 /// row_vectors vectors of the plan's width.
@@ -457,7 +476,7 @@ BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, diviso
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_warp, row_columns, row_lanes, row_lane_length, lanes_per_row, row_vectors, rows_per_item, row_online,
                         row_recompute, row_skew, row_reciprocal, row_staged, row_rotate, row_length, row_split, moment, moment_blocks, kept_dims, kept_inner, column_rows, online, chains);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
-                        out_strided, aligned, cross_rows, index32, tile, tile_axis, tile_registers, reduce);
+                        out_strided, aligned, cross_rows, index32, tile, tile_axis, tile_registers, reduce, finish);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),
               "BOOST_HANA_ADAPT_STRUCT(Instr, ...) must list every field of Instr");
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::ReduceSpec>(),

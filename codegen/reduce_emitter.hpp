@@ -87,8 +87,11 @@ struct ReduceEmitter {
            combine("sh[0]", "sh[w_]", 1) + ";\n";
   }
 
+  // out0[o]: the index, or the value with the plan's finish (render_finish.cpp).
   std::string store(const std::string& ind, const std::string& acc, const std::string& idx) const {
-    return ind + "out0[o] = " + (arg ? idx : finish_value(acc)) + ";\n";
+    if (arg) return ind + "out0[o] = " + idx + ";\n";
+    const FinishValue f = codegen::finish_value(plan, acc, 1, ind, helpers);
+    return f.statements + ind + "out0[o] = " + f.value + ";\n";
   }
 };
 

@@ -29,7 +29,8 @@ std::string param_declaration(const KernelPlan& plan, const Param& p) {
   const auto idx = std::to_string(p.index);
   switch (p.role) {
     case ParamRole::Output: {
-      const DType t = plan.kind == KernelKind::Reduce ? plan.reduce.out : plan.instrs[std::size_t(plan.outputs[std::size_t(p.index)])].dtype;
+      const DType t = plan.kind != KernelKind::Reduce ? plan.instrs[std::size_t(plan.outputs[std::size_t(p.index)])].dtype
+                      : p.index == 0 ? reduce_output_dtype(plan) : plan.reduce.out;
       return "__global " + cl_type(t) + "* restrict out" + idx;
     }
     case ParamRole::Input: return "__global const " + cl_type(plan.buffer_dtypes[std::size_t(p.index)]) + "* restrict in" + idx;

@@ -142,8 +142,11 @@ std::string plain_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
     b += load_row(plan, f, h, k, "    " + AW + " w_;\n", fold);
   }
   b += meet(plan, f, h, rs.acc, xs, [&](const std::string& x, const std::string& y) { return x + " = " + combine(x, y, 1) + ";"; });
-  for (int k = 0; k < f.K; ++k)
-    b += "  if (lane_ == 0 && " + row_at(k, f) + " < n) out0[" + row_at(k, f) + "] = " + reduce_finish(rs, xs[std::size_t(k)]) + ";\n";
+  for (int k = 0; k < f.K; ++k) {
+    const FinishValue v = finish_value(plan, xs[std::size_t(k)], 1, "    ", h);
+    const std::string store = "out0[" + row_at(k, f) + "] = " + v.value + ";";
+    b += "  if (lane_ == 0 && " + row_at(k, f) + " < n) " + (v.statements.empty() ? store + "\n" : "{\n" + v.statements + "    " + store + "\n  }\n");
+  }
   return b;
 }
 

@@ -255,7 +255,18 @@ std::string column_block(const ReduceEmitter& e, const std::string& init) {
   // An arg-reduction's vectors store their indices as longs.
   const std::string LW = "long" + Ws, stored = e.arg ? "convert_" + LW + "(" + index + ")" : e.finish_value(result);
   const std::string ST = e.arg ? LW : AW;
-  if (!rs.two_stage) {
+  const FinishValue fin = vectors && !e.arg && !rs.two_stage ? finish_value(plan, result, W, "    ", e.helpers) : FinishValue{};
+  if (!rs.two_stage && vectors && !fin.statements.empty()) {
+    // With a finish (render_finish.cpp): its statements, then the store of
+    // its value, whole or, the last vector past n, lane by lane.
+    b += "  if (ly == 0 && o < n) {\n" + fin.statements + "    if (o + " + Ws + " <= n) vstore" + Ws + "(" + fin.value + ", 0, out0 + o);\n";
+    if (plan.ndim == 0) {
+      b += "    else {\n";
+      for (int j = 1; j < W; ++j) b += "      if (o + " + std::to_string(j) + " < n) out0[o + " + std::to_string(j) + "] = " + fin.value + lane(j) + ";\n";
+      b += "      out0[o] = " + fin.value + lane(0) + ";\n    }\n";
+    }
+    b += "  }\n";
+  } else if (!rs.two_stage) {
     if (vectors) {
       b += "  if (ly == 0 && o + " + Ws + " <= n) vstore" + Ws + "(" + stored + ", 0, out0 + o);\n";
       if (plan.ndim == 0) {  // the last vector, past n: lane by lane

@@ -249,7 +249,8 @@ std::string lanes_rows(const ReduceEmitter& e, const std::string& rows_left) {
   b += "      " + (e.kahan ? kahan_step("acc", "comp", v, AW) : e.vector_step("acc", v, W)) + "\n    }\n";
   b += e.nan_apply("acc", W, "    ");
   if (e.kahan) b += "    acc = acc - comp;\n";
-  b += "    vstore" + Ws + "(" + e.finish_value("acc") + ", 0, out0 + o0_);\n  } else {\n" + rows_left + "  }\n";
+  const FinishValue f = finish_value(plan, "acc", W, "    ", e.helpers);
+  b += f.statements + "    vstore" + Ws + "(" + f.value + ", 0, out0 + o0_);\n  } else {\n" + rows_left + "  }\n";
   return b;
 }
 

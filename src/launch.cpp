@@ -114,6 +114,8 @@ DeviceTuning default_tuning(const DeviceInfo& info) {
   d.pair_kernels = pair_kernels;
   static const bool cross_rows = rt::switch_setting("FUSECL_CROSS_ROWS", true);
   d.cross_rows = cross_rows;
+  static const bool reduce_finish = rt::switch_setting("FUSECL_REDUCE_FINISH", true);
+  d.reduce_finish = reduce_finish;
   static const bool index32 = rt::switch_setting("FUSECL_INDEX32", true);
   d.index32 = index32;
   d.row_odd_elements = cpu ? 0 : 4096;  // DeviceTuning says why
@@ -216,6 +218,8 @@ ScheduledKernel combine_kernel(const codegen::KernelPlan& plan, const KernelArgs
   if (plan.reduce.op == Op::Mean) c.args.scalars.push_back(args.scalars.at(std::size_t(plan.reduce.divisor)));
   // A moment kernel's mean output has its divisor in the next slot (combine_plan keeps both).
   if (plan.reduce.moment == 2) c.args.scalars.push_back(args.scalars.at(std::size_t(plan.reduce.divisor + 1)));
+  // The finish's scalars, as combine_plan numbers them.
+  for (const std::int16_t s : codegen::finish_scalar_slots(plan)) c.args.scalars.push_back(args.scalars.at(std::size_t(s)));
   return c;
 }
 

@@ -165,6 +165,8 @@ void Scheduler::evaluate(const std::vector<NodePtr>& roots, CutReason reason) {
       const NodePtr* mx = pair_input(*r);
       auto deps = todo_of(mx ? unevaluated_barriers_below(*mx, &pending_) : unevaluated_barriers(r, &pending_));
       if (deps.empty()) continue;
+      // A function of one reduction alone: computed where that reduction stores.
+      if (schedule_finish(r, deps, f.barriers ? barrier_reason(*r) : reason)) continue;
       // Its reductions inside; with the frame's later roots where they can share the kernel.
       if (schedule_row(r, f.barriers ? barrier_reason(*r) : reason,
                        f.barriers ? std::span<const NodePtr>{} : std::span<const NodePtr>(f.todo.data() + f.next, f.todo.size() - f.next)))

@@ -127,6 +127,12 @@ class Scheduler {
   bool schedule_moment(const NodePtr& first, Nodes& todo, CutReason cut);
   bool schedule_softmax(const NodePtr& first, Nodes& todo, CutReason cut);
 
+  // ---- reduce_finish.cpp: a reduction and its consumer in one kernel ----
+  // Schedules root e, an elementwise function of the one reduction `deps`
+  // holds and scalars, as that reduction's kernel computing e where it
+  // stores (codegen KernelPlan::finish); false where it does not take that form.
+  bool schedule_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
+
   DeviceTuning tuning_;
   PendingOutputs pending_;
   std::vector<MadeReduction> made_;

@@ -169,6 +169,11 @@ struct DeviceTuning {
   // in one moment kernel (plan_moment in column blocks). FUSECL_PAIR_KERNELS=0:
   // a kernel per reduction, to compare.
   bool pair_kernels = true;
+  // An evaluation root that is an elementwise function of one reduction
+  // and scalars alone (sqrt(sum(x * x, 1))) computed by that reduction's
+  // kernel where it stores (codegen KernelPlan::finish, reduce_finish.cpp),
+  // not by a kernel of its own. FUSECL_REDUCE_FINISH=0: two kernels, to compare.
+  bool reduce_finish = true;
   // Elementwise kernels in vectors over rows that are not a multiple of the
   // vector width, where their only loads that follow rows broadcast along
   // them (codegen KernelPlan::cross_rows): softmax's or a layer norm's output

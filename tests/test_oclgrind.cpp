@@ -566,6 +566,33 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
     check(3000, 45, true);
     check(20, 2051, false);
   }
+  SECTION("a reduction's consumer where it stores: columns in vectors, parts of the rows, rows") {
+    // src/reduce_finish.cpp: sqrt(|mean(2x)|) * 3 - 0.25 computed where the
+    // mean stores (KernelPlan::finish), one kernel where the rows are not
+    // split: down 45 columns (a tail past the last whole vector), down 2000
+    // rows (parts, met by a second kernel that computes the finish, its
+    // scalars after the divisor), and over rows of 13.
+    auto check = [](const HostArray<float>& a, int axis) {
+      const std::int64_t R = a.shape[0], C = a.shape[1], len = axis == 0 ? R : C;
+      const auto x = to_device(a);
+      const auto y = sqrt(abs(mean(x * 2.0f, axis))) * 3.0f - 0.25f;
+      reset_stats();
+      eval(y);
+      const auto kernels = stats().kernels_launched;
+      INFO(R << " x " << C << ", axis " << axis << ": " << kernels << " kernels");
+      CHECK((kernels == 1 || (kernels == 2 && len >= 1000)));
+      const auto got = y.to_host();
+      for (std::int64_t o = 0; o < (axis == 0 ? C : R); ++o) {
+        double t = 0;
+        for (std::int64_t i = 0; i < len; ++i) t += 2.0 * a.data[std::size_t(axis == 0 ? i * C + o : o * C + i)];
+        const float want = std::sqrt(std::fabs(float(t) / float(len))) * 3.0f - 0.25f;
+        CHECK(std::fabs(got[std::size_t(o)] - want) <= 1e-6f * (1.0f + std::fabs(want)));
+      }
+    };
+    check(ints({37, 45}, 25), 0);
+    check(ints({2000, 45}, 26), 0);
+    check(ints({300, 13}, 27), 1);
+  }
   SECTION("reduction: split over groups, finished by a second kernel") {
     auto a = ints({20000}, 10);
     a.data[15000] = a.data[17000] = 99;  // the first maximum lies in a later group than the start

@@ -63,6 +63,12 @@ KernelPlan every_field_populated() {
   p.ndim = 2;
   p.width = 4;
   p.reduce.input = 1;
+  Instr value;  // the reduction's value, then its square root (KernelPlan::finish)
+  value.op = Op::Sum;
+  Instr root;
+  root.op = Op::Sqrt;
+  root.a = 0;
+  p.finish = {value, root};
   return p;
 }
 
