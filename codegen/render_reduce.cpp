@@ -71,6 +71,14 @@ std::string kahan_step(const std::string& acc, const std::string& comp, const st
 
 namespace {
 
+// The last vector of outputs, past n (column blocks in vectors of whole
+// outputs): the lanes of `v` below n stored one at a time, lane 0's always.
+std::string tail_lanes(const std::string& v, int W, const std::string& ind) {
+  std::string s;
+  for (int j = 1; j < W; ++j) s += ind + "if (o + " + std::to_string(j) + " < n) out0[o + " + std::to_string(j) + "] = " + v + lane(j) + ";\n";
+  return s + ind + "out0[o] = " + v + lane(0) + ";\n";
+}
+
 // Where the partial results of a split reduction lie in scratch: for
 // arg-reductions n * groups indices first (8-byte aligned), then the values.
 std::string partial_pointers(const ReduceEmitter& e) {
@@ -260,19 +268,14 @@ std::string column_block(const ReduceEmitter& e, const std::string& init) {
     // With a finish (render_finish.cpp): its statements, then the store of
     // its value, whole or, the last vector past n, lane by lane.
     b += "  if (ly == 0 && o < n) {\n" + fin.statements + "    if (o + " + Ws + " <= n) vstore" + Ws + "(" + fin.value + ", 0, out0 + o);\n";
-    if (plan.ndim == 0) {
-      b += "    else {\n";
-      for (int j = 1; j < W; ++j) b += "      if (o + " + std::to_string(j) + " < n) out0[o + " + std::to_string(j) + "] = " + fin.value + lane(j) + ";\n";
-      b += "      out0[o] = " + fin.value + lane(0) + ";\n    }\n";
-    }
+    if (plan.ndim == 0) b += "    else {\n" + tail_lanes(fin.value, W, "      ") + "    }\n";
     b += "  }\n";
   } else if (!rs.two_stage) {
     if (vectors) {
       b += "  if (ly == 0 && o + " + Ws + " <= n) vstore" + Ws + "(" + stored + ", 0, out0 + o);\n";
       if (plan.ndim == 0) {  // the last vector, past n: lane by lane
         b += "  else if (ly == 0 && o < n) {\n    const " + ST + " f_ = " + stored + ";\n";
-        for (int j = 1; j < W; ++j) b += "    if (o + " + std::to_string(j) + " < n) out0[o + " + std::to_string(j) + "] = f_" + lane(j) + ";\n";
-        b += "    out0[o] = f_" + lane(0) + ";\n  }\n";
+        b += tail_lanes("f_", W, "    ") + "  }\n";
       }
     }
     else
