@@ -166,6 +166,17 @@ std::string emit_lane_stores(const KernelPlan& plan, int width, const std::strin
   return s;
 }
 
+std::string scalar_value(int slot, const std::string& T, int width) {
+  return width == 1 ? "s" + std::to_string(slot) : "(" + T + ")(s" + std::to_string(slot) + ")";
+}
+
+std::string spell_entry(const std::vector<Instr>& instrs, std::size_t k, const std::string& prefix, const std::string& suffix,
+                        int width, HelperSet& helpers) {
+  const Instr& in = instrs[k];
+  auto v = [&](std::int16_t i) { return i >= 0 ? prefix + std::to_string(i) + suffix : std::string(); };
+  return spell(in.op, in.dtype, operand_dtype(instrs, in), v(in.a), v(in.b), v(in.c), width, helpers);
+}
+
 std::string emit_body(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent,
                       HelperSet& helpers, const std::vector<char>* only, const Reciprocals* reciprocals) {
   std::string s;
@@ -202,7 +213,7 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
         break;
       }
       case Op::Scalar:
-        e = width == 1 ? "s" + std::to_string(in.slot) : "(" + T + ")(s" + std::to_string(in.slot) + ")";
+        e = scalar_value(in.slot, T, width);
         break;
       case Op::Generate: {
         if (width == 1 || in.access != Access::Contiguous) {
@@ -214,13 +225,10 @@ std::string emit_body(const KernelPlan& plan, int width, const std::string& pos,
         break;
       }
       default: {
-        auto v = [](std::int16_t i) { return i >= 0 ? "v" + std::to_string(i) : std::string(); };
-        // Where's first operand is the bool condition; its data type is the second's.
-        const DType operand = in.op == Op::Where ? plan.instrs[std::size_t(in.b)].dtype : plan.instrs[std::size_t(in.a)].dtype;
         if (reciprocals && (*reciprocals->marked)[k])
-          e = reciprocal_divide(helpers, width, v(in.a), v(in.b), reciprocals->range, reciprocals->lanes);
+          e = reciprocal_divide(helpers, width, "v" + std::to_string(in.a), "v" + std::to_string(in.b), reciprocals->range, reciprocals->lanes);
         else
-          e = spell(in.op, in.dtype, operand, v(in.a), v(in.b), v(in.c), width, helpers);
+          e = spell_entry(plan.instrs, k, "v", "", width, helpers);
       }
     }
     s += indent + "const " + T + " v" + std::to_string(k) + " = " + e + ";\n";

@@ -41,6 +41,15 @@ struct Reciprocals {
 std::string emit_body(const KernelPlan& plan, int width, const std::string& pos, const std::string& indent,
                       HelperSet& helpers, const std::vector<char>* only = nullptr, const Reciprocals* reciprocals = nullptr);
 
+/// Scalar argument `slot` as a value of type T: the same in every lane of a
+/// vector of `width`.
+std::string scalar_value(int slot, const std::string& T, int width);
+/// Elementwise entry k of `instrs` (a body, or a reduction's finish) on its
+/// operands, entry i named prefix + i + suffix: the one spelling that
+/// emit_body and finish_value share.
+std::string spell_entry(const std::vector<Instr>& instrs, std::size_t k, const std::string& prefix, const std::string& suffix,
+                        int width, HelperSet& helpers);
+
 /// Stores every output of the element at flat position `pos`, one line each
 /// (at the element's own coordinates c0.. where the outputs are strided views:
 /// emit_coordinates must have declared them).

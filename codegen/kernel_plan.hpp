@@ -71,6 +71,13 @@ static_assert(std::has_unique_object_representations_v<Instr>, "Instr must have 
 /// the row (codegen/render_row.cpp).
 enum class KernelKind : std::uint8_t { Elementwise, Reduce, Row };
 
+/// The data type elementwise instruction `in` of `instrs` computes on: its
+/// first operand's, but Where's, whose first operand is the bool condition
+/// (its second's). The spelling and the vector-width checks key on it.
+inline DType operand_dtype(const std::vector<Instr>& instrs, const Instr& in) {
+  return instrs[std::size_t(in.op == Op::Where ? in.b : in.a)].dtype;
+}
+
 /// Whether instruction `in` is a reduction over a row kernel's row.
 inline bool is_row_reduction(const Instr& in) { return op_class(in.op) == OpClass::Reduce; }
 

@@ -16,17 +16,9 @@ FinishValue finish_value(const KernelPlan& plan, const std::string& acc, int wid
   for (std::size_t k = 0; k < plan.finish.size(); ++k) {
     const Instr& in = plan.finish[k];
     const std::string T = cl_type(in.dtype, width);
-    std::string e;
-    if (k == 0) {
-      e = value;
-    } else if (in.op == Op::Scalar) {
-      e = width == 1 ? "s" + std::to_string(in.slot) : "(" + T + ")(s" + std::to_string(in.slot) + ")";
-    } else {
-      auto v = [&](std::int16_t i) { return i >= 0 ? name(std::size_t(i)) : std::string(); };
-      // Where's first operand is the bool condition; its data type is the second's.
-      const DType operand = plan.finish[std::size_t(in.op == Op::Where ? in.b : in.a)].dtype;
-      e = spell(in.op, in.dtype, operand, v(in.a), v(in.b), v(in.c), width, helpers);
-    }
+    const std::string e = k == 0                 ? value
+                          : in.op == Op::Scalar ? scalar_value(in.slot, T, width)
+                                                : spell_entry(plan.finish, k, "f", "_", width, helpers);
     s += ind + "const " + T + " " + name(k) + " = " + e + ";\n";
   }
   return {s, name(plan.finish.size() - 1)};

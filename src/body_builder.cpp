@@ -134,8 +134,7 @@ int widest_width(const codegen::KernelPlan& plan, int vector_bytes) {
       if (!vector_form || (in.access != Access::Contiguous && in.access != Access::Uniform)) return 1;
     }
     if (op_class(in.op) != OpClass::Leaf) {
-      const DType operand = in.op == Op::Where ? plan.instrs[std::size_t(in.b)].dtype : plan.instrs[std::size_t(in.a)].dtype;
-      if (!codegen::vectorizable(in.op, operand)) return 1;
+      if (!codegen::vectorizable(in.op, codegen::operand_dtype(plan.instrs, in))) return 1;
     }
     widest = std::max(widest, size_of(in.dtype));
   }

@@ -43,13 +43,14 @@ class FinishBuilder {
     at_[&r] = 0;
   }
 
-  // The body of e, or nullopt; `holders` is how many owners of r the
-  // scheduler itself keeps beside e's body (its list of what to compute).
-  std::optional<FinishBody> build(const Node& e, long holders) {
+  // The body of e, or nullopt.
+  std::optional<FinishBody> build(const Node& e) {
     if (visit(e) < 0) return std::nullopt;
-    // Each node below e is owned only by the body's own nodes.
+    // Each node below e is owned only by the body's own nodes, and r also by
+    // the scheduler's list of e's dependencies (`deps`, which holds it once).
+    constexpr long kSchedulerHolds = 1;
     for (const auto& [node, seen] : refs_)
-      if (seen.owners != seen.refs + (node == &r_ ? holders : 0)) return std::nullopt;
+      if (seen.owners != seen.refs + (node == &r_ ? kSchedulerHolds : 0)) return std::nullopt;
     return std::move(body_);
   }
 
@@ -110,8 +111,7 @@ bool takes_finish(const codegen::KernelPlan& p, const std::vector<codegen::Instr
   if (!vector_stores) return true;
   return std::all_of(finish.begin() + 1, finish.end(), [&](const codegen::Instr& in) {
     if (in.op == Op::Scalar) return true;
-    const DType operand = finish[std::size_t(in.op == Op::Where ? in.b : in.a)].dtype;
-    return codegen::vectorizable(in.op, operand);
+    return codegen::vectorizable(in.op, codegen::operand_dtype(finish, in));
   });
 }
 
@@ -123,8 +123,7 @@ bool Scheduler::schedule_finish(const NodePtr& e, const Nodes& deps, CutReason c
   if (op_class(r->op) != OpClass::Reduce || reduce_info(r->op).finish == Finish::Index || e->shape != r->shape ||
       r->shape.size() == 0 || r->inputs[0]->shape.size() == 0)
     return false;
-  // `deps` holds r once.
-  auto body = FinishBuilder(*r, pending_).build(*e, 1);
+  auto body = FinishBuilder(*r, pending_).build(*e);
   if (!body) return false;
   // Computed already, or by a pair kernel (a var's mean and squares, softmax's max and sum).
   if (find_made(*r) >= 0 || pair_input(*r)) return false;

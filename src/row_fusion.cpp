@@ -129,8 +129,7 @@ int row_width(const codegen::KernelPlan& plan, int vector_bytes) {
     if (codegen::is_row_reduction(in)) continue;
     if (in.op == Op::Generate && in.gen != GenKind::Arange && in.gen != GenKind::Uniform && in.gen != GenKind::Normal) return 1;
     if (op_class(in.op) != OpClass::Leaf) {
-      const DType operand = in.op == Op::Where ? plan.instrs[std::size_t(in.b)].dtype : plan.instrs[std::size_t(in.a)].dtype;
-      if (!codegen::vectorizable(in.op, operand)) return 1;
+      if (!codegen::vectorizable(in.op, codegen::operand_dtype(plan.instrs, in))) return 1;
     }
     widest = std::max(widest, size_of(in.dtype));
   }
