@@ -162,6 +162,11 @@ struct FinishValue {
   std::string statements, value;
 };
 FinishValue finish_value(const KernelPlan& plan, const std::string& acc, int width, const std::string& ind, HelperSet& helpers);
+/// The same for softmax's pair (ReduceSpec::online), from its max and its
+/// sum: where the plan has a finish (a logsumexp's log(sum) + max), the one
+/// value to store in out0; only then.
+FinishValue pair_finish_value(const KernelPlan& plan, const std::string& max, const std::string& sum, int width, const std::string& ind,
+                              HelperSet& helpers);
 /// A moment kernel's stores of output o, indented by `ind`: out0 from M2 `q`
 /// over the divisor (times `scale` where given), its square root for std,
 /// and with moment 2 out1 from the float64 sum `s` (render_moment.cpp).

@@ -94,7 +94,7 @@ int gen_param_count(GenKind kind) {
 ParamList params(const KernelPlan& p) {
   ParamList out;
   const bool reduce = p.kind == KernelKind::Reduce;
-  const std::size_t n_outputs = reduce ? std::size_t(reduce_outputs(p.reduce)) : p.outputs.size();
+  const std::size_t n_outputs = reduce ? std::size_t(reduce_outputs(p)) : p.outputs.size();
   for (std::size_t i = 0; i < n_outputs; ++i) out.push_back({ParamRole::Output, std::int16_t(i)});
   for (std::size_t i = 0; i < p.buffer_dtypes.size(); ++i) out.push_back({ParamRole::Input, std::int16_t(i)});
   for (std::size_t i = 0; i < p.scalar_dtypes.size(); ++i) out.push_back({ParamRole::Scalar, std::int16_t(i)});

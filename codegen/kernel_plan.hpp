@@ -306,9 +306,10 @@ struct ReduceSpec {
   std::uint8_t chains = 0;
 };
 
-/// How many outputs a reduction plan writes: a moment kernel with its mean,
-/// and softmax's pair, two; every other one.
-inline int reduce_outputs(const ReduceSpec& rs) { return rs.moment == 2 || rs.online ? 2 : 1; }
+/// How many values a reduction plan computes: a moment kernel's variance
+/// and mean, and softmax's pair's max and sum, two; every other one. Each is
+/// an output, but where a finish (KernelPlan::finish) reads them.
+inline int reduce_values(const ReduceSpec& rs) { return rs.moment == 2 || rs.online ? 2 : 1; }
 
 /// Whether a moment kernel is of a float64 body, summed in blocks of
 /// kMomentChanBlock a lane that meet in Chan's update
@@ -373,19 +374,24 @@ struct KernelPlan {
   // no barrier (render_tiled_registers.cpp); false: through local memory.
   bool tile_registers = false;
   ReduceSpec reduce;                  // kind == Reduce
-  // Reduce (one output, not an arg-reduction, moment or pair): the
-  // reduction's consumer, an elementwise function of its value and scalars
-  // alone (sqrt(sum(x * x, 1)), a mean scaled), computed where the value is
-  // stored, so that it needs no kernel of its own (src/reduce_finish.cpp
-  // says where). finish[0] is the reduction's value (op: the reduction's,
-  // dtype: reduce.out); every later entry is a scalar load (Op::Scalar,
-  // slot) or an elementwise op whose operands a, b, c are earlier entries;
-  // the last is stored, in its dtype (reduce_output_dtype). Empty: the value
-  // itself (codegen/render_finish.cpp).
+  // Reduce (a plain reduction, or softmax's pair; not an arg-reduction or a
+  // moment): the reduction's consumer, an elementwise function of its values
+  // and scalars alone (sqrt(sum(x * x, 1)), a mean scaled, a logsumexp's
+  // log(sum) + max), computed where the values are stored, so that it needs
+  // no kernel of its own (src/reduce_finish.cpp says where). The first
+  // reduce_values entries are the reduction's values (op: the reduction's,
+  // dtype: reduce.out; the pair's max, then its sum); every later entry is a
+  // scalar load (Op::Scalar, slot) or an elementwise op whose operands a, b,
+  // c are earlier entries; the last is the one output, in its dtype
+  // (reduce_output_dtype). Empty: the values themselves
+  // (codegen/render_finish.cpp).
   std::vector<Instr> finish;
 
   bool uses_fp64() const;
 };
+
+/// How many outputs a reduction plan writes: its values (reduce_values), or its finish's one.
+inline int reduce_outputs(const KernelPlan& plan) { return plan.finish.empty() ? reduce_values(plan.reduce) : 1; }
 
 /// The dtype a reduction plan stores in out0: its finish's last value's, or reduce.out.
 inline DType reduce_output_dtype(const KernelPlan& plan) {

@@ -1,10 +1,12 @@
 // A reduction and its consumer in one kernel (codegen KernelPlan::finish):
 // where an evaluation root is an elementwise function of one reduction and
-// scalars alone (sqrt(sum(x * x, 1)), mean(x, 0) * 2 + 1, log(sum(x))), the
-// reduction's kernel computes it where it stores, instead of storing the
-// reduction for a kernel of its own to read. Each such kernel saves a launch
-// and a pass over the reduced values, which is most of the cost at small
-// sizes. FUSECL_REDUCE_FINISH=0: two kernels, to compare.
+// scalars alone (sqrt(sum(x * x, 1)), mean(x, 0) * 2 + 1, log(sum(x))), or
+// of softmax's max and sum that one pair kernel computes (a logsumexp,
+// log(sum(exp(x - m))) + m), the reduction's kernel computes it where it
+// stores, instead of storing the reduction for a kernel of its own to read.
+// Each such kernel saves a launch and a pass over the reduced values, which
+// is most of the cost at small sizes. FUSECL_REDUCE_FINISH=0: two kernels,
+// to compare.
 #include "src/schedule_pass.hpp"
 
 #include "codegen/spelling.hpp"
@@ -15,42 +17,57 @@
 
 namespace fusecl::detail {
 
+// e's body down to the reductions' values as finish entries (the first
+// ones, in order), and the scalars its Scalar entries read (slots left at
+// -1, one entry a node).
+struct FinishBody {
+  std::vector<codegen::Instr> instrs;
+  std::vector<std::pair<std::size_t, const Node*>> scalars;  // entry, its scalar node
+};
+
 namespace {
 
 // The most entries a finish holds: a consumer larger than this is no small
 // function of the value, and gets its own kernel as before.
 constexpr std::size_t kMaxFinish = 64;
 
-// e's body down to r as finish entries (finish[0] is r), and the scalars its
-// Scalar entries read (slots left at -1, one entry a node); nullopt where the
-// body reads anything else (a buffer, a generator, a view, another
-// reduction, an output already scheduled), is too large, or shares a node
-// with something outside it: then r's value is wanted elsewhere too, or a
-// node between e and r is (an array the caller holds), and computing e at
-// r's store would leave them to be computed again.
-struct FinishBody {
-  std::vector<codegen::Instr> instrs;
-  std::vector<std::pair<std::size_t, const Node*>> scalars;  // entry, its scalar node
+// A reduction value a finish reads, and how many owners it has besides the
+// finish's own nodes: the scheduler's list of e's dependencies (`deps`,
+// which holds each once), and for softmax's max the pair's own read of it
+// (x - max, in the sum's body).
+struct FinishInput {
+  const Node* value;
+  long held_elsewhere;
 };
 
+// Builds e's FinishBody; nullopt where the body reads anything else (a
+// buffer, a generator, a view, another reduction, an output already
+// scheduled), is too large, or shares a node with something outside it: then
+// a value is wanted elsewhere too, or a node between e and it is (an array
+// the caller holds), and computing e at the store would leave them to be
+// computed again.
 class FinishBuilder {
  public:
-  FinishBuilder(const Node& r, const PendingOutputs& pending) : r_(r), pending_(pending) {
-    codegen::Instr value;
-    value.op = r.op;
-    value.dtype = r.dtype;
-    body_.instrs.push_back(value);
-    at_[&r] = 0;
+  FinishBuilder(std::initializer_list<FinishInput> values, const PendingOutputs& pending) : values_(values), pending_(pending) {
+    for (const FinishInput& v : values_) {
+      codegen::Instr value;
+      value.op = v.value->op;
+      value.dtype = v.value->dtype;
+      at_[v.value] = std::int16_t(body_.instrs.size());
+      body_.instrs.push_back(value);
+    }
   }
 
-  // The body of e, or nullopt.
   std::optional<FinishBody> build(const Node& e) {
     if (visit(e) < 0) return std::nullopt;
-    // Each node below e is owned only by the body's own nodes, and r also by
-    // the scheduler's list of e's dependencies (`deps`, which holds it once).
-    constexpr long kSchedulerHolds = 1;
-    for (const auto& [node, seen] : refs_)
-      if (seen.owners != seen.refs + (node == &r_ ? kSchedulerHolds : 0)) return std::nullopt;
+    // Each node below e is owned only by the body's own nodes, and the
+    // values also where values_ says.
+    for (const auto& [node, seen] : refs_) {
+      long elsewhere = 0;
+      for (const FinishInput& v : values_)
+        if (v.value == node) elsewhere = v.held_elsewhere;
+      if (seen.owners != seen.refs + elsewhere) return std::nullopt;
+    }
     return std::move(body_);
   }
 
@@ -86,7 +103,7 @@ class FinishBuilder {
     return at_[&n] = std::int16_t(body_.instrs.size() - 1);
   }
 
-  const Node& r_;
+  std::vector<FinishInput> values_;
   const PendingOutputs& pending_;
   FinishBody body_;
   std::size_t visits_ = 0;
@@ -99,17 +116,18 @@ class FinishBuilder {
 };
 
 // Whether plan k can take a finish: one output, a plain reduction (not an
-// arg-reduction, a moment or a pair, whose stores are their own), whose
-// value is of its accumulator's type; where it stores vectors of outputs,
-// every entry has a vector spelling.
+// arg-reduction or a moment, whose stores are their own) or softmax's pair,
+// whose value is of its accumulator's type; where it stores vectors of
+// outputs, every entry has a vector spelling.
 bool takes_finish(const codegen::KernelPlan& p, const std::vector<codegen::Instr>& finish) {
   const auto& rs = p.reduce;
-  if (p.kind != codegen::KernelKind::Reduce || rs.moment != 0 || rs.online || rs.combine || rs.acc != rs.out ||
+  if (p.kind != codegen::KernelKind::Reduce || rs.moment != 0 || rs.combine || rs.acc != rs.out ||
       rs.finish == codegen::SplitFinish::Consumer || reduce_info(rs.op).finish == Finish::Index)
     return false;
-  const bool vector_stores = p.width > 1 && ((rs.strategy == codegen::ReduceStrategy::ColumnBlock && rs.kept_inner) || rs.row_lanes);
+  const bool columns = rs.strategy == codegen::ReduceStrategy::ColumnBlock;
+  const bool vector_stores = p.width > 1 && (rs.online ? columns : (columns && rs.kept_inner) || rs.row_lanes);
   if (!vector_stores) return true;
-  return std::all_of(finish.begin() + 1, finish.end(), [&](const codegen::Instr& in) {
+  return std::all_of(finish.begin() + codegen::reduce_values(rs), finish.end(), [&](const codegen::Instr& in) {
     if (in.op == Op::Scalar) return true;
     return codegen::vectorizable(in.op, codegen::operand_dtype(finish, in));
   });
@@ -118,12 +136,14 @@ bool takes_finish(const codegen::KernelPlan& p, const std::vector<codegen::Instr
 }  // namespace
 
 bool Scheduler::schedule_finish(const NodePtr& e, const Nodes& deps, CutReason cut) {
-  if (!tuning_.reduce_finish || deps.size() != 1 || !is_fused(*e, &pending_)) return false;
+  if (!tuning_.reduce_finish || !is_fused(*e, &pending_)) return false;
+  if (deps.size() == 2) return schedule_pair_finish(e, deps, cut);
+  if (deps.size() != 1) return false;
   const NodePtr& r = deps.front();
   if (op_class(r->op) != OpClass::Reduce || reduce_info(r->op).finish == Finish::Index || e->shape != r->shape ||
       r->shape.size() == 0 || r->inputs[0]->shape.size() == 0)
     return false;
-  auto body = FinishBuilder(*r, pending_).build(*e);
+  auto body = FinishBuilder({{r.get(), 1}}, pending_).build(*e);
   if (!body) return false;
   // Computed already, or by a pair kernel (a var's mean and squares, softmax's max and sum).
   if (find_made(*r) >= 0 || pair_input(*r)) return false;
@@ -131,8 +151,32 @@ bool Scheduler::schedule_finish(const NodePtr& e, const Nodes& deps, CutReason c
   split_oversized({&r->inputs[0], 1});
   ScheduledKernel k = plan_reduce_fitting(r);
   if (!takes_finish(k.plan, body->instrs)) return false;
-  // The finish's scalars: slots of the plan's, shared with its body where the same node.
-  for (const auto& [entry, node] : body->scalars) {
+  return add_finished(std::move(k), std::move(*body), e, r->inputs[0]->shape, cut);
+}
+
+// A logsumexp, log(sum(exp(x - m))) + m with m = max(x): e a function of
+// softmax's sum s and its max m alone, both computed by one pair kernel
+// (softmax_input), which computes e where it would store them.
+bool Scheduler::schedule_pair_finish(const NodePtr& e, const Nodes& deps, CutReason cut) {
+  const bool sum_first = deps[0]->op == Op::Sum;
+  const NodePtr& s = deps[sum_first ? 0 : 1];
+  const NodePtr& m = deps[sum_first ? 1 : 0];
+  if (s->op != Op::Sum || m->op != Op::Max || e->shape != s->shape || s->shape.size() == 0) return false;
+  // The max is also read by the sum's body (x - m), once.
+  auto body = FinishBuilder({{m.get(), 2}, {s.get(), 1}}, pending_).build(*e);
+  if (!body || find_made(*s) >= 0 || find_made(*m) >= 0) return false;
+  const ReductionPair pair = softmax_input(*s);
+  if (!pair.x || pair.first->get() != m.get() || !unevaluated_barriers_below(*pair.x, &pending_).empty()) return false;
+  auto k = plan_softmax(*m, *pair.x, tuning_, &pending_);
+  if (!k || !takes_finish(k->plan, body->instrs)) return false;
+  return add_finished(std::move(*k), std::move(*body), e, (*pair.x)->shape, cut);
+}
+
+// Kernel k of the reduction(s) e reads, over `shape`, computing e where it
+// stores: the finish's scalars made slots of k's (shared with its body where
+// the same node), e its one output. False where the arguments do not fit.
+bool Scheduler::add_finished(ScheduledKernel k, FinishBody body, const NodePtr& e, const Shape& shape, CutReason cut) {
+  for (const auto& [entry, node] : body.scalars) {
     std::int16_t slot = -1;
     for (const auto& [s, n] : k.args.scalar_nodes)
       if (n == node) slot = s;
@@ -142,12 +186,12 @@ bool Scheduler::schedule_finish(const NodePtr& e, const Nodes& deps, CutReason c
       k.args.scalars.push_back(node->bits());
       k.args.scalar_nodes.push_back({slot, node});
     }
-    body->instrs[entry].slot = slot;
+    body.instrs[entry].slot = slot;
   }
-  k.plan.finish = std::move(body->instrs);
+  k.plan.finish = std::move(body.instrs);
   if (!fits(k)) return false;
   const int out = new_output(e);
-  add_kernel(std::move(k), r->inputs[0]->shape, {out}, cut);
+  add_kernel(std::move(k), shape, {out}, cut);
   pending_.add(*e, out);
   return true;
 }

@@ -73,7 +73,7 @@ std::string describe(const Schedule& s, const std::string& device) {
     if (st.kind == ScheduleStep::Kind::Kernel && st.kernel.plan.kind == codegen::KernelKind::Reduce) {
       const auto& rs = st.kernel.plan.reduce;
       if (!st.kernel.plan.finish.empty())  // reduce_finish.cpp
-        out += "; its consumer (" + std::to_string(st.kernel.plan.finish.size() - 1) + " operations) computed where it stores";
+        out += "; its consumer (" + std::to_string(st.kernel.plan.finish.size() - std::size_t(codegen::reduce_values(rs))) + " operations) computed where it stores";
       if (rs.online) out += "; the max and the sum of exp(x - max) in one pass";
       else if (rs.moment) out += rs.moment == 2 ? "; the variance and the mean in one pass" : "; the variance in one pass";
       // Short rows sharing a group (scheduler.cpp's share_groups), partials within warps.

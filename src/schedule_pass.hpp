@@ -34,6 +34,8 @@ struct MadeReduction {
   int output;
 };
 
+struct FinishBody;  // reduce_finish.cpp
+
 class Scheduler {
   // Short lists made for every evaluation: held in place (scheduler.hpp).
   using Nodes = SmallVector<NodePtr, 4>;
@@ -129,9 +131,12 @@ class Scheduler {
 
   // ---- reduce_finish.cpp: a reduction and its consumer in one kernel ----
   // Schedules root e, an elementwise function of the one reduction `deps`
-  // holds and scalars, as that reduction's kernel computing e where it
-  // stores (codegen KernelPlan::finish); false where it does not take that form.
+  // holds (or of softmax's max and sum, a logsumexp) and scalars, as that
+  // reduction's kernel computing e where it stores (codegen
+  // KernelPlan::finish); false where it does not take that form.
   bool schedule_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
+  bool schedule_pair_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
+  bool add_finished(ScheduledKernel k, FinishBody body, const NodePtr& e, const Shape& shape, CutReason cut);
 
   DeviceTuning tuning_;
   PendingOutputs pending_;

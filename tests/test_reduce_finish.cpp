@@ -19,6 +19,7 @@
 
 #include <fusecl/fusecl.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -276,6 +277,86 @@ TEST_CASE("no finish where the reduction, or a value between it and its consumer
   const auto z = from_host(values(64, 0x71, false), {64});
   both_ways(h, {64, 100}, [&](const Array<float>& x) { return sum(x, 1) + z; }, t, false);
   both_ways(h, {64, 100}, [](const Array<float>& x) { return argmax(x, 1) + std::int64_t(1); }, t, false);
+}
+
+TEST_CASE("softmax's pair computes its consumer where it stores: a logsumexp in one kernel", "[reduce][finish][pairs]") {
+  // log(sum(exp(x - m))) + m, m = max(x): one pair kernel computes the max
+  // and the sum in one pass (schedule_pairs.cpp), and with the finish the
+  // log and the add where it stores, not in a kernel of their own. A GPU's
+  // layout on any device, the pair for any sum: a group per row (rows with
+  // vector tails), column blocks in vectors down a leading axis; each also
+  // split into parts, whose second kernel merges them and computes the finish.
+  auto t = gpu_column_tuning(state());
+  t.pair_kernels = true;
+  t.pair_sum_elements = 1;
+  t.row_warp = 0;  // no warp shuffles on a device without them
+  t.local_size = 64, t.max_work_group_size = 256, t.row_bytes = 4096, t.local_mem_bytes = 4096;
+  const auto lse = [](int axis) {
+    return [axis](const Array<float>& x) {
+      const auto m = max(x, axis, true);
+      return log(sum(exp(x - m), axis, true)) + m;
+    };
+  };
+  struct Case {
+    std::int64_t R, C;
+    int axis, target_groups;
+    codegen::ReduceStrategy strategy;
+    bool split;
+  };
+  constexpr auto group = codegen::ReduceStrategy::GroupPerOutput, columns = codegen::ReduceStrategy::ColumnBlock;
+  for (const Case c : {Case{50, 3000, 1, 1, group, false}, Case{20, 3001, 1, 1, group, false}, Case{3, 40000, 1, 64, group, true},
+                       Case{2000, 64, 0, 1, columns, false}, Case{3000, 48, 0, 8, columns, true}}) {
+    INFO(c.R << " x " << c.C << ", axis " << c.axis);
+    auto tc = t;
+    tc.target_groups = c.target_groups;
+    // Edge values in the first quarter (NaN and inf where they fall, rows
+    // or columns of finite values past it), and a row whose reference
+    // moves at every third element.
+    auto h = values(std::size_t(c.R * c.C), std::uint64_t(c.R * 7 + c.C), false);
+    for (std::size_t i = 0; i < h.size() / 4; i += 997) h[i] = std::array{INFINITY, -INFINITY, NAN, 0.f, -0.f}[(i / 997) % 5];
+    for (std::int64_t k = 1; k < (c.axis == 1 ? c.C : c.R); k += 3)
+      h[std::size_t(c.axis == 1 ? c.C + k : k * c.C + 1)] = float(k % 50) * 3.0f;
+    // exp and log within 3 ulp each, in vector or scalar forms either way.
+    const auto s = both_ways(h, {c.R, c.C}, lse(c.axis), tc, true, 16);
+    REQUIRE(s.kernel_count() == 1);  // the split rows' second kernel is launched with it
+    const auto& p = s.steps.front().kernel.plan;
+    CHECK(p.reduce.online);
+    CHECK(p.reduce.strategy == c.strategy);
+    CHECK(p.reduce.two_stage == c.split);
+    CHECK(p.finish.size() == 4);
+    // A scalar of the finish beside the body's: its own slot, in the
+    // second kernel's too where the rows are split.
+    both_ways(h, {c.R, c.C}, [&](const Array<float>& x) { return (lse(c.axis)(x) - 1.5f) * 2.0f; }, tc, true, 16);
+  }
+  // float64 rows, vectors of double2.
+  {
+    std::vector<double> h(std::size_t(6 * 5003));
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = std::sin(double(i) * 0.37) * 40.0 + double(i % 7);
+    h[2 * 5003 + 7] = INFINITY;
+    if (default_device().info().fp64)
+      both_ways(h, {6, 5003}, [](const Array<double>& x) {
+        const auto m = max(x, 1, true);
+        return log(sum(exp(x - m), 1, true)) + m;
+      }, t, true, 16);
+  }
+  // Declined: the caller holds the max, or the sum; the consumer reads an
+  // array beside them.
+  const auto h = values(std::size_t(20 * 3001), 0x73, false);
+  {
+    const auto x = from_host(h, {20, 3001});
+    const auto m = max(x, 1, true);
+    const auto y = log(sum(exp(x - m), 1, true)) + m;
+    CHECK(run_with(y, t).kernel_count() == 2);
+  }
+  {
+    const auto x = from_host(h, {20, 3001});
+    const auto m = max(x, 1, true);
+    const auto s = sum(exp(x - m), 1, true);
+    const auto y = log(s) + m;
+    CHECK(run_with(y, t).kernel_count() == 2);
+  }
+  const auto z = from_host(values(20, 0x74, false), {20, 1});
+  both_ways(h, {20, 3001}, [&](const Array<float>& x) { return lse(1)(x) + z; }, t, false);
 }
 
 TEST_CASE("a reduction's finish called again with new scalars", "[reduce][finish]") {

@@ -215,9 +215,11 @@ TEST_CASE("pair kernels: a logsumexp, whose sum no row kernel reads, in one pass
   // log(sum(exp(x - m))) + m, m = max(x): the sum's consumers are of the
   // reduced shape, so no row kernel asks for it. With the pair for any sum
   // (DeviceTuning::pair_sum_elements 1, GPUs): the max and the sum in one
-  // pass (a group per row, split into parts for few rows; column blocks down
-  // a leading axis), then the log and the add; a CPU's 8192 takes it only
-  // for rows that long. Against the long double host, with edge values (a
+  // pass (a group per row, split into parts for few rows, whose second
+  // kernel merges them; column blocks down a leading axis), the log and the
+  // add computed where it stores (reduce_finish.cpp), or with
+  // DeviceTuning::reduce_finish off in a kernel of their own; a CPU's 8192
+  // takes the pair only for rows that long. Against the long double host, with edge values (a
   // row with inf, one with -inf, one with NaN), a row whose reference moves
   // at every third element, one whose elements spread past exp's range, and
   // a masked one.
@@ -235,8 +237,8 @@ TEST_CASE("pair kernels: a logsumexp, whose sum no row kernel reads, in one pass
                         Case{{2, 5, 3000}, 2, codegen::ReduceStrategy::GroupPerOutput},
                         Case{{20, 3001}, 1, codegen::ReduceStrategy::GroupPerOutput},
                         Case{{2000, 64}, 0, codegen::ReduceStrategy::ColumnBlock}}) {
-    for (const std::int64_t from : {std::int64_t(1), std::int64_t(8192)}) {
-      INFO("logsumexp over axis " << c.axis << " of " << Shape(c.dims).str() << ", pairs from rows of " << from);
+    for (const auto& [from, finish] : {std::pair{std::int64_t(1), true}, std::pair{std::int64_t(1), false}, std::pair{std::int64_t(8192), true}}) {
+      INFO("logsumexp over axis " << c.axis << " of " << Shape(c.dims).str() << ", pairs from rows of " << from << ", finish " << finish);
       auto h = inputs(c.dims, c.axis, test_seed(0x15e0 + std::uint64_t(c.dims[0])), -30, 30, true);
       const auto rows = rows_of(c.dims, c.axis);
       const std::size_t rising = rows.size() > 4 ? 4 : 0, wide = rows.size() > 5 ? 5 : 2;  // few rows: over edge rows' other elements
@@ -256,15 +258,18 @@ TEST_CASE("pair kernels: a logsumexp, whose sum no row kernel reads, in one pass
       auto t = gpu_columns(detail::tuning_of(*y.node()->device), c.dims[0] == 3 ? 64 : 1);
       t.local_size = 64, t.max_work_group_size = 256, t.row_bytes = 4096, t.local_mem_bytes = 4096;
       t.pair_sum_elements = from;
+      t.reduce_finish = finish;
       const detail::Schedule s = run_with(y, t);
       const bool pair = c.dims[std::size_t(c.axis)] >= from;
-      REQUIRE(s.kernel_count() == (pair ? 2 : 3));
+      REQUIRE(s.kernel_count() == (pair ? (finish ? 1 : 2) : 3));
       if (pair) {
         const auto& rs = s.steps[0].kernel.plan.reduce;
-        CHECK(s.steps[0].outputs.size() == 2);
+        CHECK(s.steps[0].outputs.size() == (finish ? 1 : 2));
+        CHECK(s.steps[0].kernel.plan.finish.size() == (finish ? 4 : 0));  // the max, the sum, log, +
         CHECK(rs.online);
         CHECK(rs.strategy == c.strategy);
-        CHECK(s.steps[1].kernel.plan.kind == codegen::KernelKind::Elementwise);
+        CHECK(rs.two_stage == (c.dims[0] == 3));
+        if (!finish) CHECK(s.steps[1].kernel.plan.kind == codegen::KernelKind::Elementwise);
       }
       for (const auto& st : s.steps) CHECK(st.kernel.plan.kind != codegen::KernelKind::Row);
       const auto got = y.to_host();
