@@ -357,6 +357,18 @@ TEST_CASE("softmax's pair computes its consumer where it stores: a logsumexp in 
   }
   const auto z = from_host(values(20, 0x74, false), {20, 1});
   both_ways(h, {20, 3001}, [&](const Array<float>& x) { return lse(1)(x) + z; }, t, false);
+  // Replayed by fuse on new values, with this device's own tuning (every
+  // device takes the pair for rows of 8192): one kernel, the eager values.
+  auto f = fuse(lse(1));
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const auto x = from_host(values(std::size_t(4 * 8192), 0x75 + seed, seed == 2), {4, 8192});
+    reset_stats();
+    const auto got = f(x).to_host();
+    CHECK(stats().kernels_launched == 1);
+    const auto want = lse(1)(x).to_host();
+    for (std::size_t i = 0; i < want.size(); ++i) CHECK(same(got[i], want[i], 0));
+  }
+  CHECK(f.info().replays == 2);
 }
 
 TEST_CASE("a reduction's finish called again with new scalars", "[reduce][finish]") {
