@@ -38,6 +38,8 @@ def expression(torch, name):
         "sum_exp": lambda x, a: torch.sum(torch.exp(x), a, keepdim=True),
         "norm": lambda x, a: torch.sqrt(torch.sum(x * x, a, keepdim=True)),
         "mean_scaled": lambda x, a: torch.mean(x, a, keepdim=True) * 2.0 + 1.0,
+        "rstd": lambda x, a: 1.0 / torch.sqrt(torch.var(x, a, unbiased=False, keepdim=True) + 1e-5),
+        "cv": lambda x, a: torch.std(x, a, unbiased=False, keepdim=True) / torch.mean(x, a, keepdim=True),
         "normalize": lambda x, a: x / torch.sum(x, a, keepdim=True),
         "center": lambda x, a: x - torch.mean(x, a, keepdim=True),
         "argmax": lambda x, a: torch.argmax(x, a, keepdim=True),

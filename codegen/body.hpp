@@ -162,15 +162,18 @@ struct FinishValue {
   std::string statements, value;
 };
 FinishValue finish_value(const KernelPlan& plan, const std::string& acc, int width, const std::string& ind, HelperSet& helpers);
-/// The same for softmax's pair (ReduceSpec::online), from its max and its
-/// sum: where the plan has a finish (a logsumexp's log(sum) + max), the one
-/// value to store in out0; only then.
-FinishValue pair_finish_value(const KernelPlan& plan, const std::string& max, const std::string& sum, int width, const std::string& ind,
-                              HelperSet& helpers);
+/// The stores of a reduction's values (softmax's pair's max and sum, a
+/// moment kernel's variance and mean: reduce_values of them, as stored) at
+/// `at`, a line each indented by `ind`: out<k>[at] = values[k], or with
+/// `width` > 1 as vectors there; with a finish, its statements and the one
+/// store of its value in out0.
+std::string store_values(const KernelPlan& plan, const std::vector<std::string>& values, int width, const std::string& at,
+                         const std::string& ind, HelperSet& helpers);
 /// A moment kernel's stores of output o, indented by `ind`: out0 from M2 `q`
 /// over the divisor (times `scale` where given), its square root for std,
-/// and with moment 2 out1 from the float64 sum `s` (render_moment.cpp).
-std::string moment_store(const ReduceSpec& rs, const std::string& ind, const std::string& q, const std::string& s, const std::string& scale = "");
+/// and with moment 2 out1 from the float64 sum `s`, through store_values (render_moment.cpp).
+std::string moment_store(const KernelPlan& plan, const std::string& ind, const std::string& q, const std::string& s, const std::string& scale,
+                         HelperSet& helpers);
 /// A moment kernel's group sums in local memory: counts shn, means shm,
 /// M2s shq, sums shs (render_moment.cpp).
 std::string moment_locals(const ReduceSpec& rs);

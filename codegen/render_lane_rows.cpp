@@ -191,7 +191,7 @@ std::string moment_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
     b += "  if (lane_ == 0 && " + row_at(k, f) + " < n) {\n    const long o = " + row_at(k, f) + ";\n";
     b += "    const double nd = (double)m, t_ = b" + ks + "_ - a" + ks + "_ * (a" + ks + "_ / nd);\n";
     // M2 clamped below 0 (rounding; NaN stays NaN).
-    b += moment_store(rs, "    ", "t_ < 0 ? 0.0 : t_", "c" + ks + "_") + "  }\n";
+    b += moment_store(plan, "    ", "t_ < 0 ? 0.0 : t_", "c" + ks + "_", "", h) + "  }\n";
   }
   return b;
 }

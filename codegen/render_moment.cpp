@@ -95,15 +95,16 @@ struct MomentEmitter {
     b += "    const double n_ = (double)m;\n    const " + DW + " u_ = n_ * sb - sa * sa;\n";
     std::string var = "(" + pick("u_", "(" + DW + ")(0)", "u_ < 0", W) + ") / (n_ * s" + std::to_string(rs.divisor) + ")";
     if (rs.post_sqrt) var = "sqrt(" + var + ")";
-    b += "    vstore" + Ws + "(convert_" + FW + "(" + var + "), 0, out0 + o0_);\n";
-    if (rs.moment == 2) b += "    vstore" + Ws + "(convert_" + FW + "(cs) / s" + std::to_string(rs.divisor + 1) + ", 0, out1 + o0_);\n";
+    std::vector<std::string> values{"convert_" + FW + "(" + var + ")"};
+    if (rs.moment == 2) values.push_back("convert_" + FW + "(cs) / s" + std::to_string(rs.divisor + 1));
+    b += store_values(plan, values, W, "o0_", "    ", helpers);
     return b + "  } else {\n    for (long o = o0_; o < n; ++o) {\n" + thread_sums("      ") + "    }\n  }\n";
   }
 
   // The results of output o from M2 `q` and sum `s` (float64), M2 over
   // `scale` times the divisor where one is given.
   std::string store(const std::string& ind, const std::string& q, const std::string& s, const std::string& scale = "") const {
-    return moment_store(rs, ind, q, s, scale);
+    return moment_store(plan, ind, q, s, scale, helpers);
   }
 
   // Tree of the group's plain sums (shm, shq, shs, and with `counts` shn) into element 0.
@@ -235,9 +236,9 @@ struct MomentEmitter {
     if (!rs.two_stage) {
       std::string var = "q_ / s" + std::to_string(rs.divisor);
       if (rs.post_sqrt) var = "sqrt(" + var + ")";
-      b += "    vstore" + Ws + "(convert_" + FW + "(" + var + "), 0, out0 + o);\n";
-      if (mean) b += "    vstore" + Ws + "(convert_" + FW + "(ss) / s" + std::to_string(rs.divisor + 1) + ", 0, out1 + o);\n";
-      return b + "  }\n";
+      std::vector<std::string> values{"convert_" + FW + "(" + var + ")"};
+      if (mean) values.push_back("convert_" + FW + "(ss) / s" + std::to_string(rs.divisor + 1));
+      return b + store_values(plan, values, W, "o", "    ", helpers) + "  }\n";
     }
     b += moment_partial_pointers(rs) + "    const long at_ = part * n + o;\n";
     b += "    vstore" + Ws + "((long" + Ws + ")(r_end - r_begin), 0, pn + at_);\n    vstore" + Ws + "(shv + sa / nd, 0, pm + at_);\n";
@@ -280,13 +281,15 @@ struct MomentEmitter {
 
 }  // namespace
 
-std::string moment_store(const ReduceSpec& rs, const std::string& ind, const std::string& q, const std::string& s, const std::string& scale) {
+std::string moment_store(const KernelPlan& plan, const std::string& ind, const std::string& q, const std::string& s, const std::string& scale,
+                         HelperSet& helpers) {
+  const ReduceSpec& rs = plan.reduce;
   const std::string div = "s" + std::to_string(rs.divisor);
   std::string v = "(" + q + ") / " + (scale.empty() ? div : "((" + scale + ") * " + div + ")");
   if (rs.post_sqrt) v = "sqrt(" + v + ")";
-  std::string out = ind + "out0[o] = (float)(" + v + ");\n";
-  if (rs.moment == 2) out += ind + "out1[o] = (float)(" + s + ") / s" + std::to_string(rs.divisor + 1) + ";\n";
-  return out;
+  std::vector<std::string> values{"(float)(" + v + ")"};
+  if (rs.moment == 2) values.push_back("(float)(" + s + ") / s" + std::to_string(rs.divisor + 1));
+  return store_values(plan, values, 1, "o", ind, helpers);
 }
 
 std::string moment_locals(const ReduceSpec& rs) {

@@ -251,9 +251,9 @@ struct ChanEmitter {
     if (!rs.two_stage) {
       std::string var = "select(cq, (" + T + ")(INFINITY), isnan(cq) & isfinite(vs)) / s" + std::to_string(rs.divisor);
       if (rs.post_sqrt) var = "sqrt(" + var + ")";
-      b += "    vstore" + Ws + "(" + var + ", 0, out0 + o);\n";
-      if (mean) b += "    vstore" + Ws + "(vs / s" + std::to_string(rs.divisor + 1) + ", 0, out1 + o);\n";
-      return b + "  }\n";
+      std::vector<std::string> values{var};
+      if (mean) values.push_back("vs / s" + std::to_string(rs.divisor + 1));
+      return b + store_values(plan, values, W, "o", "    ", helpers) + "  }\n";
     }
     b += moment_partial_pointers(rs) + "    const long at_ = part * n + o;\n";
     b += "    vstore" + Ws + "((long" + Ws + ")(cn), 0, pn + at_);\n    vstore" + Ws + "(cm, 0, pm + at_);\n";
@@ -288,9 +288,9 @@ struct ChanEmitter {
     // told apart by the plain sum, finite unless the values' sum overflows.
     std::string var = "(isnan(" + cq + ") && isfinite(" + ss + ") ? INFINITY : " + cq + ") / s" + std::to_string(rs.divisor);
     if (rs.post_sqrt) var = "sqrt(" + var + ")";
-    std::string out = ind + "out0[o] = " + var + ";\n";
-    if (mean) out += ind + "out1[o] = (" + ss + ") / s" + std::to_string(rs.divisor + 1) + ";\n";
-    return out;
+    std::vector<std::string> values{var};
+    if (mean) values.push_back("(" + ss + ") / s" + std::to_string(rs.divisor + 1));
+    return store_values(plan, values, 1, "o", ind, helpers);
   }
 };
 

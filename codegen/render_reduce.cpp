@@ -319,11 +319,7 @@ std::string thread_combine(const ReduceEmitter& e) {
     b += "  __global const " + T + "* pmax = (__global const " + T + "*)scratch;\n";
     b += "  " + T + " pm = pmax[o], ps = pmax[groups * n + o];\n";
     b += "  for (long k = 1; k < groups; ++k) " + online_merge(rs.acc, 1, e.helpers) + "(&pm, &ps, pmax[k * n + o], pmax[(groups + k) * n + o]);\n";
-    if (!e.plan.finish.empty()) {  // a logsumexp's log(sum) + max, stored alone
-      const FinishValue f = pair_finish_value(e.plan, "pm", online_sum(rs.acc, "pm", "ps", 1), 1, "  ", e.helpers);
-      return b + f.statements + "  out0[o] = " + f.value + ";\n";
-    }
-    return b + "  out0[o] = pm;\n  out1[o] = " + online_sum(rs.acc, "pm", "ps", 1) + ";\n";
+    return b + store_values(e.plan, {"pm", online_sum(rs.acc, "pm", "ps", 1)}, 1, "o", "  ", e.helpers);
   }
   b += partial_pointers(e) + "  " + e.A + " acc = " + reduce_identity(e.info.identity, rs.acc) + ";\n";
   if (is_float(rs.acc) && e.info.summation == Summation::Kahan) {

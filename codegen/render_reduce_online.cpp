@@ -85,11 +85,8 @@ std::string online_columns(const ReduceEmitter& e) {
     b += "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n  pm = shm[lx]; ps = shs[lx];\n";
   }
   b += "  if (ly == 0 && o < n) {\n";
-  if (!rs.two_stage && !plan.finish.empty()) {  // a logsumexp's log(sum) + max, stored alone
-    const FinishValue f = pair_finish_value(plan, "pm", online_sum(t, "pm", "ps", W), W, "    ", e.helpers);
-    b += f.statements + "    vstore" + Ws + "(" + f.value + ", 0, out0 + o);\n";
-  } else if (!rs.two_stage) {
-    b += "    vstore" + Ws + "(pm, 0, out0 + o);\n    vstore" + Ws + "(" + online_sum(t, "pm", "ps", W) + ", 0, out1 + o);\n";
+  if (!rs.two_stage) {
+    b += store_values(plan, {"pm", online_sum(t, "pm", "ps", W)}, W, "o", "    ", e.helpers);
   } else {
     const std::string T = cl_type(t);
     b += "    __global " + T + "* pmax = (__global " + T + "*)scratch;\n";
@@ -140,12 +137,7 @@ std::string online_groups(const ReduceEmitter& e) {
   b += emit_reduced_coordinates(plan, "r", "    ") + emit_body(plan, 1, "p", "    ", e.helpers) + online_step(t, g, "p", 1, "    ");
   b += "  }\n" + online_finish(t, "p", 1, "  ");
   b += online_group_combine(t, L, e.helpers) + "  if (lid == 0) {\n";
-  if (!rs.two_stage && !plan.finish.empty()) {  // a logsumexp's log(sum) + max, stored alone
-    const FinishValue f = pair_finish_value(plan, "shm[0]", online_sum(t, "shm[0]", "shs[0]", 1), 1, "    ", e.helpers);
-    return b + f.statements + "    out0[o] = " + f.value + ";\n  }\n";
-  }
-  if (!rs.two_stage)
-    return b + "    out0[o] = shm[0];\n    out1[o] = " + online_sum(t, "shm[0]", "shs[0]", 1) + ";\n  }\n";
+  if (!rs.two_stage) return b + store_values(plan, {"shm[0]", online_sum(t, "shm[0]", "shs[0]", 1)}, 1, "o", "    ", e.helpers) + "  }\n";
   b += "    __global " + T + "* pmax = (__global " + T + "*)scratch;\n";
   return b + "    pmax[part * n + o] = shm[0];\n    pmax[(groups + part) * n + o] = shs[0];\n  }\n";
 }

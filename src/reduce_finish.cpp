@@ -1,9 +1,11 @@
 // A reduction and its consumer in one kernel (codegen KernelPlan::finish):
 // where an evaluation root is an elementwise function of one reduction and
-// scalars alone (sqrt(sum(x * x, 1)), mean(x, 0) * 2 + 1, log(sum(x))), or
-// of softmax's max and sum that one pair kernel computes (a logsumexp,
-// log(sum(exp(x - m))) + m), the reduction's kernel computes it where it
-// stores, instead of storing the reduction for a kernel of its own to read.
+// scalars alone (sqrt(sum(x * x, 1)), mean(x, 0) * 2 + 1, log(sum(x)),
+// 1 / sqrt(var(x, 1) + eps)), or of the two values one pair kernel computes
+// (a logsumexp, log(sum(exp(x - m))) + m from softmax's max and sum; a
+// coefficient of variation, std(x) / mean(x), from a moment kernel), the
+// reduction's kernel computes it where it stores, instead of storing the
+// reduction for a kernel of its own to read.
 // Each such kernel saves a launch and a pass over the reduced values, which
 // is most of the cost at small sizes. FUSECL_REDUCE_FINISH=0: two kernels,
 // to compare.
@@ -115,17 +117,19 @@ class FinishBuilder {
   std::unordered_map<const Node*, Owners> refs_;  // node below e
 };
 
-// Whether plan k can take a finish: one output, a plain reduction (not an
-// arg-reduction or a moment, whose stores are their own) or softmax's pair,
-// whose value is of its accumulator's type; where it stores vectors of
-// outputs, every entry has a vector spelling.
+// Whether plan k can take a finish: a reduction kernel (not an
+// arg-reduction, whose stores are its own; a plain one whose value is of its
+// accumulator's type, as the finish reads it), with a vector spelling for
+// every entry where it may store vectors of outputs (a pair's or a moment's
+// kernel wherever its width is more than one).
 bool takes_finish(const codegen::KernelPlan& p, const std::vector<codegen::Instr>& finish) {
   const auto& rs = p.reduce;
-  if (p.kind != codegen::KernelKind::Reduce || rs.moment != 0 || rs.combine || rs.acc != rs.out ||
+  const bool pair = rs.online || rs.moment != 0;
+  if (p.kind != codegen::KernelKind::Reduce || rs.combine || (rs.acc != rs.out && !pair) ||
       rs.finish == codegen::SplitFinish::Consumer || reduce_info(rs.op).finish == Finish::Index)
     return false;
   const bool columns = rs.strategy == codegen::ReduceStrategy::ColumnBlock;
-  const bool vector_stores = p.width > 1 && (rs.online ? columns : (columns && rs.kept_inner) || rs.row_lanes);
+  const bool vector_stores = p.width > 1 && (pair || (columns && rs.kept_inner) || rs.row_lanes);
   if (!vector_stores) return true;
   return std::all_of(finish.begin() + codegen::reduce_values(rs), finish.end(), [&](const codegen::Instr& in) {
     if (in.op == Op::Scalar) return true;
@@ -144,9 +148,15 @@ bool Scheduler::schedule_finish(const NodePtr& e, const Nodes& deps, CutReason c
       r->shape.size() == 0 || r->inputs[0]->shape.size() == 0)
     return false;
   auto body = FinishBuilder({{r.get(), 1}}, pending_).build(*e);
-  if (!body) return false;
-  // Computed already, or by a pair kernel (a var's mean and squares, softmax's max and sum).
-  if (find_made(*r) >= 0 || pair_input(*r)) return false;
+  if (!body || find_made(*r) >= 0) return false;
+  // A var/std in one pass (a moment kernel): that kernel.
+  if (const NodePtr* x = moment_input(*r)) {
+    if (!unevaluated_barriers_below(*x, &pending_).empty()) return false;
+    auto k = plan_moment(*r, *x, nullptr, tuning_, &pending_);
+    if (!k || !takes_finish(k->plan, body->instrs)) return false;
+    return add_finished(std::move(*k), std::move(*body), e, (*x)->shape, cut);
+  }
+  if (pair_input(*r)) return false;  // softmax's sum: with its max (schedule_pair_finish)
   if (!unevaluated_barriers_below(r->inputs[0], &pending_).empty()) return false;  // r's own first: the usual way
   split_oversized({&r->inputs[0], 1});
   ScheduledKernel k = plan_reduce_fitting(r);
@@ -154,10 +164,12 @@ bool Scheduler::schedule_finish(const NodePtr& e, const Nodes& deps, CutReason c
   return add_finished(std::move(k), std::move(*body), e, r->inputs[0]->shape, cut);
 }
 
-// A logsumexp, log(sum(exp(x - m))) + m with m = max(x): e a function of
-// softmax's sum s and its max m alone, both computed by one pair kernel
-// (softmax_input), which computes e where it would store them.
+// e a function of two reductions one pair kernel computes, which computes e
+// where it would store them: softmax's sum s and its max m (a logsumexp,
+// log(sum(exp(x - m))) + m with m = max(x); softmax_input), or a var/std and
+// a mean of its x over the same axes (std(x) / mean(x); moment_input).
 bool Scheduler::schedule_pair_finish(const NodePtr& e, const Nodes& deps, CutReason cut) {
+  if (deps[0]->op == Op::Mean && deps[1]->op == Op::Mean) return schedule_moment_finish(e, deps, cut);
   const bool sum_first = deps[0]->op == Op::Sum;
   const NodePtr& s = deps[sum_first ? 0 : 1];
   const NodePtr& m = deps[sum_first ? 1 : 0];
@@ -170,6 +182,27 @@ bool Scheduler::schedule_pair_finish(const NodePtr& e, const Nodes& deps, CutRea
   auto k = plan_softmax(*m, *pair.x, tuning_, &pending_);
   if (!k || !takes_finish(k->plan, body->instrs)) return false;
   return add_finished(std::move(*k), std::move(*body), e, (*pair.x)->shape, cut);
+}
+
+// A var/std v and a mean of its x (v's own mean, or another of the same
+// axes) in one moment kernel: the variance then the mean, as it stores them.
+bool Scheduler::schedule_moment_finish(const NodePtr& e, const Nodes& deps, CutReason cut) {
+  for (const bool var_first : {true, false}) {
+    const NodePtr& v = deps[var_first ? 0 : 1];
+    const NodePtr& mn = deps[var_first ? 1 : 0];
+    const NodePtr* x = moment_input(*v);
+    if (!x || mn->reduce().post_sqrt || mn->inputs[0] != *x || mn->reduce().axes != v->reduce().axes || mn->shape != v->shape ||
+        e->shape != v->shape || v->shape.size() == 0)
+      continue;
+    // v's own mean is also read by its body (x - mean), once.
+    const long mean_held = variance_pair(*v, &pending_).first->get() == mn.get() ? 2 : 1;
+    auto body = FinishBuilder({{v.get(), 1}, {mn.get(), mean_held}}, pending_).build(*e);
+    if (!body || find_made(*v) >= 0 || find_made(*mn) >= 0 || !unevaluated_barriers_below(*x, &pending_).empty()) return false;
+    auto k = plan_moment(*v, *x, mn.get(), tuning_, &pending_);
+    if (!k || !takes_finish(k->plan, body->instrs)) return false;
+    return add_finished(std::move(*k), std::move(*body), e, (*x)->shape, cut);
+  }
+  return false;
 }
 
 // Kernel k of the reduction(s) e reads, over `shape`, computing e where it

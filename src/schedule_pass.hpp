@@ -136,6 +136,7 @@ class Scheduler {
   // KernelPlan::finish); false where it does not take that form.
   bool schedule_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
   bool schedule_pair_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
+  bool schedule_moment_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
   bool add_finished(ScheduledKernel k, FinishBody body, const NodePtr& e, const Shape& shape, CutReason cut);
 
   DeviceTuning tuning_;

@@ -20,6 +20,7 @@
 #include <fusecl/fusecl.hpp>
 
 #include <array>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -369,6 +370,73 @@ TEST_CASE("softmax's pair computes its consumer where it stores: a logsumexp in 
     for (std::size_t i = 0; i < want.size(); ++i) CHECK(same(got[i], want[i], 0));
   }
   CHECK(f.info().replays == 2);
+}
+
+TEST_CASE("a moment kernel computes its consumer where it stores: 1 / sqrt(var + eps), std / mean", "[reduce][finish][moments]") {
+  // A var/std computed in one pass (a moment kernel, where the device has
+  // float64): a function of it alone, or of it and a mean of the same x over
+  // the same axes (the kernel's second value), where it stores. Every
+  // moment form: a GPU's group per row and rows in lanes, its column blocks
+  // in vectors (split into parts for 3000 rows, the second kernel
+  // computing the finish), a CPU's rows a lane each, and float64's forms
+  // (Chan's update).
+  if (!default_device().info().fp64) return;
+  auto& dev = state();
+  const auto rstd = [](int axis) { return [axis](const auto& x) { return 1.0f / sqrt(var(x, axis) + 1e-5f); }; };
+  const auto cv = [](int axis) { return [axis](const auto& x) { return stddev(x, axis) / mean(x, axis) * 100.0f; }; };
+  struct Form {
+    const char* name;
+    detail::DeviceTuning t;
+    std::int64_t R, C;
+    int axis;
+  };
+  auto rows = gpu_reduction_tuning(dev, false), lanes = gpu_reduction_tuning(dev, true), columns = gpu_column_tuning(dev),
+       cpu = detail::tuning_of(dev);
+  columns.one_pass_moments = true;
+  columns.moment_width = 2;
+  cpu_row_layout(cpu, true);
+  for (const Form& f : {Form{"GPU rows", rows, 50, 1000, 1}, Form{"GPU rows in lanes", lanes, 300, 64, 1},
+                        Form{"GPU columns", columns, 40, 64, 0}, Form{"GPU columns, split", columns, 3000, 48, 0},
+                        Form{"CPU rows", cpu, 37, 5, 1}, Form{"this device", detail::tuning_of(dev), 64, 4099, 1}}) {
+    INFO(f.name << ", " << f.R << " x " << f.C << ", axis " << f.axis);
+    auto h = values(std::size_t(f.R * f.C), std::uint64_t(f.R + f.C), false);
+    // Edge values in the first rows (NaN, inf there), a row of one value
+    // repeated (variance 0: 1 / sqrt(eps)), finite values past them.
+    for (std::size_t i = 0; i < h.size() / 8; i += 29) h[i] = std::array{INFINITY, -INFINITY, NAN, 0.f, -0.f, 1e30f}[(i / 29) % 6];
+    for (std::int64_t k = 0; k < (f.axis == 1 ? f.C : f.R); ++k) h[std::size_t(f.axis == 1 ? (f.R - 1) * f.C + k : k * f.C + f.C - 1)] = 2.5f;
+    const auto s = both_ways(h, {f.R, f.C}, rstd(f.axis), f.t);
+    const auto& p = s.steps.front().kernel.plan;
+    CHECK(p.reduce.moment == 1);
+    CHECK(p.reduce.two_stage == (f.R == 3000));
+    if (f.axis == 0 || f.t.lane_rows || f.t.row_lanes) CHECK(p.width > 1);  // vectors of outputs, or of rows in lanes
+    both_ways(h, {f.R, f.C}, cv(f.axis), f.t);
+    std::vector<double> hd(h.begin(), h.end());
+    const auto sd = both_ways(hd, {f.R, f.C}, [&](const Array<double>& x) { return 1.0 / sqrt(var(x, f.axis) + 1e-12); }, f.t);
+    CHECK(sd.steps.front().kernel.plan.reduce.moment == 1);
+    const auto sd2 = both_ways(hd, {f.R, f.C}, [&](const Array<double>& x) { return stddev(x, f.axis) / mean(x, f.axis); }, f.t);
+    CHECK(sd2.steps.front().kernel.plan.reduce.moment == 2);
+  }
+  // Against the host on finite values: rows of 1000, a GPU's group per row.
+  {
+    const auto g = values(std::size_t(50 * 1000), 0x76, false);
+    const auto x = from_host(g, {50, 1000});
+    const auto y = rstd(1)(x);
+    CHECK(run_with(y, rows).kernel_count() == 1);
+    const auto got = y.to_host();
+    for (std::size_t r = 0; r < 50; ++r) {
+      long double s = 0, q = 0;
+      for (std::size_t k = 0; k < 1000; ++k) s += g[r * 1000 + k];
+      for (std::size_t k = 0; k < 1000; ++k) q += (g[r * 1000 + k] - s / 1000) * (g[r * 1000 + k] - s / 1000);
+      const long double want = 1 / std::sqrt(q / 1000 + 1e-5L);
+      CHECK(std::fabs((long double)got[r] - want) <= 4 * FLT_EPSILON * want);
+    }
+  }
+  // Declined: the caller holds the variance (it is stored for it).
+  const auto h = values(std::size_t(50 * 1000), 0x77, false);
+  const auto x = from_host(h, {50, 1000});
+  const auto v = var(x, 1);
+  const auto y = 1.0f / sqrt(v + 1e-5f);
+  CHECK(run_with(y, rows).kernel_count() == 2);
 }
 
 TEST_CASE("a reduction's finish called again with new scalars", "[reduce][finish]") {

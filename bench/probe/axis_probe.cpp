@@ -7,7 +7,8 @@
 //
 // Expressions: softmax (exp(x - max) / sum), layer_norm ((x - mean) /
 // sqrt(var + 1e-5)), max, min, sum, var (each over the axis, kept), logsumexp,
-// sum_exp, norm (sqrt(sum(x * x))), mean_scaled (mean * 2 + 1), softmax_ln
+// sum_exp, norm (sqrt(sum(x * x))), mean_scaled (mean * 2 + 1), rstd (1 /
+// sqrt(var + 1e-5)), cv (std / mean, a moment kernel's two values), softmax_ln
 // (softmax of a layer-normed row), normalize (x / sum), center (x - mean),
 // softmax_out and scale (see expression()), argmax, argmin, any and all. x is uniform
 // in [-4, 4), generated on the device. With a dtype other than f32 (f64, i32,
@@ -67,6 +68,8 @@ std::function<Array<float>(const Array<float>&, int)> expression(const std::stri
   // FUSECL_REDUCE_FINISH=0: a kernel of its own): a norm, a scaled mean.
   if (name == "norm") return [](const Array<float>& x, int a) { return sqrt(sum(x * x, a, true)); };
   if (name == "mean_scaled") return [](const Array<float>& x, int a) { return mean(x, a, true) * 2.0f + 1.0f; };
+  if (name == "rstd") return [](const Array<float>& x, int a) { return 1.0f / sqrt(var(x, a, true) + 1e-5f); };
+  if (name == "cv") return [](const Array<float>& x, int a) { return stddev(x, a, true) / mean(x, a, true); };
   // softmax's output kernel alone, from statistics evaluated once per case
   // (its two-kernel form's second), and x * 2 beside it (the copy rate).
   if (name == "scale") return [](const Array<float>& x, int) { return x * 2.0f; };
