@@ -678,6 +678,43 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
       check(ints({1000, 64}, 24), 0);
     }
   }
+  SECTION("a moment kernel's consumer where it stores: 1 / sqrt(var + eps), and std / mean from its two values") {
+    // reduce_finish.cpp's moment paths: the finish's statements at the
+    // moment stores of render_moment.cpp (a work-item an output, a group an
+    // output) and of render_moment_chan.cpp (float64 column blocks in
+    // vectors). Small positive integers: exact means.
+    if (device().fp64) {
+      auto check = [&](const HostArray<float>& a, int axis, bool f64) {
+        const std::vector<double> d(a.data.begin(), a.data.end());
+        const std::int64_t rows = a.shape[0], cols = a.shape[1], len = axis == 0 ? rows : cols;
+        std::vector<double> got_r, got_c;
+        const auto run = [&](const auto& x) {
+          const auto r = 1.0f / sqrt(var(x, axis) + 1e-5f);
+          const auto c = stddev(x, axis) / (mean(x, axis) + 100.0f);
+          REQUIRE(kernel_source(r).find(" f3_ = ") != std::string::npos);  // the finish's entries: var, + eps, sqrt, 1 /
+          REQUIRE(kernel_source(c).find(" f3_ = ") != std::string::npos);  // std, mean, + 100, /
+          const auto gr = r.to_host(), gc = c.to_host();
+          got_r.assign(gr.begin(), gr.end());
+          got_c.assign(gc.begin(), gc.end());
+        };
+        if (f64) run(from_host(d, Shape(a.shape)));
+        else run(to_device(a));
+        for (std::size_t o = 0; o < got_r.size(); ++o) {
+          const auto at = [&](std::int64_t i) { return axis == 0 ? d[std::size_t(i * cols) + o] : d[o * std::size_t(len) + std::size_t(i)]; };
+          long double s = 0, q = 0;
+          for (std::int64_t i = 0; i < len; ++i) s += at(i);
+          const long double mu = s / len;
+          for (std::int64_t i = 0; i < len; ++i) q += (at(i) - mu) * (at(i) - mu);
+          const long double want_r = 1 / std::sqrt(q / len + 1e-5L), want_c = std::sqrt(q / len) / (mu + 100);
+          CHECK(std::fabs((long double)got_r[o] - want_r) <= 4 * FLT_EPSILON * want_r);
+          CHECK(std::fabs((long double)got_c[o] - want_c) <= 4 * FLT_EPSILON * want_c);
+        }
+      };
+      check(ints({300, 13}, 25), 1, false);
+      check(ints({8, 2003}, 26), 1, false);
+      check(ints({1000, 64}, 27), 0, true);
+    }
+  }
   SECTION("random") {
     const auto u = random::uniform<float>({1027}, 42).to_host();
     for (std::size_t i = 0; i < u.size(); ++i) REQUIRE(u[i] == codegen::uniform_f32(i, 42));
