@@ -42,13 +42,15 @@ struct FinishInput {
   long held_elsewhere;
 };
 
-// Builds e's FinishBody; nullopt where the body reads anything else (a
-// buffer, a generator, a view, another reduction, an output already
-// scheduled), is too large, or shares a node with something outside it: then
+// Builds e's FinishBody; nullopt where the body reads anything but them and
+// scalars (a buffer, a generator, a view but of a scalar, another
+// reduction, an output already scheduled), is too large, or shares a node with something outside it: then
 // a value is wanted elsewhere too, or a node between e and it is (an array
 // the caller holds), and computing e at the store would leave them to be
 // computed again.
 class FinishBuilder {
+  static bool scalar_view(const Node& n) { return n.op == Op::View && n.inputs[0]->op == Op::Scalar; }
+
  public:
   FinishBuilder(std::initializer_list<FinishInput> values, const PendingOutputs& pending) : values_(values), pending_(pending) {
     for (const FinishInput& v : values_) {
@@ -76,6 +78,9 @@ class FinishBuilder {
  private:
   std::int16_t visit(const Node& n) {
     if (auto it = at_.find(&n); it != at_.end()) return it->second;
+    // A scalar read through a view (fuse's scalar arguments, 0-d arrays whose
+    // value each replay sets): the scalar, as a kernel body reads it.
+    if (scalar_view(n)) return visit(*n.inputs[0]);
     // Bounds the walk (and its recursion) as well as the finish.
     if (body_.instrs.size() >= kMaxFinish || ++visits_ > 2 * kMaxFinish) return -1;
     codegen::Instr in;
@@ -87,7 +92,8 @@ class FinishBuilder {
       std::int16_t v[3] = {-1, -1, -1};
       for (std::size_t i = 0; i < n.inputs.size(); ++i) {
         const Node& operand = *n.inputs[i];
-        if (operand.op != Op::Scalar) {
+        // Scalars and their views are free to read again: any owners.
+        if (operand.op != Op::Scalar && !scalar_view(operand)) {
           Owners& o = refs_[&operand];
           ++o.refs;
           o.owners = n.inputs[i].use_count();

@@ -466,4 +466,28 @@ TEST_CASE("a reduction's finish replayed by fuse", "[reduce][finish][fuse]") {
   }
   CHECK(norm.info().replays == 3);
   CHECK(norm.info().unreplayed == 0);
+  // The function's scalar arguments (0-d arrays whose value each replay
+  // sets) read by the finish: one kernel a call, each call's values.
+  auto scaled = fuse([](const Array<float>& x, const Array<float>& c, const Array<float>& eps) {
+    return sqrt(sum(x * x, 1) + eps) * c;
+  });
+  auto rstd = fuse([](const Array<float>& x, const Array<float>& eps) { return 1.0f / sqrt(var(x, 1) + eps); });
+  const auto h = values(9 * 1000, 0x78, true);
+  const auto x = from_host(h, {9, 1000});
+  for (const float c : {0.5f, 2.0f, -3.0f}) {
+    reset_stats();
+    const auto got = scaled(x, c, c * c).to_host();
+    CHECK(stats().kernels_launched == 1);
+    const auto want = (sqrt(sum(x * x, 1) + c * c) * c).to_host();
+    for (std::size_t i = 0; i < want.size(); ++i) CHECK(same(got[i], want[i], 0));
+    if (default_device().info().fp64) {
+      reset_stats();
+      const auto r = rstd(x, c * c).to_host();
+      CHECK(stats().kernels_launched == 1);
+      const auto w = (1.0f / sqrt(var(x, 1) + c * c)).to_host();
+      for (std::size_t i = 0; i < w.size(); ++i) CHECK(same(r[i], w[i], 0));
+    }
+  }
+  CHECK(scaled.info().replays == 2);
+  CHECK(scaled.info().unreplayed == 0);
 }
