@@ -374,13 +374,15 @@ struct KernelPlan {
   // no barrier (render_tiled_registers.cpp); false: through local memory.
   bool tile_registers = false;
   ReduceSpec reduce;                  // kind == Reduce
-  // Reduce (a plain reduction, or softmax's pair; not an arg-reduction or a
-  // moment): the reduction's consumer, an elementwise function of its values
-  // and scalars alone (sqrt(sum(x * x, 1)), a mean scaled, a logsumexp's
-  // log(sum) + max), computed where the values are stored, so that it needs
-  // no kernel of its own (src/reduce_finish.cpp says where). The first
-  // reduce_values entries are the reduction's values (op: the reduction's,
-  // dtype: reduce.out; the pair's max, then its sum); every later entry is a
+  // Reduce (a plain reduction, softmax's pair or a moment kernel; not an
+  // arg-reduction): the reduction's consumer, an elementwise function of its
+  // values and scalars alone (sqrt(sum(x * x, 1)), a mean scaled, a
+  // logsumexp's log(sum) + max, 1 / sqrt(var + eps)), computed where the
+  // values are stored, so that it needs no kernel of its own
+  // (src/reduce_finish.cpp says where). The first reduce_values entries are
+  // the reduction's values as stored (op: the reduction's, dtype: its
+  // output's; the pair's max then its sum, a moment's variance then its
+  // mean); every later entry is a
   // scalar load (Op::Scalar, slot) or an elementwise op whose operands a, b,
   // c are earlier entries; the last is the one output, in its dtype
   // (reduce_output_dtype). Empty: the values themselves
