@@ -12,6 +12,7 @@
 #include "src/launch.hpp"
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
+#include "support/host_array.hpp"
 #include "support/schedule_run.hpp"
 #include "support/ulp.hpp"
 
@@ -370,6 +371,42 @@ TEST_CASE("softmax's pair computes its consumer where it stores: a logsumexp in 
     for (std::size_t i = 0; i < want.size(); ++i) CHECK(same(got[i], want[i], 0));
   }
   CHECK(f.info().replays == 2);
+}
+
+TEST_CASE("a pair kernel's finish along every axis of 3-D arrays, wherever the pair kernel is taken", "[reduce][finish][pairs][moments]") {
+  // Whether a pair or moment kernel computes the reduction depends on the
+  // axis and the layout; wherever one does (with the finish off), the finish
+  // must be taken, one kernel fewer, and the values the same.
+  auto& dev = state();
+  auto gpu = gpu_column_tuning(dev);
+  gpu.pair_kernels = true, gpu.pair_sum_elements = 1, gpu.one_pass_moments = default_device().info().fp64, gpu.moment_width = 2;
+  gpu.row_warp = 0, gpu.local_size = 64, gpu.max_work_group_size = 256;
+  const auto lse = [](int a) {
+    return [a](const Array<float>& x) {
+      const auto m = max(x, a, true);
+      return log(sum(exp(x - m), a, true)) + m;
+    };
+  };
+  const auto rstd = [](int a) { return [a](const Array<float>& x) { return 1.0f / sqrt(var(x, a, true) + 1e-5f); }; };
+  int paired = 0;
+  for (const auto& t : {gpu, detail::tuning_of(dev)}) {
+    for (const Dims& d : {Dims{4, 300, 16}, Dims{3, 8, 2000}, Dims{200, 4, 8}, Dims{2, 3, 8192}}) {
+      for (int axis = 0; axis < 3; ++axis) {
+        INFO(Shape(d).str() << ", axis " << axis);
+        const auto h = values(std::size_t(d[0] * d[1] * d[2]), std::uint64_t(d[0] * 7 + d[2] + axis), false);
+        for (int which = 0; which < 2; ++which) {
+          const auto make = [&](const Array<float>& x) { return which == 0 ? lse(axis)(x) : rstd(axis)(x); };
+          Outcome off;
+          (void)run_case(h, Shape(d), make, t, false, off);
+          bool pair = false;
+          for (const auto& st : off.schedule.steps) pair = pair || st.kernel.plan.reduce.online || st.kernel.plan.reduce.moment != 0;
+          paired += pair ? 1 : 0;
+          both_ways(h, Shape(d), make, t, pair, 16);
+        }
+      }
+    }
+  }
+  CHECK(paired >= 12);  // most of them, on every device: the test is not empty
 }
 
 TEST_CASE("a moment kernel computes its consumer where it stores: 1 / sqrt(var + eps), std / mean", "[reduce][finish][moments]") {
