@@ -131,9 +131,10 @@ class Scheduler {
 
   // ---- reduce_finish.cpp: a reduction and its consumer in one kernel ----
   // Schedules root e, an elementwise function of the one reduction `deps`
-  // holds (or of softmax's max and sum, a logsumexp) and scalars, as that
-  // reduction's kernel computing e where it stores (codegen
-  // KernelPlan::finish); false where it does not take that form.
+  // holds, or of the two values one pair kernel computes (softmax's max and
+  // sum: a logsumexp; a variance and its mean), and scalars, as that
+  // kernel computing e where it stores (codegen KernelPlan::finish); false
+  // where it does not take that form.
   bool schedule_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
   bool schedule_pair_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
   bool schedule_moment_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
