@@ -158,16 +158,12 @@ bool Scheduler::schedule_finish(const NodePtr& e, const Nodes& deps, CutReason c
   // A var/std in one pass (a moment kernel): that kernel.
   if (const NodePtr* x = moment_input(*r)) {
     if (!unevaluated_barriers_below(*x, &pending_).empty()) return false;
-    auto k = plan_moment(*r, *x, nullptr, tuning_, &pending_);
-    if (!k || !takes_finish(k->plan, body->instrs)) return false;
-    return add_finished(std::move(*k), std::move(*body), e, (*x)->shape, cut);
+    return add_finished(plan_moment(*r, *x, nullptr, tuning_, &pending_), std::move(*body), e, (*x)->shape, cut);
   }
   if (pair_input(*r)) return false;  // softmax's sum: with its max (schedule_pair_finish)
   if (!unevaluated_barriers_below(r->inputs[0], &pending_).empty()) return false;  // r's own first: the usual way
   split_oversized({&r->inputs[0], 1});
-  ScheduledKernel k = plan_reduce_fitting(r);
-  if (!takes_finish(k.plan, body->instrs)) return false;
-  return add_finished(std::move(k), std::move(*body), e, r->inputs[0]->shape, cut);
+  return add_finished(plan_reduce_fitting(r), std::move(*body), e, r->inputs[0]->shape, cut);
 }
 
 // e a function of two reductions one pair kernel computes, which computes e
@@ -185,9 +181,7 @@ bool Scheduler::schedule_pair_finish(const NodePtr& e, const Nodes& deps, CutRea
   if (!body || find_made(*s) >= 0 || find_made(*m) >= 0) return false;
   const ReductionPair pair = softmax_input(*s);
   if (!pair.x || pair.first->get() != m.get() || !unevaluated_barriers_below(*pair.x, &pending_).empty()) return false;
-  auto k = plan_softmax(*m, *pair.x, tuning_, &pending_);
-  if (!k || !takes_finish(k->plan, body->instrs)) return false;
-  return add_finished(std::move(*k), std::move(*body), e, (*pair.x)->shape, cut);
+  return add_finished(plan_softmax(*m, *pair.x, tuning_, &pending_), std::move(*body), e, (*pair.x)->shape, cut);
 }
 
 // A var/std v and a mean of its x (v's own mean, or another of the same
@@ -204,17 +198,19 @@ bool Scheduler::schedule_moment_finish(const NodePtr& e, const Nodes& deps, CutR
     const long mean_held = variance_pair(*v, &pending_).first->get() == mn.get() ? 2 : 1;
     auto body = FinishBuilder({{v.get(), 1}, {mn.get(), mean_held}}, pending_).build(*e);
     if (!body || find_made(*v) >= 0 || find_made(*mn) >= 0 || !unevaluated_barriers_below(*x, &pending_).empty()) return false;
-    auto k = plan_moment(*v, *x, mn.get(), tuning_, &pending_);
-    if (!k || !takes_finish(k->plan, body->instrs)) return false;
-    return add_finished(std::move(*k), std::move(*body), e, (*x)->shape, cut);
+    return add_finished(plan_moment(*v, *x, mn.get(), tuning_, &pending_), std::move(*body), e, (*x)->shape, cut);
   }
   return false;
 }
 
 // Kernel k of the reduction(s) e reads, over `shape`, computing e where it
 // stores: the finish's scalars made slots of k's (shared with its body where
-// the same node), e its one output. False where the arguments do not fit.
-bool Scheduler::add_finished(ScheduledKernel k, FinishBody body, const NodePtr& e, const Shape& shape, CutReason cut) {
+// the same node), e its one output. False where no kernel was planned, where
+// it cannot take this finish (takes_finish) or where the arguments do not fit.
+bool Scheduler::add_finished(std::optional<ScheduledKernel> planned, FinishBody body, const NodePtr& e, const Shape& shape,
+                             CutReason cut) {
+  if (!planned || !takes_finish(planned->plan, body.instrs)) return false;
+  ScheduledKernel& k = *planned;
   for (const auto& [entry, node] : body.scalars) {
     std::int16_t slot = -1;
     for (const auto& [s, n] : k.args.scalar_nodes)

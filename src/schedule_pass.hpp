@@ -138,7 +138,7 @@ class Scheduler {
   bool schedule_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
   bool schedule_pair_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
   bool schedule_moment_finish(const NodePtr& e, const Nodes& deps, CutReason cut);
-  bool add_finished(ScheduledKernel k, FinishBody body, const NodePtr& e, const Shape& shape, CutReason cut);
+  bool add_finished(std::optional<ScheduledKernel> planned, FinishBody body, const NodePtr& e, const Shape& shape, CutReason cut);
 
   DeviceTuning tuning_;
   PendingOutputs pending_;

@@ -117,6 +117,26 @@ std::vector<long double> host_reduce(const std::vector<float>& h, std::int64_t R
   return out;
 }
 
+// A logsumexp along `axis`, dims kept: log(sum(exp(x - m))) + m with
+// m = max(x), which softmax's pair kernel computes in one pass.
+template <class T = float>
+auto lse(int axis) {
+  return [axis](const Array<T>& x) {
+    const auto m = max(x, axis, true);
+    return log(sum(exp(x - m), axis, true)) + m;
+  };
+}
+
+// 1 / sqrt(var(x) + eps) along `axis`: a moment kernel's variance.
+auto rstd(int axis, bool keepdims = false) {
+  return [axis, keepdims](const Array<float>& x) { return 1.0f / sqrt(var(x, axis, keepdims) + 1e-5f); };
+}
+
+// stddev(x) / mean(x) along `axis`, in percent: a moment kernel's two values.
+auto cv(int axis) {
+  return [axis](const Array<float>& x) { return stddev(x, axis) / mean(x, axis) * 100.0f; };
+}
+
 }  // namespace
 
 TEST_CASE("a function of one reduction is computed where the reduction stores, in one kernel", "[reduce][finish]") {
@@ -293,12 +313,6 @@ TEST_CASE("softmax's pair computes its consumer where it stores: a logsumexp in 
   t.pair_sum_elements = 1;
   t.row_warp = 0;  // no warp shuffles on a device without them
   t.local_size = 64, t.max_work_group_size = 256, t.row_bytes = 4096, t.local_mem_bytes = 4096;
-  const auto lse = [](int axis) {
-    return [axis](const Array<float>& x) {
-      const auto m = max(x, axis, true);
-      return log(sum(exp(x - m), axis, true)) + m;
-    };
-  };
   struct Case {
     std::int64_t R, C;
     int axis, target_groups;
@@ -336,10 +350,7 @@ TEST_CASE("softmax's pair computes its consumer where it stores: a logsumexp in 
     for (std::size_t i = 0; i < h.size(); ++i) h[i] = std::sin(double(i) * 0.37) * 40.0 + double(i % 7);
     h[2 * 5003 + 7] = INFINITY;
     if (default_device().info().fp64)
-      both_ways(h, {6, 5003}, [](const Array<double>& x) {
-        const auto m = max(x, 1, true);
-        return log(sum(exp(x - m), 1, true)) + m;
-      }, t, true, 16);
+      both_ways(h, {6, 5003}, lse<double>(1), t, true, 16);
   }
   // Declined: the caller holds the max, or the sum; the consumer reads an
   // array beside them.
@@ -381,13 +392,6 @@ TEST_CASE("a pair kernel's finish along every axis of 3-D arrays, wherever the p
   auto gpu = gpu_column_tuning(dev);
   gpu.pair_kernels = true, gpu.pair_sum_elements = 1, gpu.one_pass_moments = default_device().info().fp64, gpu.moment_width = 2;
   gpu.row_warp = 0, gpu.local_size = 64, gpu.max_work_group_size = 256;
-  const auto lse = [](int a) {
-    return [a](const Array<float>& x) {
-      const auto m = max(x, a, true);
-      return log(sum(exp(x - m), a, true)) + m;
-    };
-  };
-  const auto rstd = [](int a) { return [a](const Array<float>& x) { return 1.0f / sqrt(var(x, a, true) + 1e-5f); }; };
   int paired = 0;
   for (const auto& t : {gpu, detail::tuning_of(dev)}) {
     for (const Dims& d : {Dims{4, 300, 16}, Dims{3, 8, 2000}, Dims{200, 4, 8}, Dims{2, 3, 8192}}) {
@@ -395,7 +399,7 @@ TEST_CASE("a pair kernel's finish along every axis of 3-D arrays, wherever the p
         INFO(Shape(d).str() << ", axis " << axis);
         const auto h = values(std::size_t(d[0] * d[1] * d[2]), std::uint64_t(d[0] * 7 + d[2] + axis), false);
         for (int which = 0; which < 2; ++which) {
-          const auto make = [&](const Array<float>& x) { return which == 0 ? lse(axis)(x) : rstd(axis)(x); };
+          const auto make = [&](const Array<float>& x) { return which == 0 ? lse(axis)(x) : rstd(axis, true)(x); };
           Outcome off;
           (void)run_case(h, Shape(d), make, t, false, off);
           bool pair = false;
@@ -419,8 +423,6 @@ TEST_CASE("a moment kernel computes its consumer where it stores: 1 / sqrt(var +
   // (Chan's update).
   if (!default_device().info().fp64) return;
   auto& dev = state();
-  const auto rstd = [](int axis) { return [axis](const auto& x) { return 1.0f / sqrt(var(x, axis) + 1e-5f); }; };
-  const auto cv = [](int axis) { return [axis](const auto& x) { return stddev(x, axis) / mean(x, axis) * 100.0f; }; };
   struct Form {
     const char* name;
     detail::DeviceTuning t;
@@ -508,7 +510,7 @@ TEST_CASE("a reduction's finish replayed by fuse", "[reduce][finish][fuse]") {
   auto scaled = fuse([](const Array<float>& x, const Array<float>& c, const Array<float>& eps) {
     return sqrt(sum(x * x, 1) + eps) * c;
   });
-  auto rstd = fuse([](const Array<float>& x, const Array<float>& eps) { return 1.0f / sqrt(var(x, 1) + eps); });
+  auto inv_std = fuse([](const Array<float>& x, const Array<float>& eps) { return 1.0f / sqrt(var(x, 1) + eps); });
   const auto h = values(9 * 1000, 0x78, true);
   const auto x = from_host(h, {9, 1000});
   for (const float c : {0.5f, 2.0f, -3.0f}) {
@@ -519,7 +521,7 @@ TEST_CASE("a reduction's finish replayed by fuse", "[reduce][finish][fuse]") {
     for (std::size_t i = 0; i < want.size(); ++i) CHECK(same(got[i], want[i], 0));
     if (default_device().info().fp64) {
       reset_stats();
-      const auto r = rstd(x, c * c).to_host();
+      const auto r = inv_std(x, c * c).to_host();
       CHECK(stats().kernels_launched == 1);
       const auto w = (1.0f / sqrt(var(x, 1) + c * c)).to_host();
       for (std::size_t i = 0; i < w.size(); ++i) CHECK(same(r[i], w[i], 0));
