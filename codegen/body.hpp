@@ -190,6 +190,11 @@ std::string render_moment(const KernelPlan& plan, const std::string& name);
 std::string moment_split_end(const ReduceSpec& rs, const std::string& partial, const std::string& combine, const std::string& store);
 /// A moment kernel of a float64 body: blocks met in Chan's update (render_moment_chan.cpp).
 std::string render_moment_chan(const KernelPlan& plan, const std::string& name);
+/// A float64 body's moment stores of output o, indented by `ind`: out0 from
+/// M2 `q` over the divisor (inf where `q` is NaN but the plain sum `s` is
+/// finite: squares past DBL_MAX), its square root for std, and with moment
+/// 2 out1 from `s` (render_moment_chan.cpp; render_lane_rows.cpp's lanes).
+std::string chan_moment_store(const KernelPlan& plan, const std::string& ind, const std::string& q, const std::string& s, HelperSet& helpers);
 std::string render_row(const KernelPlan& plan, const std::string& name);
 /// The local memory a row kernel declares: its combine's, a value (in the
 /// column form a vector) per work-item and reduction where a row has several

@@ -10,8 +10,9 @@
 // of 32) read every other 16 bytes of it and left the rest to a later load,
 // and each work-item has K * V loads in flight. Then each row's T lanes meet
 // in a tree: through warp shuffles (ReduceSpec::row_warp) or in local memory.
-// Sums, products, maxima and minima (plain_body), moments (moment_body),
-// argmin / argmax (arg_body, each value with its index).
+// Sums, products, maxima and minima (plain_body), moments of float32
+// (moment_body) and of float64 and integers (chan_body), argmin / argmax
+// (arg_body, each value with its index).
 //
 // On an H200 (2^26 floats, us, torch.compile in the same run): sum over rows
 // of 24 / 32 70 / 67 against 83 / 77 before (71 / 71), max 69 / 67 against
@@ -24,12 +25,16 @@
 // in a tree, O((V + log2 m) u) for sums, as a work-group's tree is. Moments
 // sum, in float64, the deviations from the row's first value and their
 // squares, as render_moment.cpp's group form does, and end in M2 = b - a^2 /
-// m: the same bound, with m at most 64 values here.
+// m: the same bound, with m at most 64 values here. Float64 moments take
+// blocks of at most 8 values a lane (chan_body), as render_moment_chan.cpp's
+// blocks of 32 do, so within its bound; the tests saw 8 ulps of the long
+// double two passes with outliers as shifts.
 #include "codegen/body.hpp"
 #include "codegen/reduce_emitter.hpp"
 #include "codegen/spelling.hpp"
 #include "codegen/warp_shuffle.hpp"
 
+#include <stdexcept>
 #include <vector>
 
 namespace fusecl::codegen {
@@ -83,33 +88,57 @@ std::string load_row(const KernelPlan& plan, const Lanes& f, HelperSet& h, int k
   return b + "  }\n";
 }
 
-// The row's lanes meet in a tree down to lane 0: values `xs` (of dtype t,
-// K of them per kind of value), each pair through `combine` (a statement
-// "x = ...(x, y_)"). Through shuffles within a warp, or in local memory with a
-// barrier a level (every work-item reaches each).
+// The row's lanes meet in a tree down to lane 0: records of `per` values
+// of dtype t (xs, one record after another: K rows' values), each pair of
+// records through `combine(x, y, d)`, statements making record x the pair's
+// (d: the level's distance, T / 2 down to 1, a constant or d_). Through
+// shuffles within a warp, or in local memory with a barrier a level (every
+// work-item reaches each).
 template <class Combine>
-std::string meet(const KernelPlan& plan, const Lanes& f, HelperSet& h, DType t, const std::vector<std::string>& xs, const Combine& combine) {
+std::string meet(const KernelPlan& plan, const Lanes& f, HelperSet& h, DType t, const std::vector<std::string>& xs, std::size_t per,
+                 const Combine& combine) {
   if (f.T == 1) return "";
+  using Names = std::vector<std::string>;
+  const auto named = [&](const std::string& stem) {
+    Names n;
+    for (std::size_t i = 0; i < per; ++i) n.push_back(stem + (per > 1 ? std::to_string(i) : "") + "_");
+    return n;
+  };
+  const Names ys = named("y"), ls = named("x");
+  const std::string T = cl_type(t);
   std::string b;
   if (plan.reduce.row_warp > 0 && shufflable(t)) {
     for (int d = f.T / 2; d > 0; d /= 2)
-      for (const auto& x : xs)
-        b += "  { " + shuffle_down(h, t, "const " + cl_type(t) + " y_ =", x, std::to_string(d) + "u") + " " + combine(x, "y_") + " }\n";
+      for (std::size_t r = 0; r < xs.size(); r += per) {
+        b += "  {";
+        for (std::size_t i = 0; i < per; ++i) b += " " + shuffle_down(h, t, "const " + T + " " + ys[i] + " =", xs[r + i], std::to_string(d) + "u");
+        b += " " + combine(Names(xs.begin() + std::ptrdiff_t(r), xs.begin() + std::ptrdiff_t(r + per)), ys, std::to_string(d)) + " }\n";
+      }
     return b;
   }
-  const std::string L = std::to_string(plan.reduce.local_size), T = cl_type(t);
+  const std::string L = std::to_string(plan.reduce.local_size);
+  const auto at = [&](std::size_t i) { return std::to_string(i) + " * " + L + " + lid_"; };
   b += "  __local " + T + " shl_[" + std::to_string(xs.size() * std::size_t(plan.reduce.local_size)) + "];\n";
-  for (std::size_t i = 0; i < xs.size(); ++i) b += "  shl_[" + std::to_string(i) + " * " + L + " + lid_] = " + xs[i] + ";\n";
+  for (std::size_t i = 0; i < xs.size(); ++i) b += "  shl_[" + at(i) + "] = " + xs[i] + ";\n";
   b += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
   b += "  for (int d_ = " + std::to_string(f.T / 2) + "; d_ > 0; d_ >>= 1) {\n    if (lane_ < d_) {\n";
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    const std::string at = std::to_string(i) + " * " + L + " + lid_";
-    b += "      { " + T + " x_ = shl_[" + at + "]; const " + T + " y_ = shl_[" + at + " + d_]; " + combine("x_", "y_") + " shl_[" + at +
-         "] = x_; }\n";
+  for (std::size_t r = 0; r < xs.size(); r += per) {
+    b += "      {";
+    for (std::size_t i = 0; i < per; ++i) b += " " + T + " " + ls[i] + " = shl_[" + at(r + i) + "];";
+    for (std::size_t i = 0; i < per; ++i) b += " const " + T + " " + ys[i] + " = shl_[" + at(r + i) + " + d_];";
+    b += " " + combine(ls, ys, "d_");
+    for (std::size_t i = 0; i < per; ++i) b += " shl_[" + at(r + i) + "] = " + ls[i] + ";";
+    b += " }\n";
   }
   b += "    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
-  for (std::size_t i = 0; i < xs.size(); ++i) b += "  " + xs[i] + " = shl_[" + std::to_string(i) + " * " + L + " + lid_];\n";
+  for (std::size_t i = 0; i < xs.size(); ++i) b += "  " + xs[i] + " = shl_[" + at(i) + "];\n";
   return b;
+}
+
+// One value a record, combined alone ("x = ...(x, y);").
+template <class Combine>
+auto each(const Combine& combine) {
+  return [combine](const std::vector<std::string>& x, const std::vector<std::string>& y, const std::string&) { return combine(x[0], y[0]); };
 }
 
 std::string plain_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
@@ -141,7 +170,7 @@ std::string plain_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
     };
     b += load_row(plan, f, h, k, "    " + AW + " w_;\n", fold);
   }
-  b += meet(plan, f, h, rs.acc, xs, [&](const std::string& x, const std::string& y) { return x + " = " + combine(x, y, 1) + ";"; });
+  b += meet(plan, f, h, rs.acc, xs, 1, each([&](const std::string& x, const std::string& y) { return x + " = " + combine(x, y, 1) + ";"; }));
   for (int k = 0; k < f.K; ++k) {
     const FinishValue v = finish_value(plan, xs[std::size_t(k)], 1, "    ", h);
     const std::string store = "out0[" + row_at(k, f) + "] = " + v.value + ";";
@@ -185,13 +214,82 @@ std::string moment_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
     };
     b += load_row(plan, f, h, k, declare, fold);
   }
-  b += meet(plan, f, h, DType::Float64, xs, [](const std::string& x, const std::string& y) { return x + " += " + y + ";"; });
+  b += meet(plan, f, h, DType::Float64, xs, 1, each([](const std::string& x, const std::string& y) { return x + " += " + y + ";"; }));
   for (int k = 0; k < f.K; ++k) {
     const std::string ks = std::to_string(k);
     b += "  if (lane_ == 0 && " + row_at(k, f) + " < n) {\n    const long o = " + row_at(k, f) + ";\n";
     b += "    const double nd = (double)m, t_ = b" + ks + "_ - a" + ks + "_ * (a" + ks + "_ / nd);\n";
     // M2 clamped below 0 (rounding; NaN stays NaN).
     b += moment_store(plan, "    ", "t_ < 0 ? 0.0 : t_", "c" + ks + "_", "", h) + "  }\n";
+  }
+  return b;
+}
+
+// Moments of a float64 body (chan_moment: var / std of float64 and of
+// integers). Each lane's values are a block around its first value (V * W
+// of them, at most kMomentChanBlock: lanes_for_rows), summed as
+// render_moment_chan.cpp's blocks are and turned into the block's mean,
+// relative to the row's first value x0, and its M2 (that file says why the
+// blocks and x0); then the row's lanes meet in Chan's update. T divides the
+// row's vectors, so the two sides of every meeting hold as many values, n_l
+// T / (2 d) at distance d: f = 1/2 and no division. The values' plain sum
+// beside them: the mean, and NumPy's inf where squares overflow
+// (chan_moment_store).
+std::string chan_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
+  const ReduceSpec& rs = plan.reduce;
+  const bool warps = rs.row_warp > 0;
+  const int nl = f.V * f.W;  // a lane's values
+  if (f.V * f.T != f.R || nl > kMomentChanBlock)
+    throw std::logic_error("internal: a float64 moment's lanes take whole blocks (lanes_for_rows)");
+  const std::string D = cl_type(DType::Float64, f.W), v = "v" + std::to_string(rs.input);
+  const auto total = [&](const std::string& x) {  // a vector's lanes in pairs
+    std::vector<std::string> ls;
+    for (int l = 0; l < f.W; ++l) ls.push_back(f.W > 1 ? x + lane(l) : x);
+    while (ls.size() > 1) {
+      std::vector<std::string> next;
+      for (std::size_t i = 0; i + 1 < ls.size(); i += 2) next.push_back("(" + ls[i] + " + " + ls[i + 1] + ")");
+      ls = next;
+    }
+    return ls[0];
+  };
+  std::string b = prologue(plan, f);
+  std::vector<std::string> xs;  // each row's mean relative to x0, M2, sum
+  for (int k = 0; k < f.K; ++k) {
+    const std::string ks = std::to_string(k);
+    b += "  double m" + ks + "_ = 0, q" + ks + "_ = 0, c" + ks + "_ = 0;\n";
+    for (const char* x : {"m", "q", "c"}) xs.push_back(x + ks + "_");
+  }
+  for (int k = 0; k < f.K; ++k) {
+    const std::string ks = std::to_string(k);
+    std::string declare = "    double x0 = 0, s_ = 0;\n    " + D + " a_ = (" + D + ")(0), b_ = a_, c_ = a_;\n";
+    if (!warps)
+      declare += "    {\n      const long p = o * m;\n" + emit_reduced_coordinates(plan, "0", "      ") + emit_body(plan, 1, "p", "      ", h) +
+                 "      x0 = (double)" + v + ";\n    }\n";
+    const auto fold = [&](int, int j, const std::string& value) {
+      std::string s = "      const " + D + " x_ = " + (f.W > 1 ? "convert_" + D + "(" + value + ")" : "(double)" + value) + ";\n";
+      if (j == 0) {
+        s += "      s_ = x_" + std::string(f.W > 1 ? ".s0" : "") + ";\n";
+        if (warps) s += "      " + shuffle_index(h, DType::Float64, "x0 =", "s_", "(uint)((lid_ & 31) - lane_)") + "\n";
+      }
+      s += "      { const " + D + " d_ = x_ - s_; a_ += d_; b_ = fma(d_, d_, b_); c_ += x_; }\n";
+      if (j + 1 < f.V) return s;
+      // The lane's block: its mean relative to x0 and its M2, clamped below
+      // 0 (rounding; NaN stays NaN).
+      s += "      {\n        const double a = " + total("a_") + ", i_ = 1.0 / " + std::to_string(nl) + ".0, t_ = " + total("b_") + " - a * (a * i_);\n";
+      s += "        m" + ks + "_ = (s_ - x0) + a * i_;\n        q" + ks + "_ = t_ < 0 ? 0.0 : t_;\n        c" + ks + "_ = " + total("c_") + ";\n      }\n";
+      return s;
+    };
+    b += load_row(plan, f, h, k, declare, fold);
+  }
+  const int half = nl * f.T / 2;  // over d: each side's count
+  b += meet(plan, f, h, DType::Float64, xs, 3, [&](const std::vector<std::string>& x, const std::vector<std::string>& y, const std::string& d) {
+    return "const double dl_ = " + y[0] + " - " + x[0] + "; " + x[1] + " += " + y[1] + " + dl_ * dl_ * ((double)(" + std::to_string(half) + " / " + d +
+           ") * 0.5); " + x[0] + " += dl_ * 0.5; " + x[2] + " += " + y[2] + ";";
+  });
+  for (int k = 0; k < f.K; ++k) {
+    const std::string ks = std::to_string(k);
+    b += "  if (lane_ == 0 && " + row_at(k, f) + " < n) {\n    const long o = " + row_at(k, f) + ";\n";
+    b += chan_moment_store(plan, "    ", "q" + ks + "_", "c" + ks + "_", h) + "  }\n";
   }
   return b;
 }
@@ -276,7 +374,10 @@ std::string render_lane_rows(const KernelPlan& plan, const std::string& name) {
   const Lanes f = lanes_of(plan);
   const std::string sig = param_list(plan);
   const bool arg = reduce_info(plan.reduce.op).finish == Finish::Index;
-  const std::string body = plan.reduce.moment ? moment_body(plan, f, helpers) : arg ? arg_body(plan, f, helpers) : plain_body(plan, f, helpers);
+  const std::string body = chan_moment(plan.reduce) ? chan_body(plan, f, helpers)
+                           : plan.reduce.moment   ? moment_body(plan, f, helpers)
+                           : arg                  ? arg_body(plan, f, helpers)
+                                                  : plain_body(plan, f, helpers);
   return reduce_kernel_text(plan, name, sig, helpers, body, plan.reduce.local_size);
 }
 

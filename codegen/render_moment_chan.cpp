@@ -34,7 +34,9 @@
 // The forms: a work-group per output (split over groups, the last group or
 // a second kernel combining their partials; a row's work-items met through
 // warp shuffles where the device has them), a work-item per output, and
-// column blocks in vectors (a lane a column). Rows in lanes and column
+// column blocks in vectors (a lane a column). A GPU's short rows in lanes
+// are render_lane_rows.cpp's (chan_body: a lane's values one block, the
+// row's lanes met in Chan's update). A CPU's rows in lanes and column
 // blocks in scalars decline float64 moments (plan_moment): those take the
 // two passes.
 #include "codegen/body.hpp"
@@ -283,18 +285,23 @@ struct ChanEmitter {
 
   // The results of output o from its count, mean offset, M2 and sum.
   std::string store(const std::string& ind, const std::string& cq, const std::string& ss) const {
-    // M2 is NaN where an input is NaN or inf (inf - inf in its sums), and
-    // where finite values' squares overflow: NumPy's variance is inf there,
-    // told apart by the plain sum, finite unless the values' sum overflows.
-    std::string var = "(isnan(" + cq + ") && isfinite(" + ss + ") ? INFINITY : " + cq + ") / s" + std::to_string(rs.divisor);
-    if (rs.post_sqrt) var = "sqrt(" + var + ")";
-    std::vector<std::string> values{var};
-    if (mean) values.push_back("(" + ss + ") / s" + std::to_string(rs.divisor + 1));
-    return store_values(plan, values, 1, "o", ind, helpers);
+    return chan_moment_store(plan, ind, cq, ss, helpers);
   }
 };
 
 }  // namespace
+
+std::string chan_moment_store(const KernelPlan& plan, const std::string& ind, const std::string& q, const std::string& s, HelperSet& helpers) {
+  const ReduceSpec& rs = plan.reduce;
+  // M2 is NaN where an input is NaN or inf (inf - inf in its sums), and
+  // where finite values' squares overflow: NumPy's variance is inf there,
+  // told apart by the plain sum, finite unless the values' sum overflows.
+  std::string var = "(isnan(" + q + ") && isfinite(" + s + ") ? INFINITY : " + q + ") / s" + std::to_string(rs.divisor);
+  if (rs.post_sqrt) var = "sqrt(" + var + ")";
+  std::vector<std::string> values{var};
+  if (rs.moment == 2) values.push_back("(" + s + ") / s" + std::to_string(rs.divisor + 1));
+  return store_values(plan, values, 1, "o", ind, helpers);
+}
 
 std::string render_moment_chan(const KernelPlan& plan, const std::string& name) {
   const ReduceSpec& rs = plan.reduce;
@@ -304,7 +311,7 @@ std::string render_moment_chan(const KernelPlan& plan, const std::string& name) 
   auto kernel = [&](const std::string& body, bool group) {
     return reduce_kernel_text(plan, name, sig, helpers, body, group ? rs.local_size : 0);
   };
-  if ((rs.strategy == ReduceStrategy::ColumnBlock && !rs.kept_inner) || rs.row_lanes || rs.lanes_per_row)
+  if ((rs.strategy == ReduceStrategy::ColumnBlock && !rs.kept_inner) || rs.row_lanes)
     throw std::logic_error("internal: no float64 moment kernel of this form (plan_moment declines it)");
   if (rs.strategy == ReduceStrategy::ThreadPerOutput && rs.combine) return kernel(e.thread_combine(), false);
   if (rs.strategy == ReduceStrategy::ColumnBlock) {

@@ -68,6 +68,14 @@ bool arg_lanes_fit(const codegen::ReduceSpec& rs, std::int64_t m) {
 // / 195 / 192); int8 rows of 32 / 256 / 1000 38 / 37 / 42 against 58 / 67 /
 // 55 (56 / 66 / 62) (bench/RESULTS.md, fifty-eighth session).
 //
+// var / std of float64 and integers (a chan_moment, render_lane_rows.cpp's
+// chan_body), rows of up to 32 vectors of 2 (64 doubles): the fewest lanes,
+// at least 2, that divide the row's vectors and leave each at most 4, each
+// lane's values one block of Chan's update. Before, a work-item took a row
+// of up to 16 in scalars and a group several longer rows: on an H100, 2^26
+// doubles, var over rows of 16 / 64 took 206 / 206 us against torch.compile's
+// 198 / 191 (bench/RESULTS.md, fifty-ninth session).
+//
 // Rows of 17 to 32 elements that are no whole number of aligned vectors
 // (rows of 17, 25, 31; views starting mid-vector) take lanes of scalars,
 // at most 8 a lane: a work-item a row read 32 rows 68 to 128 bytes apart at
@@ -83,7 +91,7 @@ bool arg_lanes_fit(const codegen::ReduceSpec& rs, std::int64_t m) {
 bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bool online, bool across_rows, const DeviceTuning& tuning) {
   auto& rs = b.plan.reduce;
   if (!tuning.lane_rows || (arg && !arg_lanes_fit(rs, m)) || online || across_rows || n < 1 || tuning.local_size < 64) return false;
-  if (codegen::chan_moment(rs)) return false;  // no lane form of render_moment_chan.cpp's
+  const bool chan = codegen::chan_moment(rs);
   codegen::KernelPlan trial = b.plan;
   std::int64_t W = choose_width(trial, kLaneRowBytes, m);
   while (W > 2 && m % W != 0) W /= 2;  // rows of 10 floats: vectors of 2
@@ -94,9 +102,22 @@ bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bo
   if (!whole && !scalars) return false;
   if (scalars) W = 1, trial.width = 1;
   const std::int64_t vectors = m / W;
-  if (vectors < 1 || vectors > (rs.moment ? 16 : arg ? 255 : 32)) return false;
+  if (vectors < 1 || vectors > (rs.moment && !chan ? 16 : arg ? 255 : 32)) return false;
   std::int64_t T = 1, V = 0;
-  if (arg || scalars) {
+  if (chan) {
+    // A float64 moment (render_lane_rows.cpp's chan_body): each lane's
+    // values one block of Chan's update, so every lane as many (T divides
+    // the row's vectors) and at most kMomentChanBlock; the fewest lanes
+    // that leave each at most 4 vectors (each level of the lanes' tree
+    // moves three doubles), but at least 2, so that each load of a warp
+    // reads whole 32-byte sectors of a row (a work-item a row of 16
+    // doubles read 8 bytes in 128 at each load).
+    if (!whole || vectors < 2) return false;
+    T = 2;
+    while (T <= 32 && (vectors % T != 0 || vectors / T > 4 || (vectors / T) * W > codegen::kMomentChanBlock)) T *= 2;
+    if (T > 32) return false;
+    V = vectors / T;
+  } else if (arg || scalars) {
     T = fewest_lanes(vectors, scalars || vectors > 32 ? 8 : 4);
     V = (vectors + T - 1) / T;
   } else {

@@ -14,6 +14,7 @@
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
 #include "support/each_check.hpp"
+#include "support/f64_moments.hpp"
 #include "support/schedule_run.hpp"
 
 #include <catch2/catch.hpp>
@@ -41,58 +42,6 @@ struct SecondKernel {
   SecondKernel(const SecondKernel&) = delete;
   SecondKernel& operator=(const SecondKernel&) = delete;
 };
-
-// NumPy's var of each row of `len`: the mean, then the mean of squared
-// deviations, in long double, with the corrected two-pass term (the sum of
-// the deviations squared over n): long double's mean of values near 2^50 or
-// 3e12 is off by 2^-64 of them, which alone put the plain two passes tens of
-// float64 ulps from the exact variance.
-struct RowMoments {
-  std::vector<long double> mean, var, abs_mean;  // abs_mean: of |x|, the scale of a mean's rounding
-};
-template <class T>
-RowMoments per_row(const std::vector<T>& h, std::int64_t len, int ddof) {
-  RowMoments r;
-  for (std::size_t at = 0; at + std::size_t(len) <= h.size(); at += std::size_t(len)) {
-    long double s = 0, q = 0, c = 0, a = 0;
-    for (std::int64_t i = 0; i < len; ++i) {
-      s += static_cast<long double>(h[at + std::size_t(i)]);
-      a += std::fabs(static_cast<long double>(h[at + std::size_t(i)]));
-    }
-    r.abs_mean.push_back(a / static_cast<long double>(len));
-    const long double mu = s / static_cast<long double>(len);
-    for (std::int64_t i = 0; i < len; ++i) {
-      const long double d = static_cast<long double>(h[at + std::size_t(i)]) - mu;
-      q += d * d;
-      c += d;
-    }
-    r.mean.push_back(mu + c / static_cast<long double>(len));
-    r.var.push_back((q - c * c / static_cast<long double>(len)) / static_cast<long double>(len - ddof));
-  }
-  return r;
-}
-
-// Within `ulps` float64 ulps of the long double value.
-bool close(double got, long double want, double ulps) {
-  if (std::isnan(double(want))) return std::isnan(got);
-  if (std::getenv("SHOW_ULPS")) std::printf("ulps %.2f got %.17g want %.17Lg\n", double(std::fabs(static_cast<long double>(got) - want) / (DBL_EPSILON * std::fabs(want))), got, want);
-  return std::fabs(static_cast<long double>(got) - want) <= ulps * DBL_EPSILON * std::fabs(want) + DBL_MIN;
-}
-
-// n doubles around `centre`, uniform within `spread`, every lane different;
-// with `outliers`, the first 64 values of each row and every 97th after
-// them far out (the shifts of the first blocks, and values inside others).
-std::vector<double> rows_of(std::int64_t rows, std::int64_t len, double centre, double spread, bool outliers, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-spread, spread);
-  std::vector<double> h(std::size_t(rows * len));
-  for (auto& v : h) v = centre + u(rng);
-  if (outliers)
-    for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t i = 0; i < len; ++i)
-        if (i < 64 || i % 97 == 0) h[std::size_t(r * len + i)] += (i % 2 ? 3e4 : -5e4) * spread;
-  return h;
-}
 
 // A GPU's layout on any device: groups of up to 256, double2 loads, 132
 // SMs' worth of groups, several short rows a group.
