@@ -678,6 +678,41 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
       check(ints({1000, 64}, 24), 0);
     }
   }
+  SECTION("var and mean of float64 over short rows in lanes: a GPU's layout, the lanes met in local memory") {
+    // render_lane_rows.cpp's chan_body: each row's first value loaded
+    // before its lanes' vectors, the tree of Chan's updates in local memory
+    // (data races checked), 100 rows so that the last group's rows past the
+    // last load the last row and store nothing. Small integers: exact sums.
+    if (device().fp64) {
+      for (const std::int64_t m : {24, 64}) {
+        INFO("rows of " << m);
+        const auto a = ints({100, m}, 25 + std::uint64_t(m));
+        const std::vector<double> d(a.data.begin(), a.data.end());
+        const auto x = from_host(d, {100, m});
+        auto v = var(x, 1);
+        auto mu = mean(x, 1);
+        {
+          const detail::GraphLock lock{v.node().get()};
+          auto t = gpu_reduction_tuning(*v.node()->device, true);
+          t.row_warp = 0;
+          detail::Schedule s = detail::make_schedule({v.node(), mu.node()}, t);
+          REQUIRE(s.kernel_count() == 1);
+          REQUIRE(int(s.steps[0].kernel.plan.reduce.lanes_per_row) == (m == 64 ? 8 : 4));
+          detail::run_schedule(*v.node()->device, s);
+        }
+        const auto gv = v.to_host(), gm = mu.to_host();
+        for (std::size_t o = 0; o < 100; ++o) {
+          double s = 0;
+          for (std::int64_t i = 0; i < m; ++i) s += d[o * std::size_t(m) + std::size_t(i)];
+          const long double c = (long double)s / m;
+          long double q = 0;
+          for (std::int64_t i = 0; i < m; ++i) q += (d[o * std::size_t(m) + std::size_t(i)] - c) * (d[o * std::size_t(m) + std::size_t(i)] - c);
+          CHECK(std::fabs(gv[o] - double(q / m)) <= 16 * DBL_EPSILON * double(q / m));
+          CHECK(gm[o] == s / double(m));
+        }
+      }
+    }
+  }
   SECTION("a moment kernel's consumer where it stores: 1 / sqrt(var + eps), and std / mean from its two values") {
     // reduce_finish.cpp's moment paths: the finish's statements at the
     // moment stores of render_moment.cpp (a work-item an output, a group an
