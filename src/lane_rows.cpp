@@ -5,6 +5,7 @@
 #include "src/body_builder.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 namespace fusecl::detail {
@@ -113,8 +114,10 @@ bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bo
     // reads whole 32-byte sectors of a row (a work-item a row of 16
     // doubles read 8 bytes in 128 at each load).
     if (!whole || vectors < 2) return false;
-    T = 2;
-    while (T <= 32 && (vectors % T != 0 || vectors / T > 4 || (vectors / T) * W > codegen::kMomentChanBlock)) T *= 2;
+    static const int hack_t = std::getenv("FUSECL_HACK_CHAN_T") ? std::atoi(std::getenv("FUSECL_HACK_CHAN_T")) : 2;  // HACK: remove
+    static const int hack_v = std::getenv("FUSECL_HACK_CHAN_V") ? std::atoi(std::getenv("FUSECL_HACK_CHAN_V")) : 4;  // HACK: remove
+    T = hack_t;
+    while (T <= 32 && (vectors % T != 0 || vectors / T > hack_v || (vectors / T) * W > codegen::kMomentChanBlock)) T *= 2;
     if (T > 32) return false;
     V = vectors / T;
   } else if (arg || scalars) {
