@@ -15,6 +15,7 @@
 #include "src/views.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -281,6 +282,8 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   rs.strategy = codegen::ReduceStrategy::ColumnBlock;
   b.plan.width = std::uint8_t(w);
   int across = std::max(1, tuning.column_items), down = std::max(1, tuning.column_rows);
+  static const int hack_arg_rows = std::getenv("FUSECL_HACK_ARG_COLUMN_ROWS") ? std::atoi(std::getenv("FUSECL_HACK_ARG_COLUMN_ROWS")) : 0;  // HACK: remove
+  if (arg && hack_arg_rows > 0 && down > 1) down = hack_arg_rows;
   // Within the device's largest group (some take fewer than a GPU's 32 x 8):
   // fewer rows at a time first, so that a row's reads stay together.
   while (std::size_t(across) * std::size_t(down) > std::max<std::size_t>(1, tuning.max_work_group_size)) {
