@@ -40,7 +40,7 @@ cols_round() {
   done >> $OUT/cols.txt 2>&1
 }
 f64_round 1; warps_round 1; cols_round 1
-timeout 100 python3 carry/new/torch_axis.py var:1048576x64:1:f64 var:2097152x32:1:f64 var:4194304x16:1:f64 var:8388608x8:1:f64 var:16777216x4:1:f64 mean_var:1048576x64:1:f64 logsumexp:65536x1024:1 argmax:67108x1000:1 argmax:167772x400:1 $G > $OUT/torch.txt 2>&1
+timeout 150 python3 carry/new/torch_axis.py var:1048576x64:1:f64 var:2097152x32:1:f64 var:4194304x16:1:f64 var:8388608x8:1:f64 var:16777216x4:1:f64 mean_var:1048576x64:1:f64 logsumexp:65536x1024:1 argmax:67108x1000:1 argmax:167772x400:1 $G > $OUT/torch.txt 2>&1
 f64_round 2; warps_round 2; cols_round 2
 grep -v "#" $OUT/f64.txt | sort -k3,4 -k2,2; grep -v "#" $OUT/rows.txt | sort -k3,4 -k2,2; grep -v "#" $OUT/cols.txt | sort -k3,4 -k2,2; cat $OUT/torch.txt
 timeout 100 carry/f64/bin/fusecl_tests "[lane_rows],[moments]" > $OUT/f64_tests.txt 2>&1; echo "f64 tests rc $?"; tail -3 $OUT/f64_tests.txt
