@@ -51,11 +51,6 @@ detail::DeviceTuning cpu_groups(detail::DeviceState& dev) {
   return t;
 }
 
-codegen::KernelPlan only_plan(const detail::Schedule& s) {
-  REQUIRE(s.kernel_count() == 1);
-  return s.steps[0].kernel.plan;
-}
-
 }  // namespace
 
 TEST_CASE("reductions over short rows, several rows a work-group: layouts", "[reduce][group_rows]") {

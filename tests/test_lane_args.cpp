@@ -34,11 +34,7 @@ using namespace fusecl::test;
 
 namespace {
 
-detail::DeviceTuning gpu_lanes(int warp) {
-  auto t = gpu_reduction_tuning(*from_host(std::vector<float>{0.f}, {1}).node()->device, true);
-  t.row_warp = warp;
-  return t;
-}
+detail::DeviceTuning gpu_lanes(int warp) { return gpu_lane_tuning(*from_host(std::vector<float>{0.f}, {1}).node()->device, warp); }
 
 // argmax and argmin of rows of m of h, each in one kernel, against the
 // host's; `lanes`: whether the plan must take lanes.

@@ -34,17 +34,6 @@ using namespace fusecl::test;
 
 namespace {
 
-detail::DeviceTuning gpu_lanes(detail::DeviceState& dev, int warp) {
-  auto t = gpu_reduction_tuning(dev, true);
-  t.row_warp = warp;
-  return t;
-}
-
-codegen::KernelPlan only_plan(const detail::Schedule& s) {
-  REQUIRE(s.kernel_count() == 1);
-  return s.steps[0].kernel.plan;
-}
-
 template <class T>
 Array<T> filled(std::int64_t rows, std::int64_t m, T v) {
   return from_host(std::vector<T>(std::size_t(rows * m), v), {rows, m});
@@ -68,7 +57,7 @@ TEST_CASE("float64 var over short rows in lanes: layouts", "[reduce][moments][fl
     return;
   }
   auto& dev = *filled<double>(1, 1, 0.0).node()->device;
-  const auto t = gpu_lanes(dev, 32);
+  const auto t = gpu_lane_tuning(dev, 32);
   // Vectors of 2 doubles; the fewest lanes, at least 2, that divide the
   // row's vectors and leave each at most 4; rows of at most 32 vectors.
   struct Case {
@@ -127,7 +116,7 @@ TEST_CASE("float64 var over short rows in lanes: against NumPy's two passes in l
   if (!default_device().info().fp64) return;
   auto& dev = *filled<double>(1, 1, 0.0).node()->device;
   for (const int warp : {32, 0}) {
-    const auto t = gpu_lanes(dev, warp);
+    const auto t = gpu_lane_tuning(dev, warp);
     for (const std::int64_t m : {4, 8, 12, 16, 24, 32, 48, 64})
     for (const double centre : {0.0, 1e8, -3e12})
     for (const bool outliers : {false, true}) {
@@ -175,7 +164,7 @@ TEST_CASE("float64 var over short rows in lanes: NaN, inf, overflow, constant ro
   auto& dev = *filled<double>(1, 1, 0.0).node()->device;
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   for (const int warp : {32, 0}) {
-    const auto t = gpu_lanes(dev, warp);
+    const auto t = gpu_lane_tuning(dev, warp);
     for (const std::int64_t m : {4, 16, 64}) {
       INFO("rows of " << m << (warp ? ", warps" : ", local memory"));
       const std::int64_t rows = 300;

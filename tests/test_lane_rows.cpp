@@ -31,24 +31,13 @@ using namespace fusecl::test;
 
 namespace {
 
-detail::DeviceTuning gpu_lanes(detail::DeviceState& dev, int warp) {
-  auto t = gpu_reduction_tuning(dev, true);
-  t.row_warp = warp;
-  return t;
-}
-
-codegen::KernelPlan only_plan(const detail::Schedule& s) {
-  REQUIRE(s.kernel_count() == 1);
-  return s.steps[0].kernel.plan;
-}
-
 Array<float> rows_of(std::int64_t rows, std::int64_t m) { return from_host(std::vector<float>(std::size_t(rows * m), 0.5f), {rows, m}); }
 
 }  // namespace
 
 TEST_CASE("reductions over short rows in lanes: layouts", "[reduce][lane_rows]") {
   auto& dev = *rows_of(1, 1).node()->device;
-  const auto t = gpu_lanes(dev, 32);
+  const auto t = gpu_lane_tuning(dev, 32);
   // Lanes a row: the largest power of two up to 32 dividing the row's
   // vectors (of 4 floats, or of 2 where rows are no whole number of 4),
   // each lane at most 4 of them; where none does, the fewest lane slots
@@ -157,7 +146,7 @@ TEST_CASE("reductions over short rows in lanes: against the host", "[reduce][lan
   auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
   const bool fp64 = default_device().info().fp64;
   for (const int warp : {32, 0}) {
-    const auto t = gpu_lanes(dev, warp);
+    const auto t = gpu_lane_tuning(dev, warp);
     // Empty rows, and an empty array: no vector to read (the GPU suite's
     // poisoned outputs once caught a sum of nothing read in lanes).
     for (const Shape& shape : {Shape{7, 0}, Shape{0}}) {
@@ -268,7 +257,7 @@ TEST_CASE("reductions over short rows in lanes: against the host", "[reduce][lan
 TEST_CASE("reductions over short rows in lanes: rows of scalars (no whole vectors), views", "[reduce][lane_rows]") {
   auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
   for (const int warp : {32, 0}) {
-    const auto t = gpu_lanes(dev, warp);
+    const auto t = gpu_lane_tuning(dev, warp);
     const auto check = [&](const Array<float>& x, const std::vector<float>& h, std::int64_t rows, std::int64_t m, bool min_max_lanes) {
       INFO(rows << " rows of " << m << (warp ? ", warps" : ", local memory"));
       const auto run = [&](auto y, bool lanes) {
@@ -317,7 +306,7 @@ TEST_CASE("reductions over short rows in lanes: rows of scalars (no whole vector
 
 TEST_CASE("reductions over short rows in lanes: a fused body, rows over two axes, views", "[reduce][lane_rows]") {
   auto& dev = *from_host(std::vector<float>{0.f}, {1}).node()->device;
-  const auto t = gpu_lanes(dev, 32);
+  const auto t = gpu_lane_tuning(dev, 32);
   // sum(x * y + 1) over the last two axes of 3 x 333 x 4 x 8 (rows of 32),
   // y broadcast along the first two axes; and a slice of whole rows.
   const std::int64_t a = 3, b = 333, c = 4, d = 8;

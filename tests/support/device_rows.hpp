@@ -84,6 +84,14 @@ inline detail::DeviceTuning gpu_reduction_tuning(detail::DeviceState& dev, bool 
   return t;
 }
 
+/// gpu_reduction_tuning with short rows in lanes, their lanes meeting
+/// through warps of `warp` (0: in local memory).
+inline detail::DeviceTuning gpu_lane_tuning(detail::DeviceState& dev, int warp) {
+  auto t = gpu_reduction_tuning(dev, true);
+  t.row_warp = warp;
+  return t;
+}
+
 /// A GPU's column reductions (launch.cpp: every GPU): blocks of 32
 /// work-items side by side, 8 rows apart, their parts of the rows in one
 /// wave of groups; on an H200's row layout with groups of up to 1024.

@@ -32,6 +32,12 @@ detail::Schedule run_with(const Array<T>& y, const detail::DeviceTuning& t) {
   return copy;
 }
 
+/// The plan of a schedule that must be one kernel (a Catch2 REQUIRE).
+inline codegen::KernelPlan only_plan(const detail::Schedule& s) {
+  REQUIRE(s.kernel_count() == 1);
+  return s.steps[0].kernel.plan;
+}
+
 /// The plan of a schedule that must be one row kernel (a Catch2 REQUIRE each).
 inline codegen::KernelPlan one_row_kernel(const detail::Schedule& s) {
   REQUIRE(s.kernel_count() == 1);
