@@ -103,7 +103,6 @@ struct DeepRows {
   std::int64_t group = 0, elements = 0;
   bool recompute = false;
 };
-DeepRows deep_rows(const codegen::KernelPlan& plan, std::int64_t m, const DeviceTuning& tuning);
 // The deep form's fewest elements a work-item, and its largest group.
 constexpr std::int64_t kDeepFewestElements = 32;
 std::int64_t deep_largest_group(const DeviceTuning& tuning) { return std::min<std::int64_t>(largest_row_group(tuning), 512); }
