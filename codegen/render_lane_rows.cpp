@@ -179,12 +179,19 @@ std::string plain_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
   return b;
 }
 
+// The row's first value as a double into `into`, loaded by every lane
+// (where no warp shuffle takes it from lane 0).
+std::string row_first_value(const KernelPlan& plan, const std::string& into, HelperSet& h) {
+  return "    {\n      const long p = o * m;\n" + emit_reduced_coordinates(plan, "0", "      ") + emit_body(plan, 1, "p", "      ", h) + "      " +
+         into + " = (double)v" + std::to_string(plan.reduce.input) + ";\n    }\n";
+}
+
 // Moments: each row's shift is its first value, lane 0's first element,
 // which the row's lanes take through a shuffle or load again.
 std::string moment_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
   const ReduceSpec& rs = plan.reduce;
   const bool mean = rs.moment == 2, warps = rs.row_warp > 0;
-  const std::string FW = cl_type(DType::Float32, f.W), v = "v" + std::to_string(rs.input);
+  const std::string FW = cl_type(DType::Float32, f.W);
   std::string b = prologue(plan, f);
   std::vector<std::string> xs;
   for (int k = 0; k < f.K; ++k) {
@@ -197,8 +204,7 @@ std::string moment_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
     const std::string ks = std::to_string(k);
     std::string declare = "    double sh = 0;\n";
     if (!warps) {
-      declare += "    {\n      const long p = o * m;\n" + emit_reduced_coordinates(plan, "0", "      ") + emit_body(plan, 1, "p", "      ", h) +
-                 "      sh = (double)" + v + ";\n    }\n";
+      declare += row_first_value(plan, "sh", h);
     }
     const auto fold = [&](int, int j, const std::string& value) {
       std::string s = "      const " + FW + " w_ = " + value + ";\n";
@@ -241,7 +247,7 @@ std::string chan_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
   const int nl = f.V * f.W;  // a lane's values
   if (f.V * f.T != f.R || nl > kMomentChanBlock)
     throw std::logic_error("internal: a float64 moment's lanes take whole blocks (lanes_for_rows)");
-  const std::string D = cl_type(DType::Float64, f.W), v = "v" + std::to_string(rs.input);
+  const std::string D = cl_type(DType::Float64, f.W);
   const auto total = [&](const std::string& x) {  // a vector's lanes in pairs
     std::vector<std::string> ls;
     for (int l = 0; l < f.W; ++l) ls.push_back(f.W > 1 ? x + lane(l) : x);
@@ -263,8 +269,7 @@ std::string chan_body(const KernelPlan& plan, const Lanes& f, HelperSet& h) {
     const std::string ks = std::to_string(k);
     std::string declare = "    double x0 = 0, s_ = 0;\n    " + D + " a_ = (" + D + ")(0), b_ = a_, c_ = a_;\n";
     if (!warps)
-      declare += "    {\n      const long p = o * m;\n" + emit_reduced_coordinates(plan, "0", "      ") + emit_body(plan, 1, "p", "      ", h) +
-                 "      x0 = (double)" + v + ";\n    }\n";
+      declare += row_first_value(plan, "x0", h);
     const auto fold = [&](int, int j, const std::string& value) {
       std::string s = "      const " + D + " x_ = " + (f.W > 1 ? "convert_" + D + "(" + value + ")" : "(double)" + value) + ";\n";
       if (j == 0) {

@@ -144,6 +144,13 @@ int widest_width(const codegen::KernelPlan& plan, int vector_bytes) {
   return p;
 }
 
+int widest_buffer_bytes(const codegen::KernelPlan& plan) {
+  int widest = 1;
+  for (const auto& in : plan.instrs)
+    if (in.op == Op::Buffer) widest = std::max(widest, size_of(in.dtype));
+  return widest;
+}
+
 int tiling_width(int w, std::int64_t inner) {
   while (w > 1 && inner % w != 0) w /= 2;
   return w;

@@ -230,6 +230,10 @@ int tiling_width(int w, std::int64_t inner);
 /// choose_width's width before it fits the rows: the widest any row allows.
 int widest_width(const codegen::KernelPlan& plan, int vector_bytes);
 
+/// The widest element of the plan's buffers in bytes (what its loads read;
+/// 1 where it reads none).
+int widest_buffer_bytes(const codegen::KernelPlan& plan);
+
 /// Whether an elementwise plan's vectors may cross from one row into the
 /// next (KernelPlan::cross_rows): it is strided, its output is contiguous,
 /// and every load that follows the rows broadcasts along them (the others

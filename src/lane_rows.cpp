@@ -5,7 +5,6 @@
 #include "src/body_builder.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 
 namespace fusecl::detail {
@@ -71,11 +70,15 @@ bool arg_lanes_fit(const codegen::ReduceSpec& rs, std::int64_t m) {
 //
 // var / std of float64 and integers (a chan_moment, render_lane_rows.cpp's
 // chan_body), rows of up to 32 vectors of 2 (64 doubles): the fewest lanes,
-// at least 2, that divide the row's vectors and leave each at most 4, each
-// lane's values one block of Chan's update. Before, a work-item took a row
-// of up to 16 in scalars and a group several longer rows: on an H100, 2^26
-// doubles, var over rows of 16 / 64 took 206 / 206 us against torch.compile's
-// 198 / 191 (bench/RESULTS.md, fifty-ninth session).
+// at least 2, that divide the row's vectors and leave each at most 32 bytes
+// of its buffers (64 where none do: rows of 24 doubles), each lane's values
+// one block of Chan's update. Before, a work-item took a row of up to 16 in
+// scalars and a group several longer rows. On an H100, 2^26 doubles, var
+// over rows of 64 / 32 / 24 / 16 / 8 / 4 took 182 / 186 / 190 / 191 / 200 /
+// 218 us against 208 / 215 / 212 / 212 / 201 / 223 before (torch.compile
+// 186 / 188 / - / 192 / 201 / 221); mean and var over rows of 64 186
+// against 216 (189); var of int32 over rows of 64 97 against 150
+// (bench/RESULTS.md, sixty-sixth session).
 //
 // Rows of 17 to 32 elements that are no whole number of aligned vectors
 // (rows of 17, 25, 31; views starting mid-vector) take lanes of scalars,
@@ -108,16 +111,24 @@ bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bo
   if (chan) {
     // A float64 moment (render_lane_rows.cpp's chan_body): each lane's
     // values one block of Chan's update, so every lane as many (T divides
-    // the row's vectors) and at most kMomentChanBlock; the fewest lanes
-    // that leave each at most 4 vectors (each level of the lanes' tree
-    // moves three doubles), but at least 2, so that each load of a warp
-    // reads whole 32-byte sectors of a row (a work-item a row of 16
-    // doubles read 8 bytes in 128 at each load).
+    // the row's vectors) and at most kMomentChanBlock. The fewest lanes, at
+    // least 2 (so that each load of a warp reads whole 32-byte sectors of a
+    // row; a work-item a row of 16 doubles read 8 bytes in 128 at each
+    // load), that leave each lane at most 4 vectors (each level of the
+    // lanes' tree moves three doubles) and 32 bytes of its buffers, else 64: on an H100, var of 2^26 doubles over rows of 64 / 32 / 16
+    // took 182 / 186 / 191 us with 32 bytes a lane against 184 / 191 / 207
+    // with 64, but var of int32 over rows of 64 103 with 16 bytes against
+    // 97 with 32 (bench/RESULTS.md, sixty-sixth session).
     if (!whole || vectors < 2) return false;
-    static const int hack_t = std::getenv("FUSECL_HACK_CHAN_T") ? std::atoi(std::getenv("FUSECL_HACK_CHAN_T")) : 2;  // HACK: remove
-    static const int hack_v = std::getenv("FUSECL_HACK_CHAN_V") ? std::atoi(std::getenv("FUSECL_HACK_CHAN_V")) : 4;  // HACK: remove
-    T = hack_t;
-    while (T <= 32 && (vectors % T != 0 || vectors / T > hack_v || (vectors / T) * W > codegen::kMomentChanBlock)) T *= 2;
+    const std::int64_t loaded = widest_buffer_bytes(trial);
+    const auto lanes_within = [&](std::int64_t bytes) {
+      std::int64_t t = 2;
+      while (t <= 32 && (vectors % t != 0 || vectors / t > 4 || (vectors / t) * W > codegen::kMomentChanBlock || (vectors / t) * W * loaded > bytes))
+        t *= 2;
+      return t;
+    };
+    T = lanes_within(32);
+    if (T > 32) T = lanes_within(64);
     if (T > 32) return false;
     V = vectors / T;
   } else if (arg || scalars) {

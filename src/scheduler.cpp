@@ -282,8 +282,15 @@ bool column_vectors(BodyBuilder& b, const Shape& logical, const std::vector<int>
   rs.strategy = codegen::ReduceStrategy::ColumnBlock;
   b.plan.width = std::uint8_t(w);
   int across = std::max(1, tuning.column_items), down = std::max(1, tuning.column_rows);
-  static const int hack_arg_rows = std::getenv("FUSECL_HACK_ARG_COLUMN_ROWS") ? std::atoi(std::getenv("FUSECL_HACK_ARG_COLUMN_ROWS")) : 0;  // HACK: remove
-  if (arg && hack_arg_rows > 0 && down > 1) down = hack_arg_rows;
+  // A GPU's argmin / argmax of 4-byte values down columns (float32, int32;
+  // not the int32 an int8's values widen to): twice the rows a group. On an
+  // H100, float32, us (8 rows; torch.compile in the same run): 4096 x 16384
+  // 97 (104; 95), 1024 x 65536 92 (95; 103), 16384 x 4096 102 (109; 270),
+  // 65536 x 1024 121 (128; 527), argmin 8192 x 8192 99 (105; 158); 32 rows
+  // 2-4 us slower than 16. Not float64: 4096 x 16384 took 191 with 16
+  // against 181 with 8 (torch.compile 180) (bench/RESULTS.md, sixty-sixth
+  // session).
+  if (arg && down > 1 && size_of(rs.acc) == 4 && widest_buffer_bytes(b.plan) == 4) down *= 2;
   // Within the device's largest group (some take fewer than a GPU's 32 x 8):
   // fewer rows at a time first, so that a row's reads stay together.
   while (std::size_t(across) * std::size_t(down) > std::max<std::size_t>(1, tuning.max_work_group_size)) {

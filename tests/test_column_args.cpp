@@ -66,6 +66,9 @@ void check(const Array<T>& x, const std::vector<T>& h, std::int64_t A, std::int6
     const auto& plan = s.steps[0].kernel.plan;
     CHECK((plan.reduce.strategy == codegen::ReduceStrategy::ColumnBlock && plan.reduce.kept_inner) == want.vectors);
     if (want.vectors) CHECK(plan.width > 1);
+    // A GPU's 4-byte values: twice the rows a group (scheduler.cpp).
+    if (want.vectors && t.column_rows > 1 && std::size_t(t.column_items) * std::size_t(t.column_rows) * 2 <= t.max_work_group_size)
+      CHECK(int(plan.reduce.column_rows) == t.column_rows * (sizeof(T) == 4 ? 2 : 1));
     // A split range's second kernel is added at launch (launch.cpp's combine_kernel).
     if (want.kernels > 0) CHECK(launched == std::uint64_t(want.kernels));
     if (want.kernels == 2) CHECK(plan.reduce.two_stage);

@@ -116,7 +116,8 @@ TEST_CASE("float64 var and std in one pass: kernel counts", "[reduce][moments][f
   CHECK(stats().kernels_launched == want_i);
   // A GPU's layout: a row's work-items meet through warp shuffles (the GPU
   // suite runs them; a device that refuses the PTX builds the plan without).
-  for (const std::int64_t len : {64, 1000, 5000}) {
+  // (Rows of up to 64 take lanes: test_lane_moments_f64.cpp.)
+  for (const std::int64_t len : {128, 1000, 5000}) {
     INFO("a GPU's rows of " << len);
     const auto v = var(from_host(rows_of(64, len, 1.0, 1.0, false, 5), {64, len}), 1);
     const auto planned = schedule_with(v, gpu_tuning(v, codegen::SplitFinish::SecondKernel));
