@@ -250,6 +250,8 @@ std::vector<int> online_pairs(const KernelPlan& plan);
 /// The (max, sum) pairs of softmax's k1 and k2 at width w, as x<m>, x<s>,
 /// in sh<k1> and sh<k2>.
 Meet pair_meet(RowRender& rr, std::size_t k1, std::size_t k2, int w);
+/// Softmax's max k1 and sum k2 in one pass over the row (render_row_online.cpp).
+std::string online_phase(RowRender& rr, std::size_t k1, std::size_t k2);
 
 // The lanes form's whole vectors (render_row_lanes.cpp), in the register
 // form: the loads `first` marks, into rc<k>[r] through the block's vectors;
