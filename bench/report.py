@@ -490,6 +490,24 @@ iterations of one run; the mean over at least 3 calls and the same minimum time 
 """
 
 
+# The line from which a results file is written by hand (each session's
+# measurements and what they mean): `table --out` keeps it and all after it
+# as they are, so that regenerating the tables (bench/compare.sh) loses none
+# of them.
+KEPT_MARKER = "<!-- Written by hand from here on: bench/report.py keeps this line and what follows. -->"
+
+
+def kept_part(path):
+    """The part of the file at `path` from KEPT_MARKER on ("" if none)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return ""
+    at = text.find(KEPT_MARKER)
+    return text[at:].rstrip() + "\n" if at >= 0 else ""
+
+
 def cmd_table(args):
     docs = [(p, load(p)) for p in args.files]
     framework_docs = [(p, d) for p, d in docs if is_frameworks(d)]
@@ -512,15 +530,21 @@ def cmd_table(args):
                                     os.path.join(args.plot_dir, plot_name)):
                 plot_name = None
         out.append(s.markdown(plot_name, args.summary_only))
+    kept = "" if args.summary_only or not args.out else kept_part(args.out)
     if not args.summary_only:
         # Measurements that are not Google Benchmark runs (time to first result,
         # notes on a GPU run) are kept as Markdown beside the JSON, each with its
-        # own date, device, driver and command; they are appended in name order.
+        # own date, device, driver and command; they are appended in name order
+        # (but for those the kept part already holds).
         folders = sorted({os.path.dirname(os.path.abspath(p)) for p in args.files})
         for folder in folders:
             for md in sorted(glob.glob(os.path.join(folder, "*.md"))):
                 with open(md, encoding="utf-8") as f:
-                    out.append(f.read().rstrip() + "\n")
+                    text = f.read().rstrip() + "\n"
+                if text.strip() not in kept:
+                    out.append(text)
+    if kept:
+        out.append(kept)
     text = "\n".join(out).rstrip() + "\n"
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:

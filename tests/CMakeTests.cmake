@@ -83,6 +83,15 @@ add_test(NAME opencl_stays_behind_runtime
   COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DCXX=${CMAKE_CXX_COMPILER}
     -P ${CMAKE_CURRENT_LIST_DIR}/opencl_seam_test.cmake)
 
+# bench/report.py keeps RESULTS.md's hand-written sections when it rewrites
+# the tables (bench/compare.sh); Python's standard library only.
+find_program(FUSECL_PYTHON3 NAMES python3)
+if(FUSECL_PYTHON3)
+  add_test(NAME report_keeps_hand_written_sections
+    COMMAND ${FUSECL_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/report_keeps_test.py ${PROJECT_SOURCE_DIR})
+  set_tests_properties(report_keeps_hand_written_sections PROPERTIES LABELS bench TIMEOUT 120)
+endif()
+
 # bench/host_frameworks.py --short: NumPy and numexpr agree with fusecl on all
 # thirteen workloads, and a wrong result fails the check. Skipped (status 77) where
 # no python3 imports NumPy; no timing is judged.
