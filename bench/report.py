@@ -540,9 +540,9 @@ def cmd_table(args):
         for folder in folders:
             for md in sorted(glob.glob(os.path.join(folder, "*.md"))):
                 with open(md, encoding="utf-8") as f:
-                    text = f.read().rstrip() + "\n"
-                if text.strip() not in kept:
-                    out.append(text)
+                    note = f.read().rstrip() + "\n"
+                if note.strip() not in kept:
+                    out.append(note)
     if kept:
         out.append(kept)
     text = "\n".join(out).rstrip() + "\n"
