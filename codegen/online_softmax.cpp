@@ -1,6 +1,9 @@
 #include "codegen/online_softmax.hpp"
 
 #include "codegen/body.hpp"
+#include "codegen/warp_shuffle.hpp"
+
+#include <algorithm>
 
 namespace fusecl::codegen {
 
@@ -72,12 +75,41 @@ std::string online_lanes(DType t, const std::string& x, const std::string& into,
          ";\n" + ind + "  " + into + "m = mx_; " + into + "s = " + sum + ";\n" + ind + "}\n";
 }
 
-std::string online_group_combine(DType t, const std::string& L, HelperSet& helpers) {
-  const std::string T = cl_type(t, 1), bar = "    barrier(CLK_LOCAL_MEM_FENCE);\n";
-  return "  shm[lid] = pm;\n  barrier(CLK_LOCAL_MEM_FENCE);\n  for (int s_ = " + L + " / 2; s_ > 0; s_ >>= 1) {\n    if (lid < s_) shm[lid] = " +
-         vmax(t, "shm[lid]", "shm[lid + s_]", 1, helpers) + ";\n" + bar + "  }\n  {\n    const " + T +
-         " mx_ = shm[0];\n    shs[lid] = pm == mx_ ? ps : ps * exp(pm - mx_);\n  }\n  barrier(CLK_LOCAL_MEM_FENCE);\n  for (int s_ = " + L +
-         " / 2; s_ > 0; s_ >>= 1) {\n    if (lid < s_) shs[lid] += shs[lid + s_];\n" + bar + "  }\n";
+std::string online_group_combine(DType t, int T, int warp, HelperSet& helpers) {
+  const std::string TT = cl_type(t, 1), Ts = std::to_string(T), bar = "barrier(CLK_LOCAL_MEM_FENCE);\n";
+  // Each work-item's sum scaled to the row's maximum mx_ (one exp).
+  const std::string scaled = "pm == mx_ ? ps : ps * exp(pm - mx_)";
+  if (warp == 0) {
+    std::string b = "  shm[lid] = pm;\n  " + bar + "  for (int s_ = " + Ts + " / 2; s_ > 0; s_ >>= 1) {\n    if (lid < s_) shm[lid] = " +
+                    vmax(t, "shm[lid]", "shm[lid + s_]", 1, helpers) + ";\n    " + bar + "  }\n";
+    b += "  {\n    const " + TT + " mx_ = shm[0];\n    shs[lid] = " + scaled + ";\n  }\n  " + bar;
+    b += "  for (int s_ = " + Ts + " / 2; s_ > 0; s_ >>= 1) {\n    if (lid < s_) shs[lid] += shs[lid + s_];\n    " + bar + "  }\n";
+    return b + "  const " + TT + " gm_ = shm[0], gs_ = shs[0];\n";
+  }
+  // Through shuffles (warp_shuffle.hpp: each one a statement of its own, in
+  // uniform control flow): each warp's maximum down to the row's first lane
+  // there; a row within one warp takes it from that lane, a row of several
+  // warps meets their maxima in local memory, every work-item in the same
+  // order. Then the scaled sums the same way down to lid 0.
+  const int lanes = std::min(T, warp), warps = T / lanes;
+  const std::string Wm = std::to_string(warp - 1), Wp = std::to_string(warp);
+  std::string b = "  " + TT + " mx_ = pm, y_;\n";
+  for (int d = lanes / 2; d > 0; d /= 2)
+    b += "  " + shuffle_down(helpers, t, "y_ =", "mx_", std::to_string(d) + "u") + "\n  mx_ = " + vmax(t, "mx_", "y_", 1, helpers) + ";\n";
+  if (warps == 1) {
+    // The row's first lane in the warp: rows of the group are consecutive lanes.
+    b += "  " + shuffle_index(helpers, t, "mx_ =", "mx_", "(uint)(((int)get_local_id(0) - lid) & " + Wm + ")") + "\n";
+  } else {
+    b += "  if ((lid & " + Wm + ") == 0) shm[lid / " + Wp + "] = mx_;\n  " + bar;
+    b += "  mx_ = shm[0];\n  for (int w_ = 1; w_ < " + std::to_string(warps) + "; ++w_) mx_ = " + vmax(t, "mx_", "shm[w_]", 1, helpers) + ";\n";
+  }
+  b += "  " + TT + " sx_ = " + scaled + ";\n";
+  for (int d = lanes / 2; d > 0; d /= 2) b += "  " + shuffle_down(helpers, t, "y_ =", "sx_", std::to_string(d) + "u") + "\n  sx_ += y_;\n";
+  if (warps > 1) {
+    b += "  if ((lid & " + Wm + ") == 0) shs[lid / " + Wp + "] = sx_;\n  " + bar;
+    b += "  if (lid == 0)\n    for (int w_ = 1; w_ < " + std::to_string(warps) + "; ++w_) sx_ += shs[w_];\n";
+  }
+  return b + "  const " + TT + " gm_ = mx_, gs_ = sx_;\n";
 }
 
 std::string online_merge(DType t, int w, HelperSet& helpers) {

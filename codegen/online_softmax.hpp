@@ -41,12 +41,17 @@ std::string online_finish(DType t, const std::string& x, int w, const std::strin
 /// a merge a lane would, with one exp a lane where they take three: into's
 /// max is the lanes' (NaN where one met NaN) and its sum relative to it.
 std::string online_lanes(DType t, const std::string& x, const std::string& into, int w, HelperSet& helpers, const std::string& ind);
-/// A work-group's finished pairs (each work-item's pm, ps) merged into
-/// shm[0] (the maximum) and shs[0] (the sum relative to it), through
-/// __local shm and shs of L entries, work-item lid: the maximum's tree
-/// first, then each work-item's sum scaled to it (one exp each), then the
-/// sums' tree, where a tree of merges takes two exps a step.
-std::string online_group_combine(DType t, const std::string& L, HelperSet& helpers);
+/// A row's finished pairs (each of its T work-items' pm, ps; lid the
+/// work-item's index in the row) merged into gm_ (the maximum) and gs_ (the
+/// sum relative to it), declared for lid 0: the maximum first, then each
+/// work-item's sum scaled to it (one exp each), then the sums, where a tree
+/// of merges takes two exps a step. Through __local shm and shs of T
+/// entries (the row's), a tree a level behind a barrier each; or where
+/// `warp` (ReduceSpec::row_warp, 32) through NVIDIA warps' shuffles, a row
+/// of T <= warp within one warp, no barrier and no local memory, a longer
+/// row's warps meeting in shm and shs (T / warp entries) behind one barrier
+/// each.
+std::string online_group_combine(DType t, int T, int warp, HelperSet& helpers);
 /// The helper merging finished pairs at width w of dtype t,
 /// fcl_online_<type>(&m, &s, m2, s2): its name.
 std::string online_merge(DType t, int w, HelperSet& helpers);

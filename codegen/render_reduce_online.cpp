@@ -110,10 +110,12 @@ std::string online_groups(const ReduceEmitter& e) {
   const KernelPlan& plan = e.plan;
   const DType t = rs.acc;
   const int W = plan.width;
-  const std::string L = std::to_string(rs.local_size), Ws = std::to_string(W), T = cl_type(t), g = "v" + std::to_string(rs.input);
-  std::string b = "  const int lid = (int)get_local_id(0);\n";
-  b += group_prologue(plan);
-  b += "  __local " + T + " shm[" + L + "], shs[" + L + "];\n";
+  // A row's work-items: the group's, or its share of them where the group
+  // takes several rows (ReduceSpec::rows_per_group; not split rows).
+  const int items = group_row_items(rs);
+  const std::string L = std::to_string(items), Ws = std::to_string(W), T = cl_type(t), g = "v" + std::to_string(rs.input);
+  std::string b = group_lid(rs) + group_prologue(plan);
+  if (rs.row_warp == 0 || items > rs.row_warp) b += group_local(rs, T, "shm") + group_local(rs, T, "shs");
   b += emit_coordinates(plan, "o", "  ", 0, rs.kept_dims) + online_declare(t, "p", 1, "  ");
   b += "  long r_tail = r_begin;\n";
   if (W > 1) {
@@ -136,10 +138,10 @@ std::string online_groups(const ReduceEmitter& e) {
   b += "  for (long r = r_tail + lid; r < r_end; r += " + L + ") {\n    const long p = o * m + r;\n";
   b += emit_reduced_coordinates(plan, "r", "    ") + emit_body(plan, 1, "p", "    ", e.helpers) + online_step(t, g, "p", 1, "    ");
   b += "  }\n" + online_finish(t, "p", 1, "  ");
-  b += online_group_combine(t, L, e.helpers) + "  if (lid == 0) {\n";
-  if (!rs.two_stage) return b + store_values(plan, {"shm[0]", online_sum(t, "shm[0]", "shs[0]", 1)}, 1, "o", "    ", e.helpers) + "  }\n";
+  b += online_group_combine(t, items, rs.row_warp, e.helpers) + "  if (" + group_store_test(rs) + ") {\n";
+  if (!rs.two_stage) return b + store_values(plan, {"gm_", online_sum(t, "gm_", "gs_", 1)}, 1, "o", "    ", e.helpers) + "  }\n";
   b += "    __global " + T + "* pmax = (__global " + T + "*)scratch;\n";
-  return b + "    pmax[part * n + o] = shm[0];\n    pmax[(groups + part) * n + o] = shs[0];\n  }\n";
+  return b + "    pmax[part * n + o] = gm_;\n    pmax[(groups + part) * n + o] = gs_;\n  }\n";
 }
 
 }  // namespace fusecl::codegen

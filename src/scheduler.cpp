@@ -121,7 +121,7 @@ void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, b
 // of 16: vector_short_rows.
 constexpr std::int64_t kSharedRowElements = 16;
 bool shares_groups(const DeviceTuning& tuning) { return tuning.row_items_cap == 1 || tuning.local_size >= 64; }
-void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const DeviceTuning& tuning) {
+void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const DeviceTuning& tuning, std::int64_t online_row_elements = 0) {
   const int L = tuning.local_size;
   if (!shares_groups(tuning) || rs.local_size > 32) return;
   int T = 1;
@@ -131,7 +131,9 @@ void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const
     // each: on an H100, var of 2^26 doubles over rows of 128 / 256 took 203
     // / 198 us so against 213 / 216 with 16, but over rows of 32 232
     // against 217 (fifty-ninth session).
-    const std::int64_t per = codegen::chan_moment(rs) && m >= 128 ? 32 : kSharedRowElements;
+    static const std::int64_t hack_arg_per = std::getenv("FUSECL_HACK_ARG_PER") ? std::atoi(std::getenv("FUSECL_HACK_ARG_PER")) : kSharedRowElements;
+    std::int64_t per = codegen::chan_moment(rs) && m >= 128 ? 32 : reduce_info(rs.op).finish == Finish::Index ? hack_arg_per : kSharedRowElements;
+    if (rs.online) per = online_row_elements;
     while (T > 1 && T * per > m) T /= 2;
     if (T > 32 || (T == 32 && tuning.row_warp != 32)) return;
   }
@@ -429,7 +431,8 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // updates cost divisions a work-item): on an H100, var of 2^26 doubles
     // over rows of 1024 / 2048 / 8192 took 183 / 183 / 191 us so against
     // 197 / 210 / 201 with 8 (fifty-ninth session).
-    const std::int64_t per_item = codegen::chan_moment(rs) ? 32 : 8;
+    std::int64_t per_item = codegen::chan_moment(rs) ? 32 : 8;
+    if (online && std::getenv("FUSECL_HACK_ONLINE_ITEM")) per_item = std::atoi(std::getenv("FUSECL_HACK_ONLINE_ITEM"));
     while (local > 32 && std::int64_t(local) * b.plan.width * per_item > m) local /= 2;
     rs.local_size = std::uint16_t(local);
     std::int64_t g = 1;
@@ -446,7 +449,9 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // local memory): on an H100, 2^26 floats, argmax over rows of 17 / 40 /
     // 100 / 256 took 115 / 121 / 155 / 165 us against 2379 / 1013 / 559 /
     // 262 with a group a row (bench/RESULTS.md, fifty-fifth session).
+    static const bool hack_rows = !std::getenv("FUSECL_HACK_ONLINE_ROWS") || std::atoi(std::getenv("FUSECL_HACK_ONLINE_ROWS"));
     if (!rs.two_stage && !online) share_groups(rs, n, m, tuning);
+    if (!rs.two_stage && online && hack_rows && tuning.row_items_cap > 1) share_groups(rs, n, m, tuning, per_item * b.plan.width);
     // Independent compensated chains where one work-item's additions bound a core.
     if (b.plan.width > 1 && tuning.reduce_chains > 1 && is_float(rs.acc) && !rs.moment &&
         reduce_info(rs.op).summation == Summation::Kahan)
@@ -454,7 +459,9 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // The row's partials meet through warp shuffles where the device has
     // them (render_reduce.cpp's warp_tree, render_moment.cpp's warp_sums).
     const int T = rs.local_size / rs.rows_per_group;
-    if (!arg && !online && tuning.row_warp > 0 && rs.local_size % tuning.row_warp == 0 && (T < tuning.row_warp || T % tuning.row_warp == 0))
+    static const bool hack_warp = !std::getenv("FUSECL_HACK_ONLINE_WARP") || std::atoi(std::getenv("FUSECL_HACK_ONLINE_WARP"));
+    static const bool hack_arg_warp = !std::getenv("FUSECL_HACK_ARG_WARP") || std::atoi(std::getenv("FUSECL_HACK_ARG_WARP"));
+    if ((!arg || hack_arg_warp) && (!online || hack_warp) && tuning.row_warp > 0 && rs.local_size % tuning.row_warp == 0 && (T < tuning.row_warp || T % tuning.row_warp == 0))
       rs.row_warp = std::uint8_t(tuning.row_warp);
   }
   return {std::move(b.plan), std::move(b.args)};

@@ -368,24 +368,32 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
   // kernel), four vectors a block, the blocks' last partly past the row (the
   // rest one by one), a tail element, and a masked row (-inf but two); the
   // log and the add where it stores (the max is the caller's no longer).
-  {
-    const std::int64_t n = 4, m = 3001;
-    auto a = ints({n, m}, 35);
+  // Over rows of 3001 a group each, and over rows of 203 that share a group
+  // (ReduceSpec::rows_per_group: each row's work-items meet in their own
+  // part of local memory), the last group's last rows past the last row.
+  const auto logsumexp = [&](std::int64_t n, std::int64_t m, std::uint64_t seed, bool shared) {
+    INFO(n << " rows of " << m);
+    auto a = ints({n, m}, seed);
+    const std::int64_t masked = shared ? 3 : 2, keep = shared ? 6 : 4;
     for (std::int64_t j = 0; j < m; ++j)
-      if (j != 4 && j != m - 1) a.data[std::size_t(2 * m + j)] = -INFINITY;
+      if (j != keep && j != m - 1) a.data[std::size_t(masked * m + j)] = -INFINITY;
     const auto x = to_device(a);
-    const auto y = [&] {
+    const auto y = [&] {  // the max held by no one but y
       const auto mx = max(x, 1, true);
       return log(sum(exp(x - mx), 1, true)) + mx;
     }();
     {
       const auto node = y.node();
       const detail::GraphLock lock{node.get()};
-      detail::Schedule s = detail::make_schedule({node}, detail::tuning_of(*node->device));
+      auto t = detail::tuning_of(*node->device);
+      if (shared) t.local_size = 64, t.max_work_group_size = 256, t.target_groups = 1, t.pair_kernels = true, t.pair_sum_elements = 1;
+      detail::Schedule s = detail::make_schedule({node}, t);
       REQUIRE(s.kernel_count() == 1);
+      const auto& rs = s.steps[0].kernel.plan.reduce;
       REQUIRE(s.steps[0].kernel.plan.finish.size() == 4);
-      REQUIRE(s.steps[0].kernel.plan.reduce.online);
-      REQUIRE(s.steps[0].kernel.plan.reduce.strategy == codegen::ReduceStrategy::GroupPerOutput);
+      REQUIRE(rs.online);
+      REQUIRE(rs.strategy == codegen::ReduceStrategy::GroupPerOutput);
+      if (shared) REQUIRE((rs.rows_per_group > 1 && n % rs.rows_per_group != 0));
       detail::run_schedule(*node->device, s);
     }
     const auto got = y.to_host();
@@ -395,7 +403,9 @@ TEST_CASE("child: long rows deep in registers, division through the reciprocal, 
       for (std::int64_t j = 0; j < m; ++j) s += std::exp(double(a.data[std::size_t(i * m + j)]) - big);
       REQUIRE(std::fabs(got[std::size_t(i)] - (std::log(s) + big)) <= 1e-5 * (1 + std::fabs(std::log(s) + big)));
     }
-  }
+  };
+  logsumexp(4, 3001, 35, false);
+  logsumexp(11, 203, 36, true);
   // The whole array past a row kernel's reach: partials, then every group
   // combines them (the grid form), exact.
   const auto w = ints({40000}, 33);

@@ -236,6 +236,7 @@ TEST_CASE("pair kernels: a logsumexp, whose sum no row kernel reads, in one pass
                         Case{{3, 40000}, 1, codegen::ReduceStrategy::GroupPerOutput},
                         Case{{2, 5, 3000}, 2, codegen::ReduceStrategy::GroupPerOutput},
                         Case{{20, 3001}, 1, codegen::ReduceStrategy::GroupPerOutput},
+                        Case{{301, 500}, 1, codegen::ReduceStrategy::GroupPerOutput},
                         Case{{2000, 64}, 0, codegen::ReduceStrategy::ColumnBlock}}) {
     for (const auto& [from, finish] : {std::pair{std::int64_t(1), true}, std::pair{std::int64_t(1), false}, std::pair{std::int64_t(8192), true}}) {
       INFO("logsumexp over axis " << c.axis << " of " << Shape(c.dims).str() << ", pairs from rows of " << from << ", finish " << finish);
@@ -269,6 +270,9 @@ TEST_CASE("pair kernels: a logsumexp, whose sum no row kernel reads, in one pass
         CHECK(rs.online);
         CHECK(rs.strategy == c.strategy);
         CHECK(rs.two_stage == (c.dims[0] == 3));
+        // Rows of 500: 8 work-items a row (32 floats each), 8 rows a group
+        // of 64 (the last group's three rows past the last row empty).
+        CHECK(rs.rows_per_group == (c.dims[1] == 500 ? 8 : 1));
         if (!finish) CHECK(s.steps[1].kernel.plan.kind == codegen::KernelKind::Elementwise);
       }
       for (const auto& st : s.steps) CHECK(st.kernel.plan.kind != codegen::KernelKind::Row);
