@@ -55,7 +55,7 @@ struct ReduceEmitter {
   // the plan has them (ReduceSpec::row_warp; not arg-reductions).
   std::string tree(const std::string& ind) const {
     const int T = group_row_items(rs);
-    if (rs.row_warp > 0 && shufflable(rs.acc)) return warp_tree(ind, T);
+    if (rs.row_warp > 0 && !arg && shufflable(rs.acc)) return warp_tree(ind, T);
     const std::string L = std::to_string(T);
     std::string s = ind + "sh[lid] = acc;" + (arg ? " shi[lid] = idx;" : "") + "\n";
     s += ind + "barrier(CLK_LOCAL_MEM_FENCE);\n";
@@ -71,35 +71,20 @@ struct ReduceEmitter {
 
   // tree through shuffles: within each warp down to the row's first lane
   // there, then (a row of several warps) lid 0 combines the warps' values in
-  // order after one barrier. sh[0] (shi[0]) holds the row's value (index)
-  // for lid 0 only. An arg-reduction's value and index shuffle apart, then
-  // better() picks: its order is total (NaN first, the lower index settling
-  // ties), so any tree finds the row's one best.
+  // order after one barrier. sh[0] holds the row's value for lid 0 only.
   std::string warp_tree(const std::string& ind, int T) const {
     const int Wp = rs.row_warp, lanes = std::min(T, Wp);
     std::string s;
     // Each shuffle into a variable of its own (warp_shuffle.hpp says why),
     // then the op's combine.
-    for (int d = lanes / 2; d > 0; d /= 2) {
-      const std::string ds = std::to_string(d) + "u";
-      if (arg) {
-        s += ind + "{ " + shuffle_down(helpers, rs.acc, "const " + A + " y_ =", "acc", ds) + " " +
-             shuffle_down(helpers, DType::Int64, "const long yi_ =", "idx", ds) + " if (" + better +
-             "(acc, idx, y_, yi_)) { acc = y_; idx = yi_; } }\n";
-      } else {
-        s += ind + "{ " + shuffle_down(helpers, rs.acc, "const " + A + " y_ =", "acc", ds) + " acc = " + combine("acc", "y_", 1) + "; }\n";
-      }
-    }
-    const std::string put = arg ? "{ sh[0] = acc; shi[0] = idx; }" : "sh[0] = acc;";
-    if (T <= Wp) return s + ind + "if (lid == 0) " + put + "\n";
-    const std::string w = "lid / " + std::to_string(Wp);
-    s += ind + "if ((lid & " + std::to_string(Wp - 1) + ") == 0) " + (arg ? "{ sh[" + w + "] = acc; shi[" + w + "] = idx; }" : "sh[" + w + "] = acc;") + "\n";
+    for (int d = lanes / 2; d > 0; d /= 2)
+      s += ind + "{ " + shuffle_down(helpers, rs.acc, "const " + A + " y_ =", "acc", std::to_string(d) + "u") + " acc = " +
+           combine("acc", "y_", 1) + "; }\n";
+    if (T <= Wp) return s + ind + "if (lid == 0) sh[0] = acc;\n";
+    s += ind + "if ((lid & " + std::to_string(Wp - 1) + ") == 0) sh[lid / " + std::to_string(Wp) + "] = acc;\n";
     s += ind + "barrier(CLK_LOCAL_MEM_FENCE);\n";
-    const std::string W_ = std::to_string(T / Wp);
-    if (arg)
-      return s + ind + "if (lid == 0)\n" + ind + "  for (int w_ = 1; w_ < " + W_ + "; ++w_)\n" + ind + "    if (" + better +
-             "(sh[0], shi[0], sh[w_], shi[w_])) { sh[0] = sh[w_]; shi[0] = shi[w_]; }\n";
-    return s + ind + "if (lid == 0)\n" + ind + "  for (int w_ = 1; w_ < " + W_ + "; ++w_) sh[0] = " + combine("sh[0]", "sh[w_]", 1) + ";\n";
+    return s + ind + "if (lid == 0)\n" + ind + "  for (int w_ = 1; w_ < " + std::to_string(T / Wp) + "; ++w_) sh[0] = " +
+           combine("sh[0]", "sh[w_]", 1) + ";\n";
   }
 
   // out0[o]: the index, or the value with the plan's finish (render_finish.cpp).

@@ -131,9 +131,7 @@ void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const
     // each: on an H100, var of 2^26 doubles over rows of 128 / 256 took 203
     // / 198 us so against 213 / 216 with 16, but over rows of 32 232
     // against 217 (fifty-ninth session).
-    static const std::int64_t hack_arg_per = std::getenv("FUSECL_HACK_ARG_PER") ? std::atoi(std::getenv("FUSECL_HACK_ARG_PER")) : kSharedRowElements;
-    std::int64_t per = codegen::chan_moment(rs) && m >= 128 ? 32 : reduce_info(rs.op).finish == Finish::Index ? hack_arg_per : kSharedRowElements;
-    if (rs.online) per = online_row_elements;
+    const std::int64_t per = rs.online ? online_row_elements : codegen::chan_moment(rs) && m >= 128 ? 32 : kSharedRowElements;
     while (T > 1 && T * per > m) T /= 2;
     if (T > 32 || (T == 32 && tuning.row_warp != 32)) return;
   }
@@ -431,8 +429,7 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // updates cost divisions a work-item): on an H100, var of 2^26 doubles
     // over rows of 1024 / 2048 / 8192 took 183 / 183 / 191 us so against
     // 197 / 210 / 201 with 8 (fifty-ninth session).
-    std::int64_t per_item = codegen::chan_moment(rs) ? 32 : 8;
-    if (online && std::getenv("FUSECL_HACK_ONLINE_ITEM")) per_item = std::atoi(std::getenv("FUSECL_HACK_ONLINE_ITEM"));
+    const std::int64_t per_item = codegen::chan_moment(rs) ? 32 : 8;
     while (local > 32 && std::int64_t(local) * b.plan.width * per_item > m) local /= 2;
     rs.local_size = std::uint16_t(local);
     std::int64_t g = 1;
@@ -460,8 +457,7 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // them (render_reduce.cpp's warp_tree, render_moment.cpp's warp_sums).
     const int T = rs.local_size / rs.rows_per_group;
     static const bool hack_warp = !std::getenv("FUSECL_HACK_ONLINE_WARP") || std::atoi(std::getenv("FUSECL_HACK_ONLINE_WARP"));
-    static const bool hack_arg_warp = !std::getenv("FUSECL_HACK_ARG_WARP") || std::atoi(std::getenv("FUSECL_HACK_ARG_WARP"));
-    if ((!arg || hack_arg_warp) && (!online || hack_warp) && tuning.row_warp > 0 && rs.local_size % tuning.row_warp == 0 && (T < tuning.row_warp || T % tuning.row_warp == 0))
+    if (!arg && (!online || hack_warp) && tuning.row_warp > 0 && rs.local_size % tuning.row_warp == 0 && (T < tuning.row_warp || T % tuning.row_warp == 0))
       rs.row_warp = std::uint8_t(tuning.row_warp);
   }
   return {std::move(b.plan), std::move(b.args)};
