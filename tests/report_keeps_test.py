@@ -35,8 +35,11 @@ def table(out, files):
 results = os.path.join(src, "bench", "results")
 jsons = sorted(p for p in glob.glob(os.path.join(results, "*.json"))
                if not p.endswith((".host.json", ".frameworks.json")))
-check(jsons, "bench/results holds no fusecl JSON to make a table of")
 notes = sorted(glob.glob(os.path.join(results, "*.md")))
+if not jsons or not notes:
+    # Said plainly rather than as an IndexError further down.
+    print("FAIL: bench/results holds no fusecl JSON to make a table of, or no note to append")
+    sys.exit(1)
 with open(notes[0], encoding="utf-8") as f:
     note = f.read().strip()
 
