@@ -707,7 +707,7 @@ TEST_CASE("child: a sample of kernel shapes", "[.oclgrind-child-shapes]") {
           t.row_warp = 0;
           detail::Schedule s = detail::make_schedule({v.node(), mu.node()}, t);
           REQUIRE(s.kernel_count() == 1);
-          REQUIRE(int(s.steps[0].kernel.plan.reduce.lanes_per_row) == (m == 64 ? 8 : 4));
+          REQUIRE(int(s.steps[0].kernel.plan.reduce.lanes_per_row) == (m == 64 ? 16 : 4));
           detail::run_schedule(*v.node()->device, s);
         }
         const auto gv = v.to_host(), gm = mu.to_host();
