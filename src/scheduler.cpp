@@ -15,7 +15,6 @@
 #include "src/views.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -133,7 +132,9 @@ void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const
     // against 217 (fifty-ninth session).
     const std::int64_t per = rs.online ? online_row_elements : codegen::chan_moment(rs) && m >= 128 ? 32 : kSharedRowElements;
     while (T > 1 && T * per > m) T /= 2;
-    if (T > 32 || (T == 32 && tuning.row_warp != 32)) return;
+    // Softmax's pair: not a row of a whole warp (logsumexp over rows of
+    // 1024 on an H100: 95 us so against 91, sixty-sixth session).
+    if (T > 32 || (T == 32 && (tuning.row_warp != 32 || rs.online))) return;
   }
   int R = L / T;
   while (R > 1 && (n + R - 1) / R < std::int64_t(tuning.target_groups)) R /= 2;
@@ -446,18 +447,27 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // local memory): on an H100, 2^26 floats, argmax over rows of 17 / 40 /
     // 100 / 256 took 115 / 121 / 155 / 165 us against 2379 / 1013 / 559 /
     // 262 with a group a row (bench/RESULTS.md, fifty-fifth session).
-    static const bool hack_rows = !std::getenv("FUSECL_HACK_ONLINE_ROWS") || std::atoi(std::getenv("FUSECL_HACK_ONLINE_ROWS"));
+    // A GPU's softmax pair too (each row's work-items hold per_item vectors
+    // each), where a row is less than a warp (see the warps below).
     if (!rs.two_stage && !online) share_groups(rs, n, m, tuning);
-    if (!rs.two_stage && online && hack_rows && tuning.row_items_cap > 1) share_groups(rs, n, m, tuning, per_item * b.plan.width);
+    if (!rs.two_stage && online && tuning.row_items_cap > 1) share_groups(rs, n, m, tuning, per_item * b.plan.width);
     // Independent compensated chains where one work-item's additions bound a core.
     if (b.plan.width > 1 && tuning.reduce_chains > 1 && is_float(rs.acc) && !rs.moment &&
         reduce_info(rs.op).summation == Summation::Kahan)
       rs.chains = std::uint8_t(tuning.reduce_chains);
     // The row's partials meet through warp shuffles where the device has
-    // them (render_reduce.cpp's warp_tree, render_moment.cpp's warp_sums).
+    // them (render_reduce.cpp's warp_tree, render_moment.cpp's warp_sums,
+    // online_softmax.cpp's online_group_combine). Softmax's pair, on an
+    // H100, logsumexp of 2^26 floats over rows of 256 / 512 / 1024 / 2048 /
+    // 4096, us: 93 / 95 / 91 / 91 / 92 with warps (and shared groups but
+    // over rows of 1024, a whole warp each: 95 with them) against 198 / 113
+    // / 94 / 92 / 93 with neither, 180 / 108 with warps alone, 96 / 98 with
+    // shared groups alone (torch.compile 93 / 92 / 91 / 150 / 143). Not
+    // arg-reductions: argmax over rows of 400 / 1000 with the value and
+    // index shuffled 102.5 / 98.8 against 102.9 / 99.0 (bench/RESULTS.md,
+    // sixty-sixth session).
     const int T = rs.local_size / rs.rows_per_group;
-    static const bool hack_warp = !std::getenv("FUSECL_HACK_ONLINE_WARP") || std::atoi(std::getenv("FUSECL_HACK_ONLINE_WARP"));
-    if (!arg && (!online || hack_warp) && tuning.row_warp > 0 && rs.local_size % tuning.row_warp == 0 && (T < tuning.row_warp || T % tuning.row_warp == 0))
+    if (!arg && tuning.row_warp > 0 && rs.local_size % tuning.row_warp == 0 && (T < tuning.row_warp || T % tuning.row_warp == 0))
       rs.row_warp = std::uint8_t(tuning.row_warp);
   }
   return {std::move(b.plan), std::move(b.args)};
