@@ -115,10 +115,11 @@ bool lanes_for_rows(BodyBuilder& b, std::int64_t n, std::int64_t m, bool arg, bo
     // least 2 (so that each load of a warp reads whole 32-byte sectors of a
     // row; a work-item a row of 16 doubles read 8 bytes in 128 at each
     // load), that leave each lane at most 4 vectors (each level of the
-    // lanes' tree moves three doubles) and 32 bytes of its buffers, else 64: on an H100, var of 2^26 doubles over rows of 64 / 32 / 16
-    // took 182 / 186 / 191 us with 32 bytes a lane against 184 / 191 / 207
-    // with 64, but var of int32 over rows of 64 103 with 16 bytes against
-    // 97 with 32 (bench/RESULTS.md, sixty-sixth session).
+    // lanes' tree moves three doubles) and 32 bytes of its buffers, else
+    // 64: on an H100, var of 2^26 doubles over rows of 64 / 32 / 16 took
+    // 182 / 186 / 191 us with 32 bytes a lane against 184 / 191 / 207 with
+    // 64, and var of int32 over rows of 64 103 with 16 bytes against 97
+    // with 32 (bench/RESULTS.md, sixty-sixth session).
     if (!whole || vectors < 2) return false;
     const std::int64_t loaded = widest_buffer_bytes(trial);
     const auto lanes_within = [&](std::int64_t bytes) {
