@@ -304,6 +304,18 @@ struct ReduceSpec {
   // a core that runs the work-item alone overlaps their additions
   // (DeviceTuning::reduce_chains). 0 or 1: one chain.
   std::uint8_t chains = 0;
+  // GroupPerOutput reductions in vectors (render_reduce_vectors.cpp's
+  // vector_loop) and softmax's pair (render_reduce_online.cpp) on GPUs: a
+  // row's work-items take its vectors in blocks of `blocks` loads each, the
+  // same number of blocks for every work-item of the row, the last block's
+  // loads past the row's end reading its last vector and folding the
+  // reduction's identity (-inf for the pair) instead. Otherwise, where the
+  // work-items of a row of 1000 floats took 7 or 8 vectors each, the lanes
+  // with one more ran their last load alone after the others, a load's
+  // latency more for the warp (scheduler.cpp gives the figures). 0: a loop
+  // of single loads (as the compiler unrolls it), or the pair's blocks of
+  // kOnlineBlock then single loads.
+  std::uint8_t blocks = 0;
 };
 
 /// How many values a reduction plan computes: a moment kernel's variance
@@ -489,7 +501,7 @@ DType gen_param_dtype(GenKind kind, DType out, int g);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::Instr, op, dtype, a, b, c, slot, access, gen);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::ReduceSpec, op, acc, out, input, divisor, post_sqrt, strategy, two_stage,
                         finish, combine, local_size, rows_per_group, row_chunks, row_fanin, row_warp, row_columns, row_lanes, row_lane_length, lanes_per_row, row_vectors, rows_per_item, row_online,
-                        row_recompute, row_skew, row_reciprocal, row_staged, row_rotate, row_length, row_split, moment, moment_blocks, kept_dims, kept_inner, column_rows, online, chains);
+                        row_recompute, row_skew, row_reciprocal, row_staged, row_rotate, row_length, row_split, moment, moment_blocks, kept_dims, kept_inner, column_rows, online, chains, blocks);
 BOOST_HANA_ADAPT_STRUCT(fusecl::codegen::KernelPlan, kind, instrs, outputs, buffer_dtypes, scalar_dtypes, ndim, width,
                         out_strided, aligned, cross_rows, index32, tile, tile_axis, tile_registers, reduce, finish);
 static_assert(fusecl::codegen::reflects_every_field<fusecl::codegen::Instr>(),

@@ -186,15 +186,36 @@ std::string vector_loop(const ReduceEmitter& e, const std::string& L, const std:
   if (e.kahan) b += "    " + AW + " compv = (" + AW + ")(0);\n";
   b += e.nan_declare("accv", W, "    ");
   b += "    const long nvec = (r_end - r_begin) / " + Ws + ";\n";
-  b += "    for (long q = lid; q < nvec; q += " + L + ") {\n";
-  b += "      const long p = o * m + r_begin + q * " + Ws + ";\n";
-  b += emit_reduced_coordinates(plan, "r_begin + q * " + Ws, "      ");
-  b += emit_body(plan, W, "p", "      ", e.helpers);
-  if (e.kahan)
-    b += "      " + kahan_step("accv", "compv", v, AW) + "\n";
-  else
-    b += "      " + e.vector_step("accv", v, W) + "\n";
-  b += "    }\n" + overlap_step(e, "      " + (e.kahan ? kahan_step("accv", "compv", "x_", AW) : e.vector_step("accv", "x_", W)) + "\n");
+  const auto step = [&](const std::string& x) { return e.kahan ? kahan_step("accv", "compv", x, AW) : e.vector_step("accv", x, W); };
+  // Vector q's position, coordinates and loads (its body's value v).
+  const auto vector_at = [&](const std::string& q, const std::string& ind) {
+    return ind + "const long p = o * m + r_begin + " + q + " * " + Ws + ";\n" + emit_reduced_coordinates(plan, "r_begin + " + q + " * " + Ws, ind) +
+           emit_body(plan, W, "p", ind, e.helpers);
+  };
+  if (e.rs.blocks > 0) {
+    // Every work-item of the row as many blocks of B loads (ReduceSpec::
+    // blocks), all loaded before any is folded; the last block's loads past
+    // the row's end read its last vector and fold the identity.
+    const int B = e.rs.blocks;
+    const std::string BL = std::to_string(B) + " * " + L, id = "(" + AW + ")(" + reduce_identity(e.info.identity, e.rs.acc) + ")";
+    const auto block = [&](bool last) {
+      std::string s = "      " + AW;
+      for (int k = 0; k < B; ++k) s += std::string(k ? "," : "") + " g" + std::to_string(k) + "_";
+      s += ";\n";
+      for (int k = 0; k < B; ++k) {
+        const std::string q = "q0_ + lid + " + std::to_string(k) + " * " + L, g = "g" + std::to_string(k) + "_";
+        s += "      {\n" + vector_at(last ? "min(" + q + ", nvec - 1)" : "(" + q + ")", "        ");
+        s += "        " + g + " = " + (last ? q + " < nvec ? " + v + " : " + id : v) + ";\n      }\n";
+      }
+      for (int k = 0; k < B; ++k) s += "      " + step("g" + std::to_string(k) + "_") + "\n";
+      return s;
+    };
+    b += "    long q0_ = 0;\n    for (; q0_ + " + BL + " <= nvec; q0_ += " + BL + ") {\n" + block(false) + "    }\n";
+    b += "    if (q0_ < nvec) {\n" + block(true) + "    }\n";
+  } else {
+    b += "    for (long q = lid; q < nvec; q += " + L + ") {\n" + vector_at("q", "      ") + "      " + step(v) + "\n    }\n";
+  }
+  b += overlap_step(e, "      " + (e.kahan ? kahan_step("accv", "compv", "x_", AW) : e.vector_step("accv", "x_", W)) + "\n");
   if (!e.kahan && (e.nan_apart || !is_float(e.rs.acc))) {
     b += lanes_in_halves(e);
   } else {

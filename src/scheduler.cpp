@@ -119,9 +119,16 @@ void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, b
 // / 342 -> 198 / 384 / 206 (bench/RESULTS.md, fifty-first session). Rows
 // of 16: vector_short_rows.
 constexpr std::int64_t kSharedRowElements = 16;
+constexpr int kOnlineSharedItems = 64;
 bool shares_groups(const DeviceTuning& tuning) { return tuning.row_items_cap == 1 || tuning.local_size >= 64; }
 void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const DeviceTuning& tuning, std::int64_t online_row_elements = 0) {
-  const int L = tuning.local_size;
+  // Softmax's pair in groups of at most 64 work-items: on an H100, 2^26
+  // floats, logsumexp over rows of 64 / 128 / 256 / 512 took 95.6 / 92.6 /
+  // 91.3 / 92.0 us so against 97.7 / 94.4 / 94.1 / 96.2 in groups of 256
+  // (torch.compile 95.0 / 98.1 / 93.2 / 91.8). Groups of 32 did as well as
+  // 64, which keep a wavefront of 64 whole (bench/RESULTS.md, sixty-seventh
+  // session).
+  const int L = rs.online ? std::min(tuning.local_size, kOnlineSharedItems) : tuning.local_size;
   if (!shares_groups(tuning) || rs.local_size > 32) return;
   int T = 1;
   if (tuning.row_items_cap > 1) {
@@ -449,12 +456,27 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // 262 with a group a row (bench/RESULTS.md, fifty-fifth session).
     // A GPU's softmax pair too (each row's work-items hold per_item vectors
     // each), where a row is less than a warp (see the warps below).
-    if (!rs.two_stage && !online) share_groups(rs, n, m, tuning);
-    if (!rs.two_stage && online && tuning.row_items_cap > 1) share_groups(rs, n, m, tuning, per_item * b.plan.width);
+    if (!rs.two_stage && (!online || tuning.row_items_cap > 1)) share_groups(rs, n, m, tuning, online ? per_item * b.plan.width : 0);
     // Independent compensated chains where one work-item's additions bound a core.
     if (b.plan.width > 1 && tuning.reduce_chains > 1 && is_float(rs.acc) && !rs.moment &&
         reduce_info(rs.op).summation == Summation::Kahan)
       rs.chains = std::uint8_t(tuning.reduce_chains);
+    // A GPU's row in blocks of 4 loads a work-item, as many blocks for each
+    // of the row's work-items, the last predicated (ReduceSpec::blocks):
+    // where a row's vectors are no multiple of its work-items, the ones with
+    // a vector more ran it alone, a load's latency more. On an H100, 2^26
+    // floats, us, against a loop of single loads (torch.compile): max over
+    // rows of 500 / 768 / 1000 / 1500 / 3000 89.5 / 88.7 / 88.2 / 87.8 / 88.2
+    // against 102.2 / 94.8 / 99.6 / 89.6 / 90.7 (90.5 / 89.8 / 89.4 / 89.6 /
+    // 88.3); sum over rows of 500 / 1000 89.2 / 88.2 against 92.5 / 90.4
+    // (93.7 / 89.4), of int32 over rows of 1000 89.6 against 98.1 (90.4);
+    // logsumexp over rows of 500 / 1000 / 1500 / 2000 / 3000 95.6 / 95.3 /
+    // 94.1 / 92.7 / 94.4 against 105.2 / 103.9 / 106.3 / 101.1 / 102.6
+    // (91.7 / 91.1 / 200.9 / 151.9 / 192.7); rows of 1024 / 4096 level (88.0
+    // / 87.4 against 88.0 / 87.3). Not loads of 8-byte values: min of
+    // float64 over rows of 2000 took 198 against 181 (bench/RESULTS.md,
+    // sixty-seventh session).
+    if (tuning.row_items_cap > 1 && b.plan.width > 1 && !arg && !rs.moment && rs.chains <= 1 && widest_buffer_bytes(b.plan) <= 4) rs.blocks = 4;
     // The row's partials meet through warp shuffles where the device has
     // them (render_reduce.cpp's warp_tree, render_moment.cpp's warp_sums,
     // online_softmax.cpp's online_group_combine). Softmax's pair, on an
