@@ -128,24 +128,25 @@ std::string online_groups(const ReduceEmitter& e) {
       return ind + "const long p = o * m + " + r + ";\n" + emit_reduced_coordinates(plan, r, ind) + emit_body(plan, W, "p", ind, e.helpers);
     };
     const std::string K = std::to_string(kOnlineBlock);
-    const auto vector_k = [&](int k, const std::string& ind) {
-      return vector_at("(r_begin + (qv + " + std::to_string(k) + " * " + L + ") * " + Ws + ")", ind);
+    // Vector qv + k L of the row, or (clamped) the row's last where that is past it.
+    const auto vector_k = [&](bool clamped) {
+      return [&, clamped](int k, const std::string& ind) {
+        const std::string q = "qv + " + std::to_string(k) + " * " + L;
+        return vector_at("(r_begin + " + (clamped ? "min(" + q + ", nvec - 1)" : "(" + q + ")") + " * " + Ws + ")", ind);
+      };
     };
     if (rs.blocks > 0) {
       // Every work-item of the row as many blocks of kOnlineBlock vectors
       // (ReduceSpec::blocks): the last block's loads past the row's end read
       // its last vector and take -inf, which leaves the state as it was.
       const std::string BL = std::to_string(kOnlineBlock * items);
-      const auto last_k = [&](int k, const std::string& ind) {
-        return vector_at("(r_begin + min(qv + " + std::to_string(k) + " * " + L + ", nvec - 1) * " + Ws + ")", ind);
-      };
       b += "    long q0_ = 0;\n    for (; q0_ + " + BL + " <= nvec; q0_ += " + BL + ") {\n      const long qv = q0_ + lid;\n";
-      b += online_block_loads(t, W, g, "q", vector_k, "      ") + "    }\n";
-      b += "    if (q0_ < nvec) {\n      const long qv = q0_ + lid;\n" + online_block_loads(t, W, g, "q", last_k, "      ", L) + "    }\n";
+      b += online_block_loads(t, W, g, "q", vector_k(false), "      ") + "    }\n";
+      b += "    if (q0_ < nvec) {\n      const long qv = q0_ + lid;\n" + online_block_loads(t, W, g, "q", vector_k(true), "      ", L) + "    }\n";
     } else {
       // Blocks of kOnlineBlock vectors, their loads together (online_block_step), then the rest one by one.
       b += "    long qv = lid;\n    for (; qv + " + std::to_string(kOnlineBlock - 1) + " * " + L + " < nvec; qv += " + K + " * " + L + ") {\n";
-      b += online_block_loads(t, W, g, "q", vector_k, "      ") + "    }\n";
+      b += online_block_loads(t, W, g, "q", vector_k(false), "      ") + "    }\n";
       b += "    for (; qv < nvec; qv += " + L + ") {\n" + vector_at("r_begin + qv * " + Ws, "      ") + online_step(t, g, "q", W, "      ") + "    }\n";
     }
     b += online_lanes(t, "q", "p", W, e.helpers, "    ");

@@ -215,7 +215,7 @@ std::string vector_loop(const ReduceEmitter& e, const std::string& L, const std:
   } else {
     b += "    for (long q = lid; q < nvec; q += " + L + ") {\n" + vector_at("q", "      ") + "      " + step(v) + "\n    }\n";
   }
-  b += overlap_step(e, "      " + (e.kahan ? kahan_step("accv", "compv", "x_", AW) : e.vector_step("accv", "x_", W)) + "\n");
+  b += overlap_step(e, "      " + step("x_") + "\n");
   if (!e.kahan && (e.nan_apart || !is_float(e.rs.acc))) {
     b += lanes_in_halves(e);
   } else {
