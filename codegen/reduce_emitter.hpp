@@ -9,7 +9,9 @@
 #include "codegen/warp_shuffle.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace fusecl::codegen {
 
@@ -102,6 +104,18 @@ struct ReduceEmitter {
 /// one overlapping vector (overlap_tail) or through `tail`, the scalar step
 /// at r. L: the row's work-items.
 std::string group_vectors(const ReduceEmitter& e, const std::string& L, const std::string& tail);
+/// A GPU row's vectors in uniform blocks (ReduceSpec::blocks): each of the
+/// row's L work-items takes as many blocks of B vectors, q0_ + lid + k L for
+/// k < B, all loaded before any is folded: whole blocks while the row has
+/// them, then one last block whose vectors past the row's end (nvec) read
+/// its last vector and take `identity` instead. load(q, ind) gives vector
+/// q's position, coordinates and loads (its body's value `v`), kept in g<k>_
+/// of vector type `type`; fold(gs, ind) folds a block's g<k>_ into the
+/// work-item's state.
+using VectorAt = std::function<std::string(const std::string& q, const std::string& ind)>;
+using BlockFold = std::function<std::string(const std::vector<std::string>& gs, const std::string& ind)>;
+std::string uniform_blocks(int B, const std::string& L, const std::string& type, const std::string& v, const std::string& identity,
+                           const VectorAt& load, const BlockFold& fold);
 /// ThreadPerOutput with ReduceSpec::row_lanes: W rows a work-item, a lane
 /// each; `rows_left` takes the last work-item's rows short of a vector.
 std::string lanes_rows(const ReduceEmitter& e, const std::string& rows_left);

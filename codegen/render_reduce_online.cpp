@@ -22,11 +22,9 @@ constexpr int kOnlineBlock = 4;
 // width W, indented by `ind`: each vector in a scope of its own, load(k,
 // indent) giving the k-th one's position, coordinates and loads (its body's
 // value `v`), kept in g<k>_; then all of them folded into state x together
-// (online_block_step). With L (a row's work-items), the block is the last of
-// ReduceSpec::blocks: vector qv + k L past the row's end takes -inf.
+// (online_block_step).
 template <class Load>
-std::string online_block_loads(DType t, int W, const std::string& v, const std::string& x, const Load& load, const std::string& ind,
-                               const std::string& L = "") {
+std::string online_block_loads(DType t, int W, const std::string& v, const std::string& x, const Load& load, const std::string& ind) {
   std::vector<std::string> gs;
   std::string b = ind + cl_type(t, W);
   for (int k = 0; k < kOnlineBlock; ++k) {
@@ -34,9 +32,7 @@ std::string online_block_loads(DType t, int W, const std::string& v, const std::
     b += std::string(k ? "," : "") + " " + gs.back();
   }
   b += ";\n";
-  for (int k = 0; k < kOnlineBlock; ++k)
-    b += ind + "{\n" + load(k, ind + "  ") + ind + "  " + gs[std::size_t(k)] + " = " +
-         (L.empty() ? v : "qv + " + std::to_string(k) + " * " + L + " < nvec ? " + v + " : (" + cl_type(t, W) + ")(-INFINITY)") + ";\n" + ind + "}\n";
+  for (int k = 0; k < kOnlineBlock; ++k) b += ind + "{\n" + load(k, ind + "  ") + ind + "  " + gs[std::size_t(k)] + " = " + v + ";\n" + ind + "}\n";
   return b + online_block_step(t, gs, x, W, ind);
 }
 
@@ -127,26 +123,21 @@ std::string online_groups(const ReduceEmitter& e) {
     const auto vector_at = [&](const std::string& r, const std::string& ind) {
       return ind + "const long p = o * m + " + r + ";\n" + emit_reduced_coordinates(plan, r, ind) + emit_body(plan, W, "p", ind, e.helpers);
     };
-    const std::string K = std::to_string(kOnlineBlock);
-    // Vector qv + k L of the row, or (clamped) the row's last where that is past it.
-    const auto vector_k = [&](bool clamped) {
-      return [&, clamped](int k, const std::string& ind) {
-        const std::string q = "qv + " + std::to_string(k) + " * " + L;
-        return vector_at("(r_begin + " + (clamped ? "min(" + q + ", nvec - 1)" : "(" + q + ")") + " * " + Ws + ")", ind);
-      };
-    };
     if (rs.blocks > 0) {
       // Every work-item of the row as many blocks of kOnlineBlock vectors
-      // (ReduceSpec::blocks): the last block's loads past the row's end read
-      // its last vector and take -inf, which leaves the state as it was.
-      const std::string BL = std::to_string(kOnlineBlock * items);
-      b += "    long q0_ = 0;\n    for (; q0_ + " + BL + " <= nvec; q0_ += " + BL + ") {\n      const long qv = q0_ + lid;\n";
-      b += online_block_loads(t, W, g, "q", vector_k(false), "      ") + "    }\n";
-      b += "    if (q0_ < nvec) {\n      const long qv = q0_ + lid;\n" + online_block_loads(t, W, g, "q", vector_k(true), "      ", L) + "    }\n";
+      // (uniform_blocks): the last block's vectors past the row's end take
+      // -inf, which leaves the state as it was.
+      const auto vector_q = [&](const std::string& q, const std::string& ind) { return vector_at("(r_begin + " + q + " * " + Ws + ")", ind); };
+      const auto fold = [&](const std::vector<std::string>& gs, const std::string& ind) { return online_block_step(t, gs, "q", W, ind); };
+      b += uniform_blocks(kOnlineBlock, L, cl_type(t, W), g, "(" + cl_type(t, W) + ")(-INFINITY)", vector_q, fold);
     } else {
       // Blocks of kOnlineBlock vectors, their loads together (online_block_step), then the rest one by one.
-      b += "    long qv = lid;\n    for (; qv + " + std::to_string(kOnlineBlock - 1) + " * " + L + " < nvec; qv += " + K + " * " + L + ") {\n";
-      b += online_block_loads(t, W, g, "q", vector_k(false), "      ") + "    }\n";
+      const auto vector_k = [&](int k, const std::string& ind) {
+        return vector_at("(r_begin + (qv + " + std::to_string(k) + " * " + L + ") * " + Ws + ")", ind);
+      };
+      b += "    long qv = lid;\n    for (; qv + " + std::to_string(kOnlineBlock - 1) + " * " + L + " < nvec; qv += " +
+           std::to_string(kOnlineBlock) + " * " + L + ") {\n";
+      b += online_block_loads(t, W, g, "q", vector_k, "      ") + "    }\n";
       b += "    for (; qv < nvec; qv += " + L + ") {\n" + vector_at("r_begin + qv * " + Ws, "      ") + online_step(t, g, "q", W, "      ") + "    }\n";
     }
     b += online_lanes(t, "q", "p", W, e.helpers, "    ");

@@ -68,6 +68,26 @@ std::string arg_halves(const ReduceEmitter& e, int W, const std::string& ind, st
   return b;
 }
 
+std::string uniform_blocks(int B, const std::string& L, const std::string& type, const std::string& v, const std::string& identity,
+                           const VectorAt& load, const BlockFold& fold) {
+  std::vector<std::string> gs;
+  for (int k = 0; k < B; ++k) gs.push_back("g" + std::to_string(k) + "_");
+  const auto block = [&](bool last) {
+    std::string s = "      " + type;
+    for (int k = 0; k < B; ++k) s += std::string(k ? "," : "") + " " + gs[std::size_t(k)];
+    s += ";\n";
+    for (int k = 0; k < B; ++k) {
+      const std::string q = "q0_ + lid + " + std::to_string(k) + " * " + L, g = gs[std::size_t(k)];
+      s += "      {\n" + load(last ? "min(" + q + ", nvec - 1)" : "(" + q + ")", "        ");
+      s += "        " + g + " = " + (last ? q + " < nvec ? " + v + " : " + identity : v) + ";\n      }\n";
+    }
+    return s + fold(gs, "      ");
+  };
+  const std::string BL = std::to_string(B) + " * " + L;
+  return "    long q0_ = 0;\n    for (; q0_ + " + BL + " <= nvec; q0_ += " + BL + ") {\n" + block(false) + "    }\n" +
+         "    if (q0_ < nvec) {\n" + block(true) + "    }\n";
+}
+
 namespace {
 
 // The elements of a GroupPerOutput work-item's range past its last whole
@@ -193,25 +213,12 @@ std::string vector_loop(const ReduceEmitter& e, const std::string& L, const std:
            emit_body(plan, W, "p", ind, e.helpers);
   };
   if (e.rs.blocks > 0) {
-    // Every work-item of the row as many blocks of B loads (ReduceSpec::
-    // blocks), all loaded before any is folded; the last block's loads past
-    // the row's end read its last vector and fold the identity.
-    const int B = e.rs.blocks;
-    const std::string BL = std::to_string(B) + " * " + L, id = "(" + AW + ")(" + reduce_identity(e.info.identity, e.rs.acc) + ")";
-    const auto block = [&](bool last) {
-      std::string s = "      " + AW;
-      for (int k = 0; k < B; ++k) s += std::string(k ? "," : "") + " g" + std::to_string(k) + "_";
-      s += ";\n";
-      for (int k = 0; k < B; ++k) {
-        const std::string q = "q0_ + lid + " + std::to_string(k) + " * " + L, g = "g" + std::to_string(k) + "_";
-        s += "      {\n" + vector_at(last ? "min(" + q + ", nvec - 1)" : "(" + q + ")", "        ");
-        s += "        " + g + " = " + (last ? q + " < nvec ? " + v + " : " + id : v) + ";\n      }\n";
-      }
-      for (int k = 0; k < B; ++k) s += "      " + step("g" + std::to_string(k) + "_") + "\n";
+    const auto fold = [&](const std::vector<std::string>& gs, const std::string& ind) {
+      std::string s;
+      for (const auto& g : gs) s += ind + step(g) + "\n";
       return s;
     };
-    b += "    long q0_ = 0;\n    for (; q0_ + " + BL + " <= nvec; q0_ += " + BL + ") {\n" + block(false) + "    }\n";
-    b += "    if (q0_ < nvec) {\n" + block(true) + "    }\n";
+    b += uniform_blocks(e.rs.blocks, L, AW, v, "(" + AW + ")(" + reduce_identity(e.info.identity, e.rs.acc) + ")", vector_at, fold);
   } else {
     b += "    for (long q = lid; q < nvec; q += " + L + ") {\n" + vector_at("q", "      ") + "      " + step(v) + "\n    }\n";
   }
