@@ -312,7 +312,9 @@ struct ReduceSpec {
   // reduction's identity (-inf for the pair) instead. Otherwise, where the
   // work-items of a row of 1000 floats took 7 or 8 vectors each, the lanes
   // with one more ran their last load alone after the others, a load's
-  // latency more for the warp (scheduler.cpp gives the figures). 0: a loop
+  // latency more for the warp (scheduler.cpp gives the figures and when: 4
+  // for loads of at most 4 bytes, 2 for 8-byte loads whose row's vectors
+  // do not divide evenly among its work-items). 0: a loop
   // of single loads (as the compiler unrolls it), or the pair's blocks of
   // kOnlineBlock then single loads.
   std::uint8_t blocks = 0;

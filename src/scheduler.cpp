@@ -473,10 +473,19 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // logsumexp over rows of 500 / 1000 / 1500 / 2000 / 3000 95.6 / 95.3 /
     // 94.1 / 92.7 / 94.4 against 105.2 / 103.9 / 106.3 / 101.1 / 102.6
     // (91.7 / 91.1 / 200.9 / 151.9 / 192.7); rows of 1024 / 4096 level (88.0
-    // / 87.4 against 88.0 / 87.3). Not loads of 8-byte values: min of
-    // float64 over rows of 2000 took 198 against 181 (bench/RESULTS.md,
-    // sixty-seventh session).
-    if (tuning.row_items_cap > 1 && b.plan.width > 1 && !arg && !rs.moment && rs.chains <= 1 && widest_buffer_bytes(b.plan) <= 4) rs.blocks = 4;
+    // / 87.4 against 88.0 / 87.3; bench/RESULTS.md, sixty-seventh session).
+    // Loads of 8-byte values in blocks of 2, where the row's vectors do not
+    // divide evenly among its work-items: min of float64 over rows of 1000 /
+    // 2000 took 174.5 / 173.3 us so against 207.5 / 181.5 (torch.compile
+    // 176.9 / 176.2), sum over rows of 2000 173.1 against 174.5 (174.2); in
+    // blocks of 4 175.0 / 198.6. Over rows of 4096 (2048 vectors, 256
+    // work-items) 176.5 against 172.1, so not where they divide evenly
+    // (sixty-eighth session).
+    if (tuning.row_items_cap > 1 && b.plan.width > 1 && !arg && !rs.moment && rs.chains <= 1) {
+      const int bytes = widest_buffer_bytes(b.plan);
+      if (bytes <= 4) rs.blocks = 4;
+      else if (bytes == 8 && (m / b.plan.width) % codegen::group_row_items(rs) != 0) rs.blocks = 2;
+    }
     // The row's partials meet through warp shuffles where the device has
     // them (render_reduce.cpp's warp_tree, render_moment.cpp's warp_sums,
     // online_softmax.cpp's online_group_combine). Softmax's pair, on an

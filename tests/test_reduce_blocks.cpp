@@ -1,13 +1,15 @@
 // A GPU's rows in blocks of loads (codegen ReduceSpec::blocks; scheduler.cpp
-// says where): each of a row's work-items takes as many blocks of 4 vectors,
-// the last block's loads past the row's end reading the row's last vector
-// and folding the identity instead (-inf for softmax's pair). So the
-// elements that decide a row sit in its last block: NaN, infinities, the
-// extreme, a row's only finite value among -inf, and rows whose vectors are
-// a multiple of the block (no last block), one short of it and one past it,
-// with scalars after the last whole vector. The layout is a GPU's
+// says where): each of a row's work-items takes as many blocks of 4 vectors
+// (of 2 for 8-byte loads where the vectors divide unevenly), the last
+// block's loads past the row's end reading the row's last vector and
+// folding the identity instead (-inf for softmax's pair). So the elements
+// that decide a row sit in its last block: NaN, infinities, the extreme, a
+// row's only finite value among -inf, and rows whose vectors are a multiple
+// of the block (no last block), one short of it and one past it, with
+// scalars after the last whole vector. The layout is a GPU's
 // (device_rows.hpp), set on any device's tuning; the results are checked
 // against the host's, in long double where sums are.
+#include "codegen/body.hpp"
 #include "src/device_state.hpp"
 #include "src/schedule.hpp"
 #include "support/device_rows.hpp"
@@ -68,10 +70,11 @@ struct Want {
   bool nan = false;
 };
 
-Want row_facts(const std::vector<float>& h, std::int64_t r, std::int64_t m) {
+template <class T>
+Want row_facts(const std::vector<T>& h, std::int64_t r, std::int64_t m) {
   Want w;
   for (std::int64_t k = 0; k < m; ++k) {
-    const float x = h[std::size_t(r * m + k)];
+    const T x = h[std::size_t(r * m + k)];
     if (std::isnan(x)) w.nan = true;
     w.sum += x, w.abs_sum += std::fabs(LD(x));
     w.max = std::fmax(w.max, LD(x)), w.min = std::fmin(w.min, LD(x));
@@ -79,7 +82,7 @@ Want row_facts(const std::vector<float>& h, std::int64_t r, std::int64_t m) {
   return w;
 }
 
-bool same(float got, LD want, LD tol) {
+bool same(double got, LD want, LD tol) {
   if (std::isnan(want)) return std::isnan(got);
   if (std::isinf(want)) return LD(got) == want;
   return std::isfinite(got) && std::fabs(LD(got) - want) <= tol;
@@ -158,6 +161,54 @@ TEST_CASE("reductions over rows in blocks on a GPU: int32 sums (in int64) and ma
   }
 }
 
+TEST_CASE("reductions over rows in blocks on a GPU: float64 loads in blocks of 2 where the vectors divide unevenly", "[reduce][blocks]") {
+  if (!default_device().info().fp64) return;
+  const auto t = gpu_blocks();
+  // Rows of 500 / 1000 / 2000 doubles: vectors of 2 no multiple of the
+  // row's work-items (blocks of 2, the last part full); 36, 1001, 4099:
+  // scalars after the last whole vector; 512, 4096: a multiple (no blocks).
+  for (const std::int64_t m : {36, 500, 512, 1000, 1001, 2000, 4096, 4099})
+    for (const std::int64_t rows : {7, 41}) {
+      const std::uint64_t seed = test_seed(0xb10f + std::uint64_t(m * 59 + rows));
+      INFO("rows of " << m << " doubles, " << rows << " rows; " << seed_message(seed));
+      const auto f = rows_with_edges(rows, m, seed, false);
+      std::vector<double> h(f.size());
+      // Doubles that float cannot hold, different in every lane.
+      for (std::size_t i = 0; i < f.size(); ++i) h[i] = double(f[i]) + (std::isfinite(f[i]) && f[i] != 0 ? 1e-12 * double(i % 7) : 0.0);
+      const auto x = from_host(h, {rows, m});
+      struct Case {
+        const char* name;
+        Array<double> y;
+      };
+      for (const auto& c : {Case{"sum", sum(x, 1)}, Case{"max", max(x, 1)}, Case{"min", min(x, 1)}, Case{"mean", mean(x, 1)}}) {
+        INFO(c.name);
+        const detail::Schedule s = run_with(c.y, t);
+        REQUIRE(s.kernel_count() == 1);
+        const auto& plan = s.steps[0].kernel.plan;
+        const auto& rs = plan.reduce;
+        if (rs.strategy == codegen::ReduceStrategy::GroupPerOutput && plan.width == 2) {
+          const bool even = (m / 2) % codegen::group_row_items(rs) == 0;
+          CHECK(int(rs.blocks) == (even ? 0 : 2));
+        }
+        const auto got = c.y.to_host();
+        REQUIRE(got.size() == std::size_t(rows));
+        const std::string name = c.name;
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const Want w = row_facts(h, r, m);
+          LD want = 0, tol = 0;
+          if (name == "max") want = w.nan ? LD(NAN) : w.max;
+          else if (name == "min") want = w.nan ? LD(NAN) : w.min;
+          else {
+            want = w.nan ? LD(NAN) : w.sum, tol = 8 * LD(DBL_EPSILON) * w.abs_sum;
+            if (!w.nan && std::isinf(w.max) && std::isinf(w.min)) want = NAN;
+            if (name == "mean") want /= LD(m), tol = tol / LD(m) + 2 * LD(DBL_EPSILON) * std::fabs(want);
+          }
+          REQUIRE_EACH(same(got[std::size_t(r)], want, tol), "row " << r << ": got " << got[std::size_t(r)] << ", want " << double(want));
+        }
+      }
+    }
+}
+
 TEST_CASE("softmax's pair over rows in blocks on a GPU: logsumexp, -inf in the last block", "[reduce][blocks][pairs]") {
   const auto t = gpu_blocks();
   for (const std::int64_t m : {256, 500, 1000, 1024, 1500, 4099})
@@ -195,7 +246,7 @@ TEST_CASE("softmax's pair over rows in blocks on a GPU: logsumexp, -inf in the l
     }
 }
 
-TEST_CASE("reductions in blocks: GPUs' loads of values of at most 4 bytes, not arg-reductions, not a CPU's rows", "[reduce][blocks]") {
+TEST_CASE("reductions in blocks: GPUs' loads of at most 4 bytes, of 8 where uneven, not arg-reductions, not a CPU's rows", "[reduce][blocks]") {
   const auto gpu = gpu_blocks();
   auto cpu = gpu;
   cpu_row_layout(cpu, false);
@@ -209,7 +260,15 @@ TEST_CASE("reductions in blocks: GPUs' loads of values of at most 4 bytes, not a
   CHECK(int(plan_of(argmax(x, 1), gpu).reduce.blocks) == 0);
   CHECK(int(plan_of(var(x, 1), gpu).reduce.blocks) == 0);
   if (default_device().info().fp64) {
+    // 500 vectors over 32 work-items a row: blocks of 2; 2048 over 256: none.
     const auto d = from_host(std::vector<double>(std::size_t(64 * 1000), 1.0), {64, 1000});
-    CHECK(int(plan_of(min(d, 1), gpu).reduce.blocks) == 0);
+    const auto plan_d = plan_of(min(d, 1), gpu);
+    CHECK(int(plan_d.reduce.local_size) == 32);
+    CHECK(int(plan_d.reduce.blocks) == 2);
+    const auto e = from_host(std::vector<double>(std::size_t(16 * 4096), 1.0), {16, 4096});
+    const auto plan_e = plan_of(min(e, 1), gpu);
+    CHECK(int(plan_e.reduce.local_size) == 256);
+    CHECK(int(plan_e.reduce.blocks) == 0);
+    CHECK(int(plan_of(min(d, 1), cpu).reduce.blocks) == 0);
   }
 }
