@@ -82,6 +82,19 @@ Want row_facts(const std::vector<T>& h, std::int64_t r, std::int64_t m) {
   return w;
 }
 
+// A row's max, min, sum or mean (its facts w, of m elements), and a sum's
+// tolerance in precision eps: NaN where the row holds NaN, a sum's or a
+// mean's too where it holds +inf and -inf.
+LD row_want(const std::string& name, const Want& w, std::int64_t m, LD eps, LD& tol) {
+  tol = 0;
+  if (name == "max") return w.nan ? LD(NAN) : w.max;
+  if (name == "min") return w.nan ? LD(NAN) : w.min;
+  LD want = w.nan || (std::isinf(w.max) && std::isinf(w.min)) ? LD(NAN) : w.sum;
+  tol = 8 * eps * w.abs_sum;
+  if (name == "mean") want /= LD(m), tol = tol / LD(m) + 2 * eps * std::fabs(want);
+  return want;
+}
+
 bool same(double got, LD want, LD tol) {
   if (std::isnan(want)) return std::isnan(got);
   if (std::isinf(want)) return LD(got) == want;
@@ -118,17 +131,11 @@ TEST_CASE("reductions over rows in blocks on a GPU: the last block predicated, e
         for (std::int64_t r = 0; r < rows; ++r) {
           const Want w = row_facts(h, r, m);
           LD want = 0, tol = 0;
-          if (name == "max") want = w.nan ? LD(NAN) : w.max;
-          else if (name == "min") want = w.nan ? LD(NAN) : w.min;
-          else if (name == "sum of squares") {
-            LD s2 = 0;
-            for (std::int64_t k = 0; k < m; ++k) s2 += LD(h[std::size_t(r * m + k)]) * LD(h[std::size_t(r * m + k)]);
-            want = s2, tol = 8 * LD(FLT_EPSILON) * s2;
+          if (name == "sum of squares") {
+            for (std::int64_t k = 0; k < m; ++k) want += LD(h[std::size_t(r * m + k)]) * LD(h[std::size_t(r * m + k)]);
+            tol = 8 * LD(FLT_EPSILON) * want;
           } else {
-            want = w.nan ? LD(NAN) : w.sum, tol = 8 * LD(FLT_EPSILON) * w.abs_sum;
-            // +inf and -inf in one row: NaN.
-            if (!w.nan && std::isinf(w.max) && std::isinf(w.min)) want = NAN;
-            if (name == "mean") want /= LD(m), tol = tol / LD(m) + 2 * LD(FLT_EPSILON) * std::fabs(want);
+            want = row_want(name, w, m, LD(FLT_EPSILON), tol);
           }
           REQUIRE_EACH(same(got[std::size_t(r)], want, tol), "row " << r << ": got " << got[std::size_t(r)] << ", want " << double(want));
         }
@@ -195,14 +202,8 @@ TEST_CASE("reductions over rows in blocks on a GPU: float64 loads in blocks of 2
         const std::string name = c.name;
         for (std::int64_t r = 0; r < rows; ++r) {
           const Want w = row_facts(h, r, m);
-          LD want = 0, tol = 0;
-          if (name == "max") want = w.nan ? LD(NAN) : w.max;
-          else if (name == "min") want = w.nan ? LD(NAN) : w.min;
-          else {
-            want = w.nan ? LD(NAN) : w.sum, tol = 8 * LD(DBL_EPSILON) * w.abs_sum;
-            if (!w.nan && std::isinf(w.max) && std::isinf(w.min)) want = NAN;
-            if (name == "mean") want /= LD(m), tol = tol / LD(m) + 2 * LD(DBL_EPSILON) * std::fabs(want);
-          }
+          LD tol = 0;
+          const LD want = row_want(name, w, m, LD(DBL_EPSILON), tol);
           REQUIRE_EACH(same(got[std::size_t(r)], want, tol), "row " << r << ": got " << got[std::size_t(r)] << ", want " << double(want));
         }
       }
