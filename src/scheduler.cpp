@@ -480,11 +480,12 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // 176.9 / 176.2), sum over rows of 2000 173.1 against 174.5 (174.2); in
     // blocks of 4 175.0 / 198.6. Over rows of 4096 (2048 vectors, 256
     // work-items) 176.5 against 172.1, so not where they divide evenly
-    // (sixty-eighth session).
+    // (sixty-eighth session). Not softmax's pair of float64 (its blocks are
+    // of kOnlineBlock loads; not measured in blocks).
     if (tuning.row_items_cap > 1 && b.plan.width > 1 && !arg && !rs.moment && rs.chains <= 1) {
       const int bytes = widest_buffer_bytes(b.plan);
       if (bytes <= 4) rs.blocks = 4;
-      else if (bytes == 8 && (m / b.plan.width) % codegen::group_row_items(rs) != 0) rs.blocks = 2;
+      else if (bytes == 8 && !online && (m / b.plan.width) % codegen::group_row_items(rs) != 0) rs.blocks = 2;
     }
     // The row's partials meet through warp shuffles where the device has
     // them (render_reduce.cpp's warp_tree, render_moment.cpp's warp_sums,

@@ -273,5 +273,10 @@ TEST_CASE("reductions in blocks: GPUs' loads of at most 4 bytes, of 8 where unev
     CHECK(2048 % codegen::group_row_items(plan_e.reduce) == 0);
     CHECK(int(plan_e.reduce.blocks) == 0);
     CHECK(int(plan_of(min(d, 1), cpu).reduce.blocks) == 0);
+    // Not softmax's pair of doubles: its loop as before.
+    const auto md = max(d, 1, true);
+    const auto pair = plan_of(log(sum(exp(d - md), 1, true)) + md, gpu);
+    CHECK(pair.reduce.online);
+    CHECK(int(pair.reduce.blocks) == 0);
   }
 }
