@@ -124,12 +124,12 @@ std::string online_groups(const ReduceEmitter& e) {
       return ind + "const long p = o * m + " + r + ";\n" + emit_reduced_coordinates(plan, r, ind) + emit_body(plan, W, "p", ind, e.helpers);
     };
     if (rs.blocks > 0) {
-      // Every work-item of the row as many blocks of kOnlineBlock vectors
+      // Every work-item of the row as many blocks of rs.blocks vectors
       // (uniform_blocks): the last block's vectors past the row's end take
       // -inf, which leaves the state as it was.
       const auto vector_q = [&](const std::string& q, const std::string& ind) { return vector_at("(r_begin + " + q + " * " + Ws + ")", ind); };
       const auto fold = [&](const std::vector<std::string>& gs, const std::string& ind) { return online_block_step(t, gs, "q", W, ind); };
-      b += uniform_blocks(kOnlineBlock, L, cl_type(t, W), g, "(" + cl_type(t, W) + ")(-INFINITY)", vector_q, fold);
+      b += uniform_blocks(rs.blocks, L, cl_type(t, W), g, "(" + cl_type(t, W) + ")(-INFINITY)", vector_q, fold);
     } else {
       // Blocks of kOnlineBlock vectors, their loads together (online_block_step), then the rest one by one.
       const auto vector_k = [&](int k, const std::string& ind) {
