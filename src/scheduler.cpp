@@ -121,6 +121,14 @@ void set_parts(BodyBuilder& b, std::int64_t n, std::int64_t m, std::int64_t g, b
 constexpr std::int64_t kSharedRowElements = 16;
 constexpr int kOnlineSharedItems = 64;
 bool shares_groups(const DeviceTuning& tuning) { return tuning.row_items_cap == 1 || tuning.local_size >= 64; }
+// The loads a row of nvec vectors takes where each of its T work-items
+// takes as many blocks of B vectors (ReduceSpec::blocks): the last block's
+// past the row's end load nothing of use.
+std::int64_t block_slots(std::int64_t nvec, int T, int B) {
+  const std::int64_t block = std::int64_t(T) * B;
+  return block * ((nvec + block - 1) / block);
+}
+
 void share_groups(codegen::ReduceSpec& rs, std::int64_t n, std::int64_t m, const DeviceTuning& tuning, std::int64_t online_row_elements = 0) {
   // Softmax's pair in groups of at most 64 work-items: on an H100, 2^26
   // floats, logsumexp over rows of 64 / 128 / 256 / 512 took 95.6 / 92.6 /
@@ -480,12 +488,31 @@ ScheduledKernel plan_reduction(const Node& root, const NodePtr& x, int moment, c
     // 176.9 / 176.2), sum over rows of 2000 173.1 against 174.5 (174.2); in
     // blocks of 4 175.0 / 198.6. Over rows of 4096 (2048 vectors, 256
     // work-items) 176.5 against 172.1, so not where they divide evenly
-    // (sixty-eighth session). Not softmax's pair of float64 (its blocks are
-    // of kOnlineBlock loads; not measured in blocks).
+    // (sixty-eighth session). Not softmax's pair of float64 (not measured in
+    // blocks).
     if (tuning.row_items_cap > 1 && b.plan.width > 1 && !arg && !rs.moment && rs.chains <= 1) {
       const int bytes = widest_buffer_bytes(b.plan);
       if (bytes <= 4) rs.blocks = 4;
       else if (bytes == 8 && !online && (m / b.plan.width) % codegen::group_row_items(rs) != 0) rs.blocks = 2;
+    }
+    // Softmax's pair over rows shared by a group (share_groups): half the
+    // row's work-items, each then taking more blocks, where that leaves
+    // fewer of the last block's loads idle (block_slots; an idle load still
+    // takes its exp), with at least 4 work-items a row (64 bytes of a row
+    // loaded together) and as many groups as the device wants. On an H100,
+    // 2^26 floats, logsumexp over rows of 300 / 400 / 600 / 800 took 102.6 /
+    // 104.3 / 99.8 / 101.3 us so against 113.5 / 110.8 / 112.1 / 109.2
+    // (torch.compile 93.7 / 93.1 / 92.0 / 93.0), 108.3 / 108.0 / 105.4 /
+    // 104.3 with blocks of 2 instead; rows of 256 level (92.0). Not from 4
+    // work-items to 2 or 1: over rows of 200 110.6 against 110.3, of 100
+    // 133.6 against 116.5. Not max or sum: max over rows of 700 92.9 against
+    // 91.8, sum over rows of 300 94.8 against 93.1 (bench/RESULTS.md,
+    // sixty-ninth session).
+    if (online && rs.blocks == 4 && rs.rows_per_group > 1) {
+      const int T = codegen::group_row_items(rs);
+      const std::int64_t nvec = m / b.plan.width, R2 = 2 * std::int64_t(rs.rows_per_group);
+      if (T >= 8 && block_slots(nvec, T / 2, 4) < block_slots(nvec, T, 4) && (n + R2 - 1) / R2 >= std::int64_t(tuning.target_groups))
+        rs.rows_per_group = std::uint16_t(R2);
     }
     // The row's partials meet through warp shuffles where the device has
     // them (render_reduce.cpp's warp_tree, render_moment.cpp's warp_sums,

@@ -212,7 +212,9 @@ TEST_CASE("reductions over rows in blocks on a GPU: float64 loads in blocks of 2
 
 TEST_CASE("softmax's pair over rows in blocks on a GPU: logsumexp, -inf in the last block", "[reduce][blocks][pairs]") {
   const auto t = gpu_blocks();
-  for (const std::int64_t m : {256, 500, 1000, 1024, 1500, 4099})
+  // Rows of 300 and 600 with 130 of them: half the work-items a row
+  // (scheduler.cpp), each taking one more block.
+  for (const std::int64_t m : {200, 256, 300, 500, 600, 1000, 1024, 1500, 4099})
     for (const std::int64_t rows : {7, 130}) {
       const std::uint64_t seed = test_seed(0xb10e + std::uint64_t(m * 31 + rows));
       INFO("logsumexp over rows of " << m << ", " << rows << " rows; " << seed_message(seed));
@@ -260,6 +262,21 @@ TEST_CASE("reductions in blocks: GPUs' loads of at most 4 bytes, of 8 where unev
   CHECK(int(plan_of(sum(x, 1), cpu).reduce.blocks) == 0);
   CHECK(int(plan_of(argmax(x, 1), gpu).reduce.blocks) == 0);
   CHECK(int(plan_of(var(x, 1), gpu).reduce.blocks) == 0);
+  // Softmax's pair over shared rows: 4 work-items a row of 300 floats (75
+  // vectors in 80 slots) where 8 would leave 21 of 96 idle; 8 for rows of
+  // 256 (64 vectors, none idle), 4 for rows of 200 (not 2).
+  const auto pair_items = [&](std::int64_t m) {
+    const auto f = from_host(std::vector<float>(std::size_t(256 * m), 1.0f), {256, m});
+    const auto mf = max(f, 1, true);
+    const auto rs = plan_of(log(sum(exp(f - mf), 1, true)) + mf, gpu).reduce;
+    CHECK(rs.online);
+    CHECK(int(rs.blocks) == 4);
+    CHECK(rs.rows_per_group > 1);
+    return codegen::group_row_items(rs);
+  };
+  CHECK(pair_items(300) == 4);
+  CHECK(pair_items(256) == 8);
+  CHECK(pair_items(200) == 4);
   if (default_device().info().fp64) {
     // 500 vectors a row, no multiple of its work-items (32 here): blocks of
     // 2; 2048, a multiple of them (256): none. (The groups' rows are the
