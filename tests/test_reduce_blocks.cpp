@@ -43,6 +43,14 @@ detail::DeviceTuning gpu_blocks() {
   return t;
 }
 
+// Logsumexp along axis 1, rows kept: the expression that becomes softmax's
+// pair (one kernel for max and sum of exp).
+template <class A>
+auto lse_rows(const A& x) {
+  const auto mx = max(x, 1, true);
+  return log(sum(exp(x - mx), 1, true)) + mx;
+}
+
 // Rows of m floats in [-1, 1], different in every lane; the rows' last
 // elements (the last block's, or the scalars after it) carry the row's
 // deciding values: row 1 a NaN, row 2 +inf, row 3 -inf, row 4 the largest
@@ -221,8 +229,7 @@ TEST_CASE("softmax's pair over rows in blocks on a GPU: logsumexp, -inf in the l
       auto h = rows_with_edges(rows, m, seed, true);
       for (auto& v : h) v *= 30.0f;  // exp's range
       const auto x = from_host(h, {rows, m});
-      const auto mx = max(x, 1, true);
-      const auto y = log(sum(exp(x - mx), 1, true)) + mx;
+      const auto y = lse_rows(x);
       const detail::Schedule s = run_with(y, t);
       std::string kernels;
       for (const auto& st : s.steps)
@@ -267,8 +274,7 @@ TEST_CASE("reductions in blocks: GPUs' loads of at most 4 bytes, of 8 where unev
   // 256 (64 vectors, none idle), 4 for rows of 200 (not 2).
   const auto pair_items = [&](std::int64_t m) {
     const auto f = from_host(std::vector<float>(std::size_t(256 * m), 1.0f), {256, m});
-    const auto mf = max(f, 1, true);
-    const auto rs = plan_of(log(sum(exp(f - mf), 1, true)) + mf, gpu).reduce;
+    const auto rs = plan_of(lse_rows(f), gpu).reduce;
     CHECK(rs.online);
     CHECK(int(rs.blocks) == 4);
     CHECK(rs.rows_per_group > 1);
@@ -291,8 +297,7 @@ TEST_CASE("reductions in blocks: GPUs' loads of at most 4 bytes, of 8 where unev
     CHECK(int(plan_e.reduce.blocks) == 0);
     CHECK(int(plan_of(min(d, 1), cpu).reduce.blocks) == 0);
     // Not softmax's pair of doubles: its loop as before.
-    const auto md = max(d, 1, true);
-    const auto pair = plan_of(log(sum(exp(d - md), 1, true)) + md, gpu);
+    const auto pair = plan_of(lse_rows(d), gpu);
     CHECK(pair.reduce.online);
     CHECK(int(pair.reduce.blocks) == 0);
   }
