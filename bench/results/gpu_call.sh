@@ -19,3 +19,12 @@ old_new() {
     FUSECL_CACHE_DIR=/tmp/kc-n timeout 60 carry/new/bin/fusecl-axis-probe "$@" | sed "s/^/r$r new /"
   done
 }
+
+# variant ROUND LABEL SETTINGS CASE...: one probe of the bundle's build over
+# the cases under SETTINGS (a word of NAME=VALUE pairs, "" for none), with a
+# kernel cache of its own, its lines prefixed "r<ROUND> LABEL ", limited to
+# 90 s. A call's script interleaves its variants round by round.
+variant() {
+  local r=$1 label=$2 settings=$3; shift 3
+  env FUSECL_CACHE_DIR=/tmp/kc-$label $settings timeout 90 carry/new/bin/fusecl-axis-probe "$@" | sed "s/^/r$r $label /"
+}
